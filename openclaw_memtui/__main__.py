@@ -1,0 +1,3 @@
+from openclaw_memtui.cli import main
+
+raise SystemExit(main())

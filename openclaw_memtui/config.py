@@ -1,0 +1,189 @@
+"""The TOML config: OpenClaw's `memorySearch` names where one exists, strict validation.
+
+Every key has a default here; a user file overrides some of them. An unknown key or a value of the
+wrong type is one `ConfigError` line naming the key, so a typo never silently does nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .paths import default_config_path
+
+PROVIDERS = ("auto", "local", "openai", "gemini", "voyage", "mistral", "ollama", "none")
+
+# A dict value marked FREE_MAP accepts any string keys (HTTP headers, key bindings).
+FREE_MAP: dict[str, Any] = {}
+
+DEFAULTS: dict[str, Any] = {
+    "workspace": "",
+    "sessionsDir": "",
+    "sources": ["memory", "sessions"],
+    "extraPaths": [],
+    "followSymlinks": False,
+    "provider": "auto",
+    "model": "",
+    "fallback": "none",
+    "remote": {
+        "baseUrl": "",
+        "apiKey": "",
+        "headers": FREE_MAP,
+        "timeoutSeconds": 60.0,
+        "maxRetries": 3,
+        "concurrency": 2,
+    },
+    "store": {
+        "path": "",
+        "maxFileBytes": 10 * 1024 * 1024,
+        "vector": {"backend": "auto", "memoryBudgetMB": 1024},
+    },
+    "chunking": {"tokens": 400, "overlap": 80},
+    "query": {
+        "maxResults": 6,
+        "minScore": 0.35,
+        "keyword": {"orFallback": True, "cjk": "bigram"},
+        "hybrid": {
+            "enabled": True,
+            "fusion": "openclaw",
+            "vectorWeight": 0.7,
+            "textWeight": 0.3,
+            "candidatePool": 100,
+            "mmr": {"enabled": False, "lambda": 0.7},
+            "temporalDecay": {"enabled": False, "halfLifeDays": 30.0},
+        },
+    },
+    "cache": {"enabled": True, "maxEntries": 200_000},
+    "sync": {"watch": True, "watchDebounceMs": 1500, "intervalMinutes": 0.0, "pollSeconds": 5.0},
+    "tui": {"theme": "memtui-dark", "keys": FREE_MAP},
+}
+
+CHOICES = {
+    "provider": PROVIDERS,
+    "fallback": PROVIDERS,
+    "query.keyword.cjk": ("bigram", "none"),
+    "query.hybrid.fusion": ("openclaw", "normalized"),
+    "store.vector.backend": ("auto", "numpy", "sqlite-vec"),
+}
+
+
+class ConfigError(ValueError):
+    """A config problem, already phrased as one line for the user."""
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "true/false", int: "a whole number", float: "a number", str: "a string",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _check(defaults: dict[str, Any], given: dict[str, Any], prefix: str, where: str) -> dict[str, Any]:
+    merged = copy.deepcopy(defaults)
+    for key, value in given.items():
+        name = f"{prefix}{key}"
+        if key not in defaults:
+            raise ConfigError(f"{where}: unknown key '{name}' (check the spelling; see README 'Configuration')")
+        default = defaults[key]
+        if default is FREE_MAP:
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                raise ConfigError(f"{where}: '{name}' must be a table of strings")
+            merged[key] = dict(value)
+        elif isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: '{name}' must be a table, got {_type_name(value)}")
+            merged[key] = _check(default, value, f"{name}.", where)
+        else:
+            ok = isinstance(value, type(default)) and not (isinstance(value, bool) and not isinstance(default, bool))
+            if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+                value, ok = float(value), True
+            if isinstance(default, list):
+                ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            if not ok:
+                raise ConfigError(f"{where}: '{name}' must be {_type_name(default)}, got {value!r}")
+            if name in CHOICES and value not in CHOICES[name]:
+                raise ConfigError(f"{where}: '{name}' must be one of {', '.join(CHOICES[name])}, got {value!r}")
+            merged[key] = value
+    return merged
+
+
+def validate(given: dict[str, Any], where: str = "config") -> dict[str, Any]:
+    return _check(DEFAULTS, given, "", where)
+
+
+def load_config(path: Path | None = None, explicit: bool = False) -> tuple[dict[str, Any], Path]:
+    """Read and validate the config file; a missing default file means all defaults."""
+    path = Path(path) if path else default_config_path()
+    explicit = explicit or bool(os.environ.get("MEMTUI_CONFIG"))
+    if not path.exists():
+        if explicit:
+            raise ConfigError(f"config file {path} does not exist (create it or drop --config)")
+        return validate({}), path
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+    return validate(data, str(path)), path
+
+
+def get(cfg: dict[str, Any], dotted: str) -> Any:
+    node: Any = cfg
+    for part in dotted.split("."):
+        node = node[part]
+    return node
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """What the engine needs to index one workspace, resolved from config and CLI flags."""
+
+    workspace: Path
+    db_path: Path
+    sessions_dir: Path | None
+    sources: tuple[str, ...] = ("memory", "sessions")
+    extra_paths: tuple[str, ...] = ()
+    follow_symlinks: bool = False
+    chunk_tokens: int = 400
+    chunk_overlap: int = 80
+    max_file_bytes: int = 10 * 1024 * 1024
+    cjk_segmentation: str = "bigram"
+    cache_enabled: bool = True
+    cache_max_entries: int = 200_000
+    vector_backend: str = "auto"
+    vector_memory_budget_mb: int = 1024
+    watch_debounce_ms: int = 1500
+    poll_seconds: float = 5.0
+
+
+def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = None) -> IndexSettings:
+    from .paths import default_db_path
+
+    workspace = Path(workspace).expanduser().resolve()
+    store_path = get(cfg, "store.path")
+    if db_path is None:
+        db_path = Path(os.path.expanduser(store_path)) if store_path else default_db_path(workspace)
+    sessions = get(cfg, "sessionsDir")
+    sessions_dir = Path(os.path.expanduser(sessions)) if sessions else workspace / "sessions"
+    sources = tuple(s for s in cfg["sources"] if s in ("memory", "sessions")) or ("memory",)
+    return IndexSettings(
+        workspace=workspace,
+        db_path=Path(db_path).expanduser(),
+        sessions_dir=sessions_dir,
+        sources=sources,
+        extra_paths=tuple(cfg["extraPaths"]),
+        follow_symlinks=cfg["followSymlinks"],
+        chunk_tokens=get(cfg, "chunking.tokens"),
+        chunk_overlap=get(cfg, "chunking.overlap"),
+        max_file_bytes=get(cfg, "store.maxFileBytes"),
+        cjk_segmentation=get(cfg, "query.keyword.cjk"),
+        cache_enabled=get(cfg, "cache.enabled"),
+        cache_max_entries=get(cfg, "cache.maxEntries"),
+        vector_backend=get(cfg, "store.vector.backend"),
+        vector_memory_budget_mb=get(cfg, "store.vector.memoryBudgetMB"),
+        watch_debounce_ms=get(cfg, "sync.watchDebounceMs"),
+        poll_seconds=get(cfg, "sync.pollSeconds"),
+    )

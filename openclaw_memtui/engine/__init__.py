@@ -1,0 +1,1 @@
+"""The headless engine. Nothing under this package may import Textual."""

@@ -1,0 +1,1 @@
+"""Embedding providers: a local offline model by default, remote APIs over HTTP."""

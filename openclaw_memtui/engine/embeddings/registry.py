@@ -1,0 +1,36 @@
+"""Pick the embedding provider from config: explicit name, `auto`, or `none` (keywords only)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .base import EmbeddingError, EmbeddingProvider
+
+REMOTE_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "voyage": "VOYAGE_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+}
+
+
+def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = None) -> EmbeddingProvider | None:
+    """Build the named provider. `none` returns None; `auto` prefers a remote key, else local."""
+    remote = remote or {}
+    if name == "none":
+        return None
+    if name == "auto":
+        for candidate, env in REMOTE_KEYS.items():
+            if os.environ.get(env):
+                return make_provider(candidate, model, remote)
+        return make_provider("local", model if model.startswith("multilingual-e5") else "", remote)
+    if name == "local":
+        from .local import LocalE5Provider
+
+        return LocalE5Provider(model)
+    if name in ("openai", "gemini", "voyage", "mistral", "ollama"):
+        from .remote import make_remote
+
+        return make_remote(name, model, remote)
+    raise EmbeddingError(f"unknown provider '{name}' (choose local, openai, gemini, voyage, mistral, ollama, auto or none)")

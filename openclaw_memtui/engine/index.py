@@ -1,0 +1,154 @@
+"""MemoryIndex: the one object the TUI, the CLI and the tests use.
+
+It owns the writer connection (sync), hands each thread its own read connection (search), creates
+the embedding provider lazily, and never imports Textual.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from ..config import IndexSettings
+from .embeddings.base import EmbeddingError, EmbeddingProvider
+from .embeddings.registry import make_provider
+from .models import Status, SyncProgress, SyncReport
+from .store import Store
+from .sync import CancelFlag, Syncer, list_sources
+
+
+class MemoryIndex:
+    def __init__(self, settings: IndexSettings, provider_name: str = "auto", model: str = "",
+                 remote: dict[str, Any] | None = None, notice: Callable[[str], None] | None = None) -> None:
+        self.settings = settings
+        self.provider_name = provider_name
+        self.model_name = model
+        self.remote = remote or {}
+        self.notices: list[str] = []
+        self._notice_cb = notice
+        self.store = Store(settings.db_path, notice=self._notice)
+        self._provider: EmbeddingProvider | None = None
+        self._provider_ready = False
+        self.provider_error = ""
+        self._sync_lock = threading.Lock()
+        self._local = threading.local()
+        self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
+        self.watcher_state = "off"
+        self._vectors = None  # lazily built search.vector.VectorIndex
+
+    def _notice(self, message: str) -> None:
+        self.notices.append(message)
+        if self._notice_cb:
+            self._notice_cb(message)
+
+    # -- provider -----------------------------------------------------------------------------
+    @property
+    def provider(self) -> EmbeddingProvider | None:
+        if not self._provider_ready:
+            try:
+                self._provider = make_provider(self.provider_name, self.model_name, self.remote)
+            except EmbeddingError as exc:
+                self._provider = None
+                self.provider_error = str(exc)
+            self._provider_ready = True
+        return self._provider
+
+    # -- connections ---------------------------------------------------------------------------
+    def reader(self):
+        """A read connection for the calling thread (WAL lets it read while a sync writes)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None or getattr(self._local, "epoch", -1) != self._epoch:
+            if conn is not None:
+                conn.close()
+            conn = self.store._connect(self.store.path, readonly=True)
+            self._local.conn, self._local.epoch = conn, self._epoch
+        return conn
+
+    # -- sync -----------------------------------------------------------------------------------
+    def sync(self, force: bool = False, progress: Callable[[SyncProgress], None] | None = None,
+             cancel: CancelFlag | None = None, embed: bool = True) -> SyncReport:
+        with self._sync_lock:
+            before = self.store.path.stat().st_ino if self.store.path.exists() else None
+            report = Syncer(self.store, self.settings, self.provider, progress, cancel).run(force=force, embed=embed)
+            if report.embed_error:
+                self.provider_error = report.embed_error
+            after = self.store.path.stat().st_ino if self.store.path.exists() else None
+            if before != after or report.full_rebuild:
+                self._epoch += 1
+            return report
+
+    @property
+    def syncing(self) -> bool:
+        return self._sync_lock.locked()
+
+    def is_empty(self) -> bool:
+        return self.reader().execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
+
+    def is_dirty(self) -> bool:
+        """True when files on disk differ from what the index holds (new, changed or gone)."""
+        known = {p: (m, s) for p, m, s in self.reader().execute("SELECT path, mtime, size FROM files")}
+        skipped = {p for (p,) in self.reader().execute("SELECT path FROM skipped WHERE reason NOT LIKE '%malformed%'")}
+        seen = 0
+        for sf in list_sources(self.settings):
+            if sf.path in skipped:
+                continue
+            row = known.get(sf.path)
+            if row is None:
+                return True
+            try:
+                st = os.stat(sf.abs_path)
+            except OSError:
+                return True
+            if float(row[0]) != st.st_mtime_ns / 1e6 or int(row[1]) != st.st_size:
+                return True
+            seen += 1
+        return seen != len(known)
+
+    # -- status ---------------------------------------------------------------------------------
+    def status(self, check_dirty: bool = True) -> Status:
+        conn = self.reader()
+        sources: dict[str, dict[str, int]] = {}
+        for source, files in conn.execute("SELECT source, count(*) FROM files GROUP BY source"):
+            sources.setdefault(source, {"files": 0, "chunks": 0, "embedded": 0})["files"] = files
+        for source, chunks, embedded in conn.execute(
+            "SELECT source, count(*), sum(length(embedding) > 0) FROM chunks GROUP BY source"
+        ):
+            entry = sources.setdefault(source, {"files": 0, "chunks": 0, "embedded": 0})
+            entry["chunks"], entry["embedded"] = chunks, int(embedded or 0)
+        dates = {k: v for k, v in conn.execute("SELECT date_source, count(*) FROM chunks GROUP BY date_source")}
+        skipped = [{"path": p, "source": s, "reason": r} for p, s, r in conn.execute("SELECT path, source, reason FROM skipped ORDER BY path")]
+        provider = self.provider
+        dims_raw = self.store.get_meta("vectorDims")
+        stored_error = self.store.get_meta("provider_error") or ""
+        backend = self.store.backend
+        return Status(
+            workspace=str(self.settings.workspace),
+            db_path=str(self.settings.db_path),
+            sqlite_binding=backend.name,
+            sqlite_version=backend.sqlite_version,
+            sqlite_vec_version=backend.vec_version if self.store.vec_loaded else None,
+            vector_backend="sqlite-vec" if self.store.vec_loaded else "numpy",
+            fts=True,
+            provider=provider.id if provider else "none",
+            model=provider.model if provider else "fts-only",
+            dims=int(dims_raw) if dims_raw else (provider.dims if provider else None),
+            files=sum(v["files"] for v in sources.values()),
+            chunks=sum(v["chunks"] for v in sources.values()),
+            embedded=sum(v["embedded"] for v in sources.values()),
+            sources=sources,
+            dirty=self.is_dirty() if check_dirty else False,
+            last_sync=self.store.get_meta("last_sync"),
+            skipped=skipped,
+            chunk_dates=dates,
+            provider_error=self.provider_error or stored_error,
+            watcher=self.watcher_state,
+            notices=list(self.notices),
+        )
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+        self.store.close()

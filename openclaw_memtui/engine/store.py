@@ -1,0 +1,326 @@
+"""One SQLite file per workspace: binding detection, schema, validation and atomic swaps.
+
+Python's own `sqlite3` often cannot load extensions (pyenv builds, macOS system Python), so the
+binding is chosen at start: sqlean.py, then pysqlite3, then the standard library. Whatever loads,
+`status` reports it; without sqlite-vec the vector leg runs on numpy over the stored blobs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+SCHEMA_VERSION = 1
+META_KEY = "memory_index_meta_v1"  # OpenClaw's key, so its tools recognise the identity row
+SCHEMA_KEY = "memtui_schema_version"
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+_BINDINGS = ("sqlean", "pysqlite3.dbapi2", "sqlite3")
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    module: Any
+    sqlite_version: str
+    can_load_extensions: bool
+    vec_version: str | None
+    vec_error: str | None
+
+    @property
+    def vector_available(self) -> bool:
+        return self.vec_version is not None
+
+
+def _probe(module: Any) -> tuple[bool, str | None, str | None]:
+    conn = module.connect(":memory:")
+    try:
+        if not hasattr(conn, "enable_load_extension"):
+            return False, None, "this SQLite binding cannot load extensions"
+        try:
+            import sqlite_vec
+
+            conn.enable_load_extension(True)
+            sqlite_vec.load(conn)
+            conn.enable_load_extension(False)
+            (version,) = conn.execute("select vec_version()").fetchone()
+            return True, version, None
+        except Exception as exc:  # the extension is optional: record why, fall back to numpy
+            return True, None, f"sqlite-vec did not load: {exc}"
+    finally:
+        conn.close()
+
+
+@lru_cache(maxsize=1)
+def detect_backend() -> Backend:
+    """First binding that loads sqlite-vec wins; else the first that imports at all."""
+    forced = os.environ.get("MEMTUI_SQLITE_BINDING")
+    names = (forced,) if forced else _BINDINGS
+    fallback: Backend | None = None
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        can_load, vec_version, vec_error = _probe(module)
+        backend = Backend(name.split(".")[0], module, module.sqlite_version, can_load, vec_version, vec_error)
+        if os.environ.get("MEMTUI_DISABLE_SQLITE_VEC"):
+            backend = Backend(backend.name, module, module.sqlite_version, can_load, None, "disabled by MEMTUI_DISABLE_SQLITE_VEC")
+        if backend.vector_available:
+            return backend
+        fallback = fallback or backend
+    if fallback is None:
+        raise RuntimeError("no usable SQLite binding (install sqlean.py)")
+    return fallback
+
+
+class InvalidIndex(Exception):
+    """The file at the index path is not a memtui index we can trust."""
+
+
+SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+  path TEXT PRIMARY KEY, source TEXT NOT NULL DEFAULT 'memory', hash TEXT NOT NULL,
+  mtime INTEGER NOT NULL, size INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  id TEXT PRIMARY KEY, path TEXT NOT NULL, source TEXT NOT NULL DEFAULT 'memory',
+  start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, hash TEXT NOT NULL, model TEXT NOT NULL,
+  text TEXT NOT NULL, embedding BLOB NOT NULL DEFAULT x'', updated_at INTEGER NOT NULL,
+  ts REAL, date_source TEXT NOT NULL DEFAULT 'evergreen'
+);
+CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS idx_chunks_source ON chunks(source);
+CREATE TABLE IF NOT EXISTS embedding_cache (
+  provider TEXT NOT NULL, model TEXT NOT NULL, provider_key TEXT NOT NULL, hash TEXT NOT NULL,
+  embedding BLOB NOT NULL, dims INTEGER, updated_at INTEGER NOT NULL,
+  PRIMARY KEY (provider, model, provider_key, hash)
+);
+CREATE INDEX IF NOT EXISTS idx_embedding_cache_updated_at ON embedding_cache(updated_at);
+CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, source TEXT NOT NULL, reason TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  text, id UNINDEXED, path UNINDEXED, source UNINDEXED, model UNINDEXED,
+  start_line UNINDEXED, end_line UNINDEXED
+);
+"""
+
+REQUIRED_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
+
+
+def _check_file(path: Path) -> None:
+    """Raise InvalidIndex unless `path` is absent, empty, or a healthy memtui index."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with open(path, "rb") as fh:
+        if fh.read(16) != SQLITE_HEADER:
+            raise InvalidIndex("it is not an SQLite database")
+    backend = detect_backend()
+    try:
+        conn = backend.module.connect(f"file:{path}?mode=ro", uri=True)
+    except Exception as exc:
+        raise InvalidIndex(f"it cannot be opened ({exc})") from None
+    try:
+        try:
+            (check,) = conn.execute("PRAGMA quick_check").fetchone()
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+        except Exception as exc:
+            raise InvalidIndex(f"it is damaged ({exc})") from None
+        if check != "ok":
+            raise InvalidIndex(f"it is damaged ({check})")
+        if not tables:
+            return
+        if not REQUIRED_TABLES <= tables:
+            raise InvalidIndex("it belongs to another program (memtui tables are missing)")
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
+        if row is None:
+            raise InvalidIndex("it has no memtui schema version (an OpenClaw or foreign index?)")
+        if int(row[0]) != SCHEMA_VERSION:
+            raise InvalidIndex(f"it uses schema version {row[0]}, this memtui uses {SCHEMA_VERSION}")
+    finally:
+        conn.close()
+
+
+def side_files(path: Path) -> list[Path]:
+    return [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+
+
+def move_aside(path: Path, reason: str) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = Path(f"{path}.invalid-{stamp}")
+    for src in side_files(path):
+        if src.exists():
+            os.replace(src, Path(str(target) + str(src)[len(str(path)) :]))
+    return target
+
+
+class Store:
+    """A connection to one index file with the memtui schema in place."""
+
+    def __init__(self, path: Path, *, readonly: bool = False, notice: Callable[[str], None] | None = None,
+                 create: bool = True) -> None:
+        self.path = Path(path)
+        self.backend = detect_backend()
+        self.readonly = readonly
+        self.notice = notice or (lambda _msg: None)
+        self.vec_loaded = False
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._cleanup_temp_files()
+            try:
+                _check_file(self.path)
+            except InvalidIndex as exc:
+                aside = move_aside(self.path, str(exc))
+                self.notice(f"index {self.path} was not trusted: {exc}; moved it to {aside} and rebuilding from the workspace")
+        self.conn = self._connect(self.path, readonly)
+        if not readonly:
+            self.ensure_schema()
+
+    # -- connections -------------------------------------------------------------------------
+    def _connect(self, path: Path, readonly: bool) -> Any:
+        mod = self.backend.module
+        if readonly:
+            conn = mod.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+        else:
+            conn = mod.connect(str(path), check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        if self.backend.vector_available:
+            try:
+                import sqlite_vec
+
+                conn.enable_load_extension(True)
+                sqlite_vec.load(conn)
+                conn.enable_load_extension(False)
+                self.vec_loaded = True
+            except Exception:
+                self.vec_loaded = False
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    def ensure_schema(self) -> None:
+        self.conn.executescript(SCHEMA_SQL)
+        if self.get_meta(SCHEMA_KEY) is None:
+            self.set_meta(SCHEMA_KEY, str(SCHEMA_VERSION))
+
+    def _cleanup_temp_files(self) -> None:
+        """Remove half-built rebuilds left by a process that died mid-way."""
+        for leftover in self.path.parent.glob(self.path.name + ".tmp-*"):
+            try:
+                leftover.unlink()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except Exception:
+            pass
+
+    # -- meta ----------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        try:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except Exception:
+            return None
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def get_identity(self) -> dict[str, Any] | None:
+        raw = self.get_meta(META_KEY)
+        if not raw:
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def set_identity(self, identity: dict[str, Any]) -> None:
+        self.set_meta(META_KEY, json.dumps(identity, separators=(",", ":")))
+
+    def bump_generation(self) -> None:
+        """Tell in-process caches (the numpy vector matrix) that vectors changed."""
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    # -- vectors ------------------------------------------------------------------------------
+    def vec_dims(self) -> int | None:
+        row = self.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+        if not row:
+            return None
+        sql = row[0] or ""
+        start = sql.find("float[")
+        return int(sql[start + 6 : sql.index("]", start)]) if start >= 0 else None
+
+    def ensure_vec_table(self, dims: int) -> bool:
+        """Create `chunks_vec` for `dims`; a different dimension drops and recreates it."""
+        if not self.vec_loaded:
+            return False
+        current = self.vec_dims()
+        if current == dims:
+            return True
+        if current is not None:
+            self.conn.execute("DROP TABLE chunks_vec")
+        self.conn.execute(
+            f"CREATE VIRTUAL TABLE chunks_vec USING vec0(id TEXT PRIMARY KEY, embedding float[{int(dims)}] distance_metric=cosine)"
+        )
+        return True
+
+    # -- atomic rebuild ----------------------------------------------------------------------
+    def temp_path(self) -> Path:
+        return Path(f"{self.path}.tmp-{uuid.uuid4().hex[:12]}")
+
+    def swap_in(self, built: "Store") -> None:
+        """Replace the live file with a fully built one in one rename.
+
+        The live WAL is checkpointed and truncated first, so the stale `-wal` of the old file can
+        never be replayed onto the new one.
+        """
+        built.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        built.conn.execute("PRAGMA journal_mode = DELETE")
+        built.close()
+        try:
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except Exception:
+            pass
+        self.close()
+        os.replace(built.path, self.path)
+        for side in side_files(self.path)[1:]:
+            try:
+                side.unlink()
+            except FileNotFoundError:
+                pass
+        self.conn = self._connect(self.path, False)
+        self.ensure_schema()
+
+
+def open_temp_beside(live: Store) -> Store:
+    tmp = live.temp_path()
+    store = Store.__new__(Store)
+    store.path = tmp
+    store.backend = live.backend
+    store.readonly = False
+    store.notice = live.notice
+    store.vec_loaded = False
+    store.conn = store._connect(tmp, False)
+    store.ensure_schema()
+    return store

@@ -1,0 +1,104 @@
+"""Small text helpers shared by the chunker, the keyword leg and MMR.
+
+JavaScript measures strings in UTF-16 code units; OpenClaw's chunk budgets and snippet cuts do too,
+so parity needs the same measure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+WORD_RE = re.compile(r"\w+")  # Python's \w on str == [\p{L}\p{N}_] (marks are separators)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def utf16_len(text: str) -> int:
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def utf16_prefix(text: str, limit: int) -> str:
+    """The longest prefix of at most `limit` UTF-16 units, never splitting a surrogate pair."""
+    if len(text) <= limit and utf16_len(text) <= limit:
+        return text
+    units = 0
+    for i, ch in enumerate(text):
+        units += 2 if ord(ch) > 0xFFFF else 1
+        if units > limit:
+            return text[:i]
+    return text
+
+
+def is_cjk_weighted(cp: int) -> bool:
+    """Characters OpenClaw's chunker counts as four (CJK, Hangul, Kana)."""
+    return (
+        0x2E80 <= cp <= 0x9FFF
+        or 0xA000 <= cp <= 0xA4FF
+        or 0xAC00 <= cp <= 0xD7AF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x20000 <= cp <= 0x2FA1F
+    )
+
+
+def weighted_len(text: str) -> int:
+    """OpenClaw's `estimateStringChars`: CJK counts 4, astral CJK counts 4, other astral counts 2."""
+    total = 0
+    for ch in text:
+        cp = ord(ch)
+        if is_cjk_weighted(cp):
+            total += 4
+        elif cp > 0xFFFF:
+            total += 2
+        else:
+            total += 1
+    return total
+
+
+def is_cjk_char(ch: str) -> bool:
+    """CJK-family characters that whitespace tokenizers cannot split (Han, Kana, Hangul)."""
+    cp = ord(ch)
+    return (
+        0x3040 <= cp <= 0x30FF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0x4E00 <= cp <= 0x9FFF
+        or 0xAC00 <= cp <= 0xD7AF
+        or 0x1100 <= cp <= 0x11FF
+        or 0x3131 <= cp <= 0x3163
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x20000 <= cp <= 0x2FA1F
+    )
+
+
+def contains_cjk(text: str) -> bool:
+    return any(is_cjk_char(ch) for ch in text)
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping bigrams of a CJK run; a single character stands for itself."""
+    if len(run) <= 1:
+        return [run] if run else []
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+_CJK_RUN_RE = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u1100-\u11ff\u3131-\u3163\uf900-\ufaff"
+    "\U00020000-\U0002fa1f]+"
+)
+
+
+def segment_cjk_for_index(text: str) -> str:
+    """Rewrite each CJK run as space-separated overlapping bigrams so `unicode61` can index them.
+
+    "API鉴权方案" becomes "API 鉴权 权方 方案": a query for 鉴权 (one bigram) or 鉴权方案 (the
+    phrase of its bigrams) then matches, which neither unicode61 nor trigram MATCH can do.
+    """
+    if not contains_cjk(text):
+        return text
+    return _CJK_RUN_RE.sub(lambda m: " " + " ".join(cjk_bigrams(m.group(0))) + " ", text)
+
+
+def cjk_runs(text: str) -> list[str]:
+    return _CJK_RUN_RE.findall(text)

@@ -1,0 +1,119 @@
+"""Watch the memory sources and call back (debounced) when they change.
+
+Two `watchfiles` watchers: one recursive over the memory folder, extra folders and the sessions
+folder, one non-recursive over the workspace root (for MEMORY.md), so a workspace that also holds a
+huge repository never costs one inotify watch per folder of it. If the OS refuses watches (inotify
+limits, network file systems) the watcher falls back to a periodic stat scan and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Callable
+
+from ..config import IndexSettings
+from .sources import IGNORED_DIRS, is_transcript_name
+from .sync import list_sources
+
+ChangeFn = Callable[[set[str]], None]
+
+
+def _relevant(path: str) -> bool:
+    parts = Path(path).parts
+    if any(part in IGNORED_DIRS for part in parts):
+        return False
+    name = parts[-1] if parts else ""
+    return name.endswith(".md") or is_transcript_name(name) or "." not in name  # folders come and go too
+
+
+class MemoryWatcher:
+    def __init__(self, settings: IndexSettings, on_change: ChangeFn, force_polling: bool = False) -> None:
+        self.settings = settings
+        self.on_change = on_change
+        self.force_polling = force_polling or bool(os.environ.get("MEMTUI_WATCH_POLL"))
+        self.state = "off"
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> None:
+        self._stop.clear()
+        if self.force_polling:
+            self._start_polling("polling (forced by configuration)")
+            return
+        recursive = [p for p in self._recursive_roots() if p.is_dir()]
+        self.state = "watching"
+        self._spawn(self._watch_loop, recursive, True)
+        self._spawn(self._watch_loop, [self.settings.workspace], False)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=2)
+        self._threads.clear()
+        self.state = "off"
+
+    def _spawn(self, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True, name="memtui-watch")
+        self._threads.append(thread)
+        thread.start()
+
+    def _recursive_roots(self) -> list[Path]:
+        s = self.settings
+        roots = [s.workspace / "memory"]
+        for raw in s.extra_paths:
+            p = Path(os.path.expanduser(raw.strip()))
+            p = p if p.is_absolute() else s.workspace / p
+            roots.append(p if p.is_dir() else p.parent)
+        if "sessions" in s.sources and s.sessions_dir is not None:
+            roots.append(s.sessions_dir)
+        return roots
+
+    # -- native watching ---------------------------------------------------------------------
+    def _watch_loop(self, roots: list[Path], recursive: bool) -> None:
+        if not roots:
+            return
+        from watchfiles import watch
+
+        try:
+            for changes in watch(
+                *roots,
+                watch_filter=lambda _change, path: _relevant(path),
+                debounce=self.settings.watch_debounce_ms,
+                stop_event=self._stop,
+                recursive=recursive,
+                raise_interrupt=False,
+                yield_on_timeout=False,
+            ):
+                paths = {path for _change, path in changes}
+                if paths:
+                    self.on_change(paths)
+        except Exception as exc:  # inotify limit, vanished root, unsupported FS
+            if not self._stop.is_set() and not self.state.startswith("polling"):
+                self._start_polling(f"polling every {self.settings.poll_seconds:g}s (file watching failed: {exc})")
+
+    # -- fallback ------------------------------------------------------------------------------
+    def _signature(self) -> dict[str, tuple[int, int]]:
+        sig = {}
+        for sf in list_sources(self.settings):
+            try:
+                st = os.stat(sf.abs_path)
+            except OSError:
+                continue
+            sig[str(sf.abs_path)] = (st.st_mtime_ns, st.st_size)
+        return sig
+
+    def _start_polling(self, state: str) -> None:
+        self.state = state
+        self._spawn(self._poll_loop)
+
+    def _poll_loop(self) -> None:
+        previous = self._signature()
+        while not self._stop.wait(self.settings.poll_seconds):
+            current = self._signature()
+            if current != previous:
+                changed = {p for p in current.keys() | previous.keys() if current.get(p) != previous.get(p)}
+                previous = current
+                self.on_change(changed)

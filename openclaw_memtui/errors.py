@@ -1,0 +1,24 @@
+"""Turn any exception into one line a user can act on."""
+
+from __future__ import annotations
+
+
+def describe(exc: BaseException) -> str:
+    name = type(exc).__name__
+    text = " ".join(str(exc).split()) or name
+    lowered = text.lower()
+    if "database is locked" in lowered:
+        return "the index is locked by another memtui process; wait for its sync to finish and retry"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"the index file is read-only ({text}); pass --db to a writable location"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {getattr(exc, 'filename', '') or text}"
+    if isinstance(exc, FileNotFoundError):
+        return f"file not found: {getattr(exc, 'filename', '') or text}"
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return f"{getattr(exc, 'filename', '') or text} is a file, not a folder; choose another --db or workspace path"
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or text} ({getattr(exc, 'filename', '') or ''})".strip()
+    if name in ("EmbeddingError", "UserError", "ConfigError"):
+        return text
+    return f"{text} ({name}; rerun with MEMTUI_DEBUG=1 for details)"

@@ -1,0 +1,49 @@
+"""Where memtui keeps its config and indexes (platformdirs, overridable for tests and users)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from importlib import resources
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "memtui"
+
+
+def config_dir() -> Path:
+    return Path(os.environ.get("MEMTUI_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME))
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("MEMTUI_DATA_DIR") or platformdirs.user_data_dir(APP_NAME))
+
+
+def default_config_path() -> Path:
+    env = os.environ.get("MEMTUI_CONFIG")
+    return Path(env) if env else config_dir() / "config.toml"
+
+
+def default_db_path(workspace: Path) -> Path:
+    """One index per workspace, keyed by the workspace's absolute path."""
+    absolute = str(Path(workspace).expanduser().resolve())
+    digest = hashlib.sha256(absolute.encode("utf-8")).hexdigest()[:12]
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(absolute).name or "root").strip("-")[:40] or "ws"
+    return data_dir() / "indexes" / f"{slug}-{digest}.sqlite"
+
+
+def demo_workspace() -> Path:
+    """The bundled demo workspace that ships inside the package."""
+    return Path(str(resources.files("openclaw_memtui") / "demo" / "workspace"))
+
+
+def openclaw_state_dir() -> Path:
+    env = os.environ.get("OPENCLAW_STATE_DIR")
+    if env:
+        return Path(os.path.expanduser(env))
+    home = Path(os.environ.get("OPENCLAW_HOME") or Path.home())
+    primary = home / ".openclaw"
+    legacy = home / ".clawdbot"
+    return legacy if not primary.exists() and legacy.exists() else primary

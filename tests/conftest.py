@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from openclaw_memtui.config import index_settings, validate
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path_factory, monkeypatch):
+    """Never touch the real user's config or data dirs; never pick up real API keys."""
+    base = tmp_path_factory.mktemp("memtui-home")
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("MEMTUI_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(base / "openclaw"))
+    monkeypatch.delenv("MEMTUI_CONFIG", raising=False)
+    for key in ("OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY", "MISTRAL_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST"):
+        monkeypatch.delenv(key, raising=False)
+    yield
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def transcript(path: Path, turns: list[tuple[str, str]], start: str = "2026-11-01T10:00:00Z") -> Path:
+    lines = [json.dumps({"type": "session", "version": 3, "id": path.stem, "timestamp": start})]
+    for i, (role, text) in enumerate(turns):
+        lines.append(json.dumps({"type": "message", "id": f"m{i}", "timestamp": start,
+                                 "message": {"role": role, "content": text}}))
+    return write(path, "\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Memory\n\nThe user prefers oolong tea.\nDatabase: PostgreSQL 16.\n")
+    write(ws / "memory" / "2026-11-01.md", "# Log\nAlpha memory line.\nZebra memory line.\n")
+    write(ws / "memory" / "2026-11-02-deploy.md", "# Deploy\nWe shipped the canary build to staging.\n")
+    write(ws / "memory" / "projects" / "roadmap.md", "# Roadmap\nOffline sync for mobile next quarter.\n")
+    transcript(ws / "sessions" / "s1.jsonl", [("user", "What is the Nebula codename?"),
+                                              ("assistant", "The current Project Nebula codename is ORBIT-10.")])
+    return ws
+
+
+@pytest.fixture
+def make_settings(tmp_path):
+    def factory(ws: Path, **overrides):
+        cfg = validate(overrides.pop("cfg", {}))
+        settings = index_settings(cfg, ws, overrides.pop("db", tmp_path / "index.sqlite"))
+        if overrides:
+            from dataclasses import replace
+
+            settings = replace(settings, **overrides)
+        return settings
+
+    return factory
+
+
+def env_for_subprocess() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTEST_CURRENT_TEST", None)
+    return env

@@ -1,0 +1,84 @@
+"""Config validation and the headless CLI as a user runs it (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import env_for_subprocess, write
+
+from openclaw_memtui.config import ConfigError, load_config, validate
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "openclaw_memtui", *args], capture_output=True, text=True,
+                          env=env or env_for_subprocess(), timeout=120)
+
+
+def test_defaults_follow_openclaw_names():
+    cfg = validate({})
+    assert cfg["chunking"] == {"tokens": 400, "overlap": 80}
+    assert cfg["query"]["maxResults"] == 6 and cfg["query"]["minScore"] == 0.35
+    assert cfg["sync"]["watchDebounceMs"] == 1500
+
+
+def test_unknown_key_and_wrong_type_name_the_key(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown key 'query.hybrid.vectorWieght'"):
+        validate({"query": {"hybrid": {"vectorWieght": 0.5}}})
+    with pytest.raises(ConfigError, match=r"'chunking.tokens' must be a whole number"):
+        validate({"chunking": {"tokens": "many"}})
+    with pytest.raises(ConfigError, match=r"'provider' must be one of"):
+        validate({"provider": "magic"})
+    bad = write(tmp_path / "bad.toml", "provider = [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(bad)
+    cfg, _ = load_config(write(tmp_path / "ok.toml", "[query.hybrid]\nvectorWeight = 1\n"))
+    assert cfg["query"]["hybrid"]["vectorWeight"] == 1.0
+
+
+def test_index_then_status_json(workspace, tmp_path):
+    db = tmp_path / "cli.sqlite"
+    out = run("index", "--workspace", str(workspace), "--db", str(db), "--provider", "none", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)["report"]
+    assert report["files_indexed"] == 5
+    out = run("status", "--workspace", str(workspace), "--db", str(db), "--provider", "none", "--json")
+    status = json.loads(out.stdout)
+    for key in ("workspace", "db_path", "sqlite_version", "vector_backend", "fts", "provider", "model", "dims",
+                "files", "chunks", "sources", "dirty", "last_sync", "skipped"):
+        assert key in status
+    assert status["vector_backend"] in ("sqlite-vec", "numpy") and status["files"] == 5 and status["dirty"] is False
+    write(workspace / "memory" / "new.md", "# New\nfresh note\n")
+    assert json.loads(run("status", "--workspace", str(workspace), "--db", str(db), "--provider", "none", "--json").stdout)["dirty"]
+
+
+def test_numpy_fallback_reported(workspace, tmp_path):
+    env = env_for_subprocess() | {"MEMTUI_DISABLE_SQLITE_VEC": "1"}
+    out = run("index", "--workspace", str(workspace), "--db", str(tmp_path / "np.sqlite"), "--provider", "none", env=env)
+    assert out.returncode == 0
+    status = json.loads(run("status", "--workspace", str(workspace), "--db", str(tmp_path / "np.sqlite"),
+                            "--provider", "none", "--json", env=env).stdout)
+    assert status["vector_backend"] == "numpy" and status["sqlite_vec_version"] is None
+
+
+def test_errors_are_one_line_without_traceback(tmp_path):
+    out = run("index", "--workspace", str(tmp_path / "missing"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().count("\n") == 0 and "not a directory" in out.stderr
+    cfg = write(tmp_path / "c.toml", "[chunking]\ntokens = 'x'\n")
+    out = run("status", "--config", str(cfg), "--demo")
+    assert out.returncode == 2 and "chunking.tokens" in out.stderr and "Traceback" not in out.stderr
+    blocker = write(tmp_path / "a-file", "not a folder")
+    out = run("index", "--demo", "--db", str(blocker / "x.sqlite"), "--provider", "none")
+    assert out.returncode != 0 and "Traceback" not in out.stderr and out.stderr.strip().count("\n") == 0
+
+
+def test_engine_never_imports_textual():
+    code = (
+        "import sys, openclaw_memtui.engine.index, openclaw_memtui.cli;"
+        "print('textual' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_for_subprocess())
+    assert out.stdout.strip() == "False", out.stderr
