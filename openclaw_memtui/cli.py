@@ -43,11 +43,24 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fusion", choices=["openclaw", "normalized"], help="how the two legs are merged")
 
 
+COMMANDS = ("index", "status", "search", "eval")
+
+
+def build_tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memtui", description="Browse and search an OpenClaw-style agent memory.",
+        epilog="Headless commands: memtui {index,status,search,eval} --help")
+    parser.add_argument("workspace_arg", nargs="?", metavar="WORKSPACE", help="workspace to open (default: config, "
+                        "~/.openclaw/workspace, else the bundled demo)")
+    _common(parser)
+    parser.add_argument("--now", metavar="ISO", help=argparse.SUPPRESS)  # fixed clock for screenshots
+    parser.set_defaults(command=None)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memtui", description="Browse and search an OpenClaw-style agent memory.")
-    parser.add_argument("workspace_arg", nargs="?", metavar="WORKSPACE", help="workspace to open in the TUI")
-    _common(parser)
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("index", help="sync the workspace into the index")
     _common(p)
@@ -200,7 +213,9 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser() if argv and argv[0] in COMMANDS else build_tui_parser()
+    args = parser.parse_args(argv)
     try:
         from .config import ConfigError
 

@@ -36,7 +36,7 @@ class MemoryIndex:
         self._local = threading.local()
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
         self.watcher_state = "off"
-        self._vectors = None  # lazily built search.vector.VectorIndex
+        self._vector_searcher = None
 
     def _notice(self, message: str) -> None:
         self.notices.append(message)
@@ -146,6 +146,34 @@ class MemoryIndex:
             watcher=self.watcher_state,
             notices=list(self.notices),
         )
+
+    # -- search ---------------------------------------------------------------------------------
+    @property
+    def vector_searcher(self):
+        if self._vector_searcher is None:
+            from .search.vector import VectorSearcher
+
+            self._vector_searcher = VectorSearcher(self.settings.vector_backend, self.settings.vector_memory_budget_mb)
+        return self._vector_searcher
+
+    def store_generation(self) -> int:
+        row = self.reader().execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return (self._epoch, int(row[0]) if row else 0)  # type: ignore[return-value]
+
+    def retrieve(self, query: str, pool_size: int = 100, keyword_mode: str = "and-or", now_ms: float | None = None,
+                 use_vectors: bool = True):
+        """Run both legs once; bootstrap-sync first if the index has never been filled."""
+        from .search.engine import retrieve
+
+        if self.is_empty() and not self.syncing:
+            self.sync()
+        return retrieve(self, query, pool_size, keyword_mode, now_ms, use_vectors)
+
+    def search(self, query: str, params=None, **kwargs):
+        from .search.rank import SearchParams, rank
+
+        pool = self.retrieve(query, **kwargs)
+        return pool, rank(pool, params or SearchParams())
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

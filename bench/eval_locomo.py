@@ -1,0 +1,86 @@
+"""Retrieval quality on the LoCoMo development split: keyword only, vector only, hybrid variants.
+
+    python3 ../shared/eval/build_locomo.py --out /tmp/locomo-dev
+    python3 bench/eval_locomo.py --root /tmp/locomo-dev [--provider local]
+
+Each conversation workspace is indexed once; every question is retrieved once (the pool), then
+ranked under each setting — the same two-stage split the TUI uses for live tuning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import table, write_json  # noqa: E402
+
+from openclaw_memtui.config import index_settings, validate  # noqa: E402
+from openclaw_memtui.engine.evaluation import METRICS, load_queries, score_hits, summarize  # noqa: E402
+from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
+from openclaw_memtui.engine.search.rank import SearchParams, rank  # noqa: E402
+
+BASE = SearchParams(min_score=0.0, max_results=10)
+VARIANTS = {
+    "keyword only": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0)),
+    "vector only": ("hy", replace(BASE, vector_weight=1.0, text_weight=0.0)),
+    "hybrid openclaw 0.7/0.3": ("hy", replace(BASE, fusion="openclaw")),
+    "hybrid normalized 0.5/0.5": ("hy", replace(BASE, fusion="normalized", vector_weight=0.5, text_weight=0.5)),
+    "hybrid normalized 0.6/0.4": ("hy", replace(BASE, fusion="normalized", vector_weight=0.6, text_weight=0.4)),
+    "hybrid normalized 0.4/0.6": ("hy", replace(BASE, fusion="normalized", vector_weight=0.4, text_weight=0.6)),
+    "hybrid normalized 0.3/0.7": ("hy", replace(BASE, fusion="normalized", vector_weight=0.3, text_weight=0.7)),
+    "hybrid openclaw 0.5/0.5": ("hy", replace(BASE, fusion="openclaw", vector_weight=0.5, text_weight=0.5)),
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", default="/tmp/locomo-dev")
+    ap.add_argument("--provider", default="local")
+    ap.add_argument("--db-dir", default="/tmp/locomo-idx")
+    ap.add_argument("--keyword-mode", default="and-or")
+    ap.add_argument("--tokens", type=int, default=400)
+    ap.add_argument("--overlap", type=int, default=80)
+    args = ap.parse_args()
+    root = Path(args.root)
+    scored: dict[str, list] = {name: [] for name in VARIANTS}
+    index_seconds = 0.0
+    chunks = 0
+    for conv in sorted(p for p in root.iterdir() if (p / "workspace").is_dir()):
+        cfg = validate({"chunking": {"tokens": args.tokens, "overlap": args.overlap}})
+        settings = index_settings(cfg, conv / "workspace", Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}.sqlite")
+        index = MemoryIndex(settings, provider_name=args.provider)
+        t = time.perf_counter()
+        index.sync()
+        index_seconds += time.perf_counter() - t
+        chunks += index.status(check_dirty=False).chunks
+        for q in load_queries(conv / "queries.jsonl"):
+            pools = {"hy": index.retrieve(q["question"], keyword_mode=args.keyword_mode)}
+            pools["kw"] = index.retrieve(q["question"], keyword_mode=args.keyword_mode, use_vectors=False)
+            for name, (which, params) in VARIANTS.items():
+                hits = [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in rank(pools[which], params)]
+                m = score_hits(q.get("targets") or [], hits)
+                if m is not None:
+                    scored[name].append((q, m))
+        index.close()
+        print(f"{conv.name}: indexed", file=sys.stderr)
+    out = {}
+    rows = []
+    for name, items in scored.items():
+        summary = summarize(items)
+        out[name] = summary
+        for group, row in summary.items():
+            rows.append([name, group, int(row["n"])] + [f"{row[k]:.3f}" for k in METRICS])
+    print(table(rows, ["variant", "group", "n", *METRICS]))
+    print(f"\nindexing: {index_seconds:.1f}s for {chunks} chunks ({args.provider})")
+    path = write_json(f"eval_locomo_{args.provider}", {"provider": args.provider, "keyword_mode": args.keyword_mode,
+                                                       "index_seconds": index_seconds, "chunks": chunks, "variants": out})
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,122 @@
+"""`memtui search` and `memtui eval`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .cli import UserError, open_index
+from .config import get
+
+
+def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool = False):
+    from .engine.search.rank import SearchParams
+
+    def pick(flag, key):
+        value = getattr(args, flag, None)
+        return get(cfg, key) if value is None else value
+
+    return SearchParams(
+        vector_weight=pick("vector_weight", "query.hybrid.vectorWeight"),
+        text_weight=pick("text_weight", "query.hybrid.textWeight"),
+        fusion=pick("fusion", "query.hybrid.fusion"),
+        mmr=pick("mmr", "query.hybrid.mmr.enabled"),
+        mmr_lambda=pick("mmr_lambda", "query.hybrid.mmr.lambda"),
+        decay=pick("decay", "query.hybrid.temporalDecay.enabled"),
+        half_life_days=pick("half_life_days", "query.hybrid.temporalDecay.halfLifeDays"),
+        min_score=(args.min_score if args.min_score is not None else (0.0 if eval_mode else get(cfg, "query.minScore"))),
+        max_results=(args.max_results if args.max_results is not None else (10 if eval_mode else get(cfg, "query.maxResults"))),
+    )
+
+
+def _retrieve_kwargs(cfg: dict[str, Any]) -> dict[str, Any]:
+    return {"pool_size": get(cfg, "query.hybrid.candidatePool"),
+            "keyword_mode": "and-or" if get(cfg, "query.keyword.orFallback") else "and"}
+
+
+def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .engine.search.rank import rank
+    from .render import safe
+
+    if args.max_results is not None and args.max_results < 1:
+        raise UserError("--max-results must be at least 1")
+    started = time.perf_counter()
+    index = open_index(args, cfg)
+    params = params_from(args, cfg)
+    pool = index.retrieve(args.query, **_retrieve_kwargs(cfg))
+    t = time.perf_counter()
+    results = rank(pool, params)
+    timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)
+    if args.json:
+        print(json.dumps({"query": pool.query, "mode": pool.mode, "warnings": pool.warnings,
+                          "params": params.to_dict(), "results": [r.to_dict() for r in results],
+                          "timings_ms": {k: round(v, 3) for k, v in timings.items()}}, ensure_ascii=False, indent=2))
+        return 0
+    for warning in pool.warnings:
+        print(f"memtui: {safe(warning)}", file=sys.stderr)
+    if not results:
+        print("No matches.")
+        return 0
+    for r in results:
+        age = "evergreen" if r.age_days is None else f"{r.age_days:.0f}d old"
+        vec = "-" if r.vector_score is None else f"{r.vector_score:.3f}"
+        moved = f" (was #{r.rank_before_mmr})" if r.rank_before_mmr != r.rank else ""
+        print(f"#{r.rank}{moved}  {r.score:.3f}  {safe(r.path)}:{r.start_line}-{r.end_line}  [{r.source}, {age}]")
+        print(f"    vector {vec} · text {r.text_score:.3f} · hybrid {r.hybrid_score:.3f} · decay {r.decay:.3f}")
+        snippet = safe(r.snippet, keep_newlines=False)
+        print(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+        print()
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .engine.evaluation import format_table, load_queries, score_hits, summarize
+    from .engine.search.rank import rank
+
+    path = Path(args.queries)
+    if not path.is_file():
+        raise UserError(f"queries file {path} not found")
+    try:
+        queries = load_queries(path)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    index = open_index(args, cfg)
+    if index.is_dirty() or index.is_empty():
+        index.sync()
+    params = params_from(args, cfg, eval_mode=True)
+    now_ms = None
+    if args.now:
+        from datetime import datetime, timezone
+
+        try:
+            dt = datetime.fromisoformat(args.now.replace("Z", "+00:00"))
+        except ValueError:
+            raise UserError(f"--now {args.now!r} is not an ISO date like 2026-11-30T12:00:00Z") from None
+        now_ms = (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp() * 1000
+    out = open(args.out, "w", encoding="utf-8") if args.out else None
+    scored = []
+    started = time.perf_counter()
+    try:
+        for q in queries:
+            pool = index.retrieve(q["question"], now_ms=now_ms, **_retrieve_kwargs(cfg))
+            hits = [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in rank(pool, params)]
+            if out:
+                out.write(json.dumps({"qid": q["qid"], "hits": hits}, ensure_ascii=False) + "\n")
+            m = score_hits(q.get("targets") or [], hits)
+            if m is not None:
+                scored.append((q, m))
+    finally:
+        if out:
+            out.close()
+    summary = summarize(scored)
+    if args.json:
+        print(json.dumps({"summary": summary, "queries": len(queries), "scored": len(scored),
+                          "seconds": round(time.perf_counter() - started, 3), "params": params.to_dict()}, indent=2))
+    else:
+        print(format_table(summary))
+        print(f"\n{len(scored)} of {len(queries)} queries had targets; {time.perf_counter() - started:.1f}s")
+    return 0

@@ -1,0 +1,85 @@
+"""Retrieval metrics for judged queries: recall@1/5/10, MRR@10, nDCG@10 (the LoCoMo eval's rules).
+
+A hit covers a target when the paths match and start_line ≤ line ≤ end_line. Targets sharing an
+`evidence` key are alternatives: covering any one covers that evidence unit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+KS = (1, 5, 10)
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
+
+
+def load_queries(path: Path) -> list[dict[str, Any]]:
+    queries = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                q = json.loads(line)
+            except ValueError:
+                raise ValueError(f"{path}:{n} is not valid JSON; each line must be one query object") from None
+            if not isinstance(q, dict) or "qid" not in q or "question" not in q:
+                raise ValueError(f"{path}:{n} needs at least 'qid' and 'question'")
+            queries.append(q)
+    return queries
+
+
+def _units(targets: list[dict[str, Any]]) -> dict[str, list[tuple[str, int]]]:
+    units: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for t in targets:
+        key = t.get("evidence") or f"{t['path']}:{t['line']}"
+        units[key].append((str(t["path"]).lstrip("./"), int(t["line"])))
+    return units
+
+
+def score_hits(targets: list[dict[str, Any]], hits: list[dict[str, Any]], depth: int = 10) -> dict[str, float] | None:
+    units = _units(targets)
+    if not units:
+        return None
+    covered: set[str] = set()
+    first = None
+    dcg = 0.0
+    out: dict[str, float] = {}
+    for rank in range(1, depth + 1):
+        if rank <= len(hits):
+            h = hits[rank - 1]
+            s, e = int(h["start_line"]), int(h["end_line"])
+            inside = {key for key, locs in units.items() for p, line in locs if p == h["path"] and s <= line <= e}
+            if inside and first is None:
+                first = rank
+            new = inside - covered
+            dcg += len(new) / math.log2(rank + 1)
+            covered |= new
+        if rank in KS:
+            out[f"recall@{rank}"] = len(covered) / len(units)
+    ideal = sum(1 / math.log2(i + 1) for i in range(1, min(len(units), depth) + 1))
+    out["mrr@10"] = 1 / first if first else 0.0
+    out["ndcg@10"] = min(1.0, dcg / ideal)
+    return out
+
+
+def summarize(per_query: list[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for q, m in per_query:
+        groups["all"].append(m)
+        cat = q.get("category")
+        if cat is not None:
+            groups[f"{cat} {CATEGORY_NAMES.get(int(cat), '')}".strip()].append(m)
+    return {g: {"n": len(ms), **{k: sum(m[k] for m in ms) / len(ms) for k in METRICS}}
+            for g, ms in sorted(groups.items(), key=lambda kv: (kv[0] != "all", kv[0]))}
+
+
+def format_table(summary: dict[str, dict[str, float]]) -> str:
+    lines = ["| group | n | " + " | ".join(METRICS) + " |", "|---" * (len(METRICS) + 2) + "|"]
+    for g, row in summary.items():
+        lines.append(f"| {g} | {int(row['n'])} | " + " | ".join(f"{row[k]:.3f}" for k in METRICS) + " |")
+    return "\n".join(lines)

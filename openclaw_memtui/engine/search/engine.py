@@ -1,0 +1,92 @@
+"""Retrieval: run the keyword and vector legs once and return a candidate pool with raw scores.
+
+The pool size is fixed (`candidatePool`, default 100 per leg), never derived from maxResults, so
+asking for fewer results never changes which result comes first (OpenClaw #134604).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..embeddings.base import EmbeddingError
+from .keyword import keyword_search
+from .query import mmr_tokens
+from .rank import Candidate, Pool
+from .vector import VectorSearcher
+
+MAX_QUERY_CHARS = 2000  # longer input is cut: FTS and embedding models gain nothing from more
+
+
+def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-or",
+             now_ms: float | None = None, use_vectors: bool = True) -> Pool:
+    now_ms = now_ms if now_ms is not None else time.time() * 1000
+    query = " ".join(query.split())[:MAX_QUERY_CHARS]
+    pool = Pool(query=query, candidates=[], now_ms=now_ms, mode="keyword")
+    if not query:
+        return pool
+    conn = index.reader()
+    sources = index.settings.sources
+    cjk = index.settings.cjk_segmentation == "bigram"
+
+    t = time.perf_counter()
+    hits, pool.keyword_form = keyword_search(conn, query, pool_size, sources, keyword_mode, cjk)
+    pool.timings_ms["keyword"] = (time.perf_counter() - t) * 1000
+    text_scores = {h.rowid: (h.score, h.rank) for h in hits}
+
+    vector_hits: list[tuple[int, float]] = []
+    qvec = None
+    provider = index.provider if use_vectors else None
+    if use_vectors and index.provider_error and provider is None:
+        pool.warnings.append(f"keyword-only: {index.provider_error}")
+    if provider is not None:
+        model = provider.model
+        embedded = conn.execute("SELECT count(*) FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,)).fetchone()[0]
+        if embedded:
+            t = time.perf_counter()
+            try:
+                qvec = provider.embed_query(query)
+            except EmbeddingError as exc:
+                pool.warnings.append(f"keyword-only: query embedding failed ({exc})")
+            pool.timings_ms["embed"] = (time.perf_counter() - t) * 1000
+            if qvec is not None:
+                t = time.perf_counter()
+                searcher: VectorSearcher = index.vector_searcher
+                vector_hits = searcher.search(conn, qvec, pool_size, generation=index.store_generation(), model=model,
+                                              vec_loaded=index.store.vec_loaded, sources=sources, count=embedded)
+                pool.vector_path = searcher.last_path
+                pool.timings_ms["vector"] = (time.perf_counter() - t) * 1000
+                total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+                if embedded < total:
+                    pool.warnings.append(f"vectors still filling in: {embedded}/{total} chunks embedded")
+        else:
+            pool.warnings.append("keyword-only: no chunk has a vector yet (run a sync)")
+
+    t = time.perf_counter()
+    rowids = list(dict.fromkeys([rid for rid, _ in vector_hits] + [h.rowid for h in hits]))
+    rows = {}
+    for start in range(0, len(rowids), 500):
+        part = rowids[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(
+            f"SELECT rowid, id, path, source, start_line, end_line, text, ts, date_source, embedding FROM chunks WHERE rowid IN ({marks})",
+            part,
+        ):
+            rows[row[0]] = row
+    for rid in rowids:
+        row = rows.get(rid)
+        if row is None:
+            continue
+        vscore = None
+        if qvec is not None and row[9] and len(row[9]) == 4 * len(qvec):
+            vscore = float(np.frombuffer(row[9], dtype=np.float32) @ qvec)
+        tscore, trank = text_scores.get(rid, (0.0, None))
+        pool.candidates.append(Candidate(
+            rowid=rid, id=row[1], path=row[2], source=row[3], start_line=row[4], end_line=row[5], text=row[6],
+            vector_score=vscore, text_score=tscore, bm25_rank=trank, ts_ms=row[7], date_source=row[8],
+            tokens=mmr_tokens(row[6][:700]),
+        ))
+    pool.timings_ms["fetch"] = (time.perf_counter() - t) * 1000
+    pool.mode = "hybrid" if qvec is not None else "keyword"
+    return pool

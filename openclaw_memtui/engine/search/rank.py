@@ -1,0 +1,219 @@
+"""Ranking: a pure function of a retrieved candidate pool and the tunable parameters.
+
+Order (OpenClaw spec §6.7–6.9): weighted merge of the two legs → temporal decay → stable sort →
+MMR → minScore → maxResults. No database access here: the TUI calls `rank` on every slider move.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, asdict
+from typing import Any
+
+import numpy as np
+
+DAY_MS = 86_400_000.0
+SNIPPET_MAX_CHARS = 700
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    vector_weight: float = 0.7
+    text_weight: float = 0.3
+    fusion: str = "openclaw"  # "openclaw": raw weighted sum; "normalized": each leg scaled to [0, 1] in the pool
+    mmr: bool = False
+    mmr_lambda: float = 0.7
+    decay: bool = False
+    half_life_days: float = 30.0
+    min_score: float = 0.35
+    max_results: int = 6
+    keyword_rescue: bool = True  # keyword hits fill spare slots below minScore (OpenClaw #25183/#92524)
+
+    def weights(self) -> tuple[float, float]:
+        v = min(1.0, max(0.0, self.vector_weight))
+        t = min(1.0, max(0.0, self.text_weight))
+        total = v + t
+        return (0.7, 0.3) if total <= 0 else (v / total, t / total)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    rowid: int
+    id: str
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+    vector_score: float | None  # cosine similarity; None when the chunk has no vector yet
+    text_score: float  # bm25-derived, 0 when the chunk did not match the keyword query
+    bm25_rank: float | None
+    ts_ms: float | None  # None = evergreen
+    date_source: str
+    tokens: frozenset[str]
+
+
+@dataclass(slots=True)
+class Pool:
+    query: str
+    candidates: list[Candidate]
+    now_ms: float
+    mode: str  # "hybrid" | "keyword" | "vector"
+    warnings: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    keyword_form: str = "none"
+    vector_path: str = ""
+    _jaccard: np.ndarray | None = None
+
+    def jaccard(self) -> np.ndarray:
+        """Pairwise Jaccard similarity of the candidates' token sets, computed once per pool."""
+        if self._jaccard is None:
+            self._jaccard = pairwise_jaccard([c.tokens for c in self.candidates])
+        return self._jaccard
+
+
+@dataclass(slots=True)
+class Result:
+    path: str
+    start_line: int
+    end_line: int
+    source: str
+    snippet: str
+    score: float
+    vector_score: float | None
+    text_score: float
+    hybrid_score: float
+    decay: float
+    age_days: float | None
+    rank_before_mmr: int
+    rank: int
+    id: str = ""
+    time_factor: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("id")
+        return d
+
+
+def snippet_of(text: str) -> str:
+    from ..textutil import utf16_prefix
+
+    return utf16_prefix(text, SNIPPET_MAX_CHARS)
+
+
+def pairwise_jaccard(token_sets: list[frozenset[str]]) -> np.ndarray:
+    n = len(token_sets)
+    if n == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    vocab: dict[str, int] = {}
+    rows, cols = [], []
+    for i, toks in enumerate(token_sets):
+        for t in toks:
+            rows.append(i)
+            cols.append(vocab.setdefault(t, len(vocab)))
+    incidence = np.zeros((n, max(1, len(vocab))), dtype=np.float32)
+    if rows:
+        incidence[rows, cols] = 1.0
+    inter = incidence @ incidence.T
+    sizes = incidence.sum(axis=1)
+    union = sizes[:, None] + sizes[None, :] - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jac = np.where(union > 0, inter / union, 1.0)  # both empty ⇒ 1, as OpenClaw
+    return jac.astype(np.float32)
+
+
+def decay_multiplier(age_days: float, half_life_days: float) -> float:
+    if not math.isfinite(half_life_days) or half_life_days <= 0:
+        return 1.0
+    return math.exp(-math.log(2) / half_life_days * max(0.0, age_days))
+
+
+def mmr_order(scores: list[float], jaccard: np.ndarray, lam: float) -> list[int]:
+    """Greedy MMR over items already sorted by score; returns the new order as indexes."""
+    n = len(scores)
+    if n <= 1:
+        return list(range(n))
+    lam = min(1.0, max(0.0, lam))
+    if lam == 1.0:
+        return sorted(range(n), key=lambda i: -scores[i])
+    s = np.asarray(scores, dtype=np.float64)
+    lo, hi = s.min(), s.max()
+    rel = np.ones(n) if hi == lo else (s - lo) / (hi - lo)
+    max_sim = np.zeros(n)
+    chosen = np.zeros(n, dtype=bool)
+    order: list[int] = []
+    for _ in range(n):
+        mmr = lam * rel - (1 - lam) * max_sim
+        mmr[chosen] = -np.inf
+        best = float(mmr.max())
+        ties = np.flatnonzero(mmr == best)
+        pick = int(ties[np.argmax(s[ties])]) if len(ties) > 1 else int(ties[0])  # higher score, then input order
+        order.append(pick)
+        chosen[pick] = True
+        np.maximum(max_sim, jaccard[pick], out=max_sim)
+    return order
+
+
+def _normalized(values: list[float | None]) -> list[float]:
+    present = [v for v in values if v is not None]
+    if not present:
+        return [0.0] * len(values)
+    lo, hi = min(present), max(present)
+    if hi - lo < 1e-12:
+        return [1.0 if v is not None else 0.0 for v in values]
+    return [0.0 if v is None else (v - lo) / (hi - lo) for v in values]
+
+
+def rank(pool: Pool, params: SearchParams) -> list[Result]:
+    cands = pool.candidates
+    if not cands:
+        return []
+    vw, tw = params.weights()
+    if pool.mode == "keyword":
+        vw, tw = 0.0, 1.0
+    elif pool.mode == "vector":
+        vw, tw = 1.0, 0.0
+    if params.fusion == "normalized":
+        vec = _normalized([c.vector_score for c in cands])
+        top_text = max(c.text_score for c in cands) or 1.0
+        txt = [c.text_score / top_text for c in cands]
+    else:
+        vec = [c.vector_score or 0.0 for c in cands]
+        txt = [c.text_score for c in cands]
+    hybrid = [vw * v + tw * t for v, t in zip(vec, txt)]
+    ages: list[float | None] = []
+    decays: list[float] = []
+    for c in cands:
+        age = None if c.ts_ms is None else max(0.0, pool.now_ms - c.ts_ms) / DAY_MS
+        ages.append(age)
+        decays.append(decay_multiplier(age, params.half_life_days) if params.decay and age is not None else 1.0)
+    scores = [h * d for h, d in zip(hybrid, decays)]
+    order = sorted(range(len(cands)), key=lambda i: -scores[i])  # stable: ties keep pool order
+    before = {idx: pos + 1 for pos, idx in enumerate(order)}
+    if params.mmr:
+        jac = pool.jaccard()[np.ix_(order, order)]
+        order = [order[i] for i in mmr_order([scores[i] for i in order], jac, params.mmr_lambda)]
+    min_score = min(1.0, max(0.0, params.min_score))
+    limit = max(1, int(params.max_results))
+    picked = [i for i in order if scores[i] >= min_score]
+    if len(picked) < limit:
+        if params.keyword_rescue:
+            spare = [i for i in order if scores[i] < min_score and cands[i].text_score > 0]
+            picked += spare[: limit - len(picked)]
+        elif not picked:  # OpenClaw's relaxed rule: keyword hits above min(minScore, textWeight)
+            picked = [i for i in order if cands[i].text_score > 0 and scores[i] >= min(min_score, tw)]
+    picked_set = set(picked)
+    final = [i for i in order if i in picked_set][:limit]
+    results = []
+    for pos, i in enumerate(final, 1):
+        c = cands[i]
+        results.append(Result(
+            path=c.path, start_line=c.start_line, end_line=c.end_line, source=c.source, snippet=snippet_of(c.text),
+            score=scores[i], vector_score=c.vector_score, text_score=c.text_score, hybrid_score=hybrid[i],
+            decay=decays[i], age_days=ages[i], rank_before_mmr=before[i], rank=pos, id=c.id,
+        ))
+    return results

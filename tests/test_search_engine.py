@@ -1,0 +1,169 @@
+"""Search over a real index file: keyword leg fixes, both vector paths, bootstrap, CLI output."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import env_for_subprocess, write
+
+from openclaw_memtui.engine.embeddings.base import normalize_rows
+from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.search.engine import retrieve
+from openclaw_memtui.engine.search.rank import SearchParams, rank
+from openclaw_memtui.engine.search.vector import VectorSearcher
+
+
+class SeededVectors:
+    """Test double for the vector store tests: a deterministic random vector per text."""
+
+    id = "seeded"
+    model = "seeded-64"
+    max_input_tokens = 8192
+    batch_max_items = 64
+    batch_max_bytes = 1 << 20
+    dims = 64
+
+    def provider_key(self):
+        return "seeded-key"
+
+    def _vec(self, text):
+        seed = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+        return np.random.default_rng(seed).standard_normal(self.dims)
+
+    def embed_query(self, text):
+        return normalize_rows(self._vec(text))[0]
+
+    def embed_batch(self, texts):
+        return normalize_rows(np.vstack([self._vec(t) for t in texts]))
+
+
+def keyword_index(ws, make_settings, **kw):
+    index = MemoryIndex(make_settings(ws, **kw), provider_name="none")
+    index.sync()
+    return index
+
+
+def test_cjk_substring_found_by_bigrams(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "2026-11-24.md", "评审结论：API鉴权方案改为 OAuth 2.0。\n")
+    write(ws / "memory" / "2026-11-25.md", "今天讨论了部署流程。\n")
+    index = keyword_index(ws, make_settings)
+    for query in ("鉴权", "鉴权方案", "API 鉴权"):
+        pool = index.retrieve(query)
+        assert [c.path for c in pool.candidates if c.text_score > 0] == ["memory/2026-11-24.md"], query
+    plain = keyword_index(ws, make_settings, cjk_segmentation="none", db=tmp_path / "plain.sqlite")
+    assert not [c for c in plain.retrieve("鉴权").candidates if c.text_score > 0]  # unicode61 alone misses it
+
+
+def test_and_miss_retries_with_or(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "The database migration moved notes to PostgreSQL.\n")
+    write(ws / "memory" / "b.md", "Canary releases go to five percent of users first.\n")
+    index = keyword_index(ws, make_settings)
+    pool = index.retrieve("postgres database canary zebra")
+    assert pool.keyword_form == "or"
+    assert {c.path for c in pool.candidates} == {"memory/a.md", "memory/b.md"}
+    strict = index.retrieve("postgres database canary zebra", keyword_mode="and")
+    assert strict.candidates == [] and strict.keyword_form == "and"
+
+
+def test_keyword_only_mode_openclaw_manager_example(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "2026-01-12.md", "# Log\nAlpha memory line.\nZebra memory line.")
+    index = keyword_index(ws, make_settings)
+    _, results = index.search("Alpha")
+    assert results and "Alpha" in results[0].snippet
+    _, results = index.search("nonexistent_xyz_keyword")
+    assert results == []
+
+
+def test_first_search_bootstraps_an_empty_index(workspace, make_settings):
+    index = MemoryIndex(make_settings(workspace), provider_name="none")
+    _, results = index.search("ORBIT-10 codename", SearchParams(min_score=0, max_results=3))
+    assert results[0].source == "sessions" and "ORBIT-10" in results[0].snippet
+
+
+def test_punctuation_and_huge_queries_are_harmless(workspace, make_settings):
+    index = keyword_index(workspace, make_settings)
+    assert index.retrieve("?!... ---").candidates == []
+    assert index.retrieve("").candidates == []
+    pool = index.retrieve("tea " * 5000)
+    assert len(pool.query) <= 2000 and pool.candidates
+
+
+@pytest.fixture
+def vector_index(tmp_path, make_settings):
+    ws = tmp_path / "vec"
+    for i in range(300):
+        write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\nsubject {i % 17} detail {i}\n")
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index._provider, index._provider_ready = SeededVectors(), True
+    index.sync()
+    return index
+
+
+def test_numpy_and_sqlite_vec_return_the_same_top_k(vector_index):
+    assert vector_index.store.vec_loaded
+    conn = vector_index.reader()
+    provider = vector_index.provider
+    count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    numpy_leg, vec_leg = VectorSearcher("numpy"), VectorSearcher("sqlite-vec")
+    for i in range(20):
+        q = provider.embed_query(f"query {i}")
+        kwargs = dict(generation=vector_index.store_generation(), model=provider.model, vec_loaded=True,
+                      sources=("memory", "sessions"), count=count)
+        a = numpy_leg.search(conn, q, 25, **kwargs)
+        b = vec_leg.search(conn, q, 25, **kwargs)
+        assert [r for r, _ in a] == [r for r, _ in b]
+        assert np.allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
+    assert numpy_leg.last_path == "numpy" and vec_leg.last_path == "sqlite-vec"
+
+
+def test_vector_cache_follows_index_changes(vector_index):
+    ws = vector_index.settings.workspace
+    write(ws / "memory" / "fresh.md", "brand new note")
+    vector_index.sync()
+    pool = retrieve(vector_index, "brand new note")
+    best = max(pool.candidates, key=lambda c: c.vector_score or -1)
+    assert best.path == "memory/fresh.md" and best.vector_score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_failing_query_embedding_degrades_to_keywords(vector_index):
+    class Broken(SeededVectors):
+        def embed_query(self, text):
+            from openclaw_memtui.engine.embeddings.base import EmbeddingError
+
+            raise EmbeddingError("openai: 401 invalid API key (set OPENAI_API_KEY)")
+
+    vector_index._provider = Broken()
+    pool = vector_index.retrieve("subject 3")
+    assert pool.mode == "keyword" and "invalid API key" in pool.warnings[0]
+    assert rank(pool, SearchParams(min_score=0))
+
+
+def test_cli_search_json_shape(workspace, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "search", "Nebula codename", "--workspace", str(workspace),
+                          "--db", str(tmp_path / "s.sqlite"), "--provider", "none", "--json", "--max-results", "2"],
+                         capture_output=True, text=True, env=env_for_subprocess(), timeout=60)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["query"] == "Nebula codename" and "timings_ms" in data
+    keys = {"path", "start_line", "end_line", "source", "snippet", "score", "vector_score", "text_score",
+            "hybrid_score", "decay", "age_days", "rank_before_mmr", "rank"}
+    assert data["results"] and keys <= set(data["results"][0])
+    assert data["results"][0]["path"] == "sessions/s1.jsonl"
+
+
+def test_cli_table_shows_control_sequences_literally(tmp_path):
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "evil \x1b[2J\x1b]0;pwned\x07 text [bold]markup[/bold]\n")
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "search", "evil", "--workspace", str(ws),
+                          "--db", str(tmp_path / "e.sqlite"), "--provider", "none"],
+                         capture_output=True, text=True, env=env_for_subprocess(), timeout=60)
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout
+    assert "\\x1b[2J" in out.stdout and "[bold]markup[/bold]" in out.stdout

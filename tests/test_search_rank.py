@@ -1,0 +1,126 @@
+"""Ranking parity with OpenClaw (spec §10.1–10.5) and the deliberate fixes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from openclaw_memtui.engine.search.keyword import bm25_rank_to_score
+from openclaw_memtui.engine.search.query import build_fts_query, extract_keywords, mmr_tokens
+from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, decay_multiplier, mmr_order, pairwise_jaccard, rank
+
+NOW = 1770681600000.0  # 2026-02-10T00:00Z
+
+
+def cand(i, score_v=None, score_t=0.0, text="", path=None, ts=None, source="memory"):
+    return Candidate(rowid=i, id=f"id{i}", path=path or f"memory/{i}.md", source=source, start_line=1, end_line=2,
+                     text=text or f"text {i}", vector_score=score_v, text_score=score_t, bm25_rank=None, ts_ms=ts,
+                     date_source="evergreen" if ts is None else "name", tokens=mmr_tokens(text or f"text {i}"))
+
+
+def test_fts_query_parity():
+    assert build_fts_query("hello world") == '"hello" AND "world"'
+    assert build_fts_query("FOO_bar baz-1") == '"FOO_bar" AND "baz" AND "1"'
+    assert build_fts_query("金银价格") == '"金银价格"'
+    assert build_fts_query("価格 2026年") == '"価格" AND "2026年"'
+    assert build_fts_query("   ") is None
+    assert build_fts_query("what's up? \"quoted\" café") == '"what" AND "s" AND "up" AND "quoted" AND "café"'
+    assert build_fts_query("x² ½ e\u0301") == '"x²" AND "½" AND "e"'
+
+
+def test_bm25_conversion_parity():
+    assert bm25_rank_to_score(0) == 1 and bm25_rank_to_score(1) == 0.5
+    assert bm25_rank_to_score(2) == 0.3333333333333333 and bm25_rank_to_score(10) == 0.09090909090909091
+    assert bm25_rank_to_score(-100) == 0.9900990099009901 and bm25_rank_to_score(-4.2) == 0.8076923076923077
+    assert bm25_rank_to_score(-2.1) == 0.6774193548387097 and bm25_rank_to_score(-0.5) == 0.3333333333333333
+    assert bm25_rank_to_score(math.inf) == 0.001 and bm25_rank_to_score(math.nan) == 0.001
+
+
+def test_keyword_extraction_parity():
+    assert extract_keywords("that thing we discussed about the API") == ["discussed", "api"]
+    assert extract_keywords("what was the solution for the CFR bug") == ["solution", "cfr", "bug"]
+    assert extract_keywords("之前讨论的那个方案") == ["之", "讨", "论", "个", "方", "案", "前讨", "讨论", "论的", "的那", "个方", "方案"]
+    assert extract_keywords("test test testing 42 ab") == ["test", "testing"]
+    assert extract_keywords("the a an is are") == [] and extract_keywords("   ") == []
+
+
+def test_mmr_tokenizer_and_jaccard_parity():
+    assert mmr_tokens("Hello World 123") == {"hello", "world", "123"}
+    assert mmr_tokens("今天讨论") == {"今", "天", "讨", "论", "今天", "天讨", "讨论"}
+    assert mmr_tokens("我a好") == {"a", "我", "好"}
+    jac = pairwise_jaccard([frozenset("abc"), frozenset("bcd"), frozenset(), frozenset()])
+    assert jac[0, 1] == pytest.approx(0.5) and jac[2, 3] == 1.0 and jac[0, 2] == 0.0
+    a, b = mmr_tokens("今天我们讨论了项目进展"), mmr_tokens("今天我们讨论了会议安排")
+    assert pairwise_jaccard([a, b])[0, 1] == pytest.approx(0.4482758620689655)
+
+
+def test_mmr_order_parity():
+    texts = ["machine learning neural networks", "machine learning deep learning",
+             "database systems sql queries", "machine learning algorithms"]
+    scores = [1.0, 0.95, 0.9, 0.85]
+    jac = pairwise_jaccard([mmr_tokens(t) for t in texts])
+    assert [i + 1 for i in mmr_order(scores, jac, 0.5)] == [1, 3, 2, 4]
+    assert [i + 1 for i in mmr_order(scores, jac, 0.7)] == [1, 2, 3, 4]
+    texts = ["apple banana cherry", "apple banana date", "elderberry fig grape"]
+    jac = pairwise_jaccard([mmr_tokens(t) for t in texts])
+    assert mmr_order([1.0, 0.9, 0.8], jac, 0.0)[:2] == [0, 2]
+    assert mmr_order([1.0, 0.9, 0.8], jac, -0.5)[:2] == [0, 2]
+    assert mmr_order([1.0, 0.9, 0.8], jac, 1.5) == [0, 1, 2]
+
+
+def test_hybrid_merge_parity():
+    pool = Pool("q", [cand(1, 0.9, 0.0, path="memory/a.md"), cand(2, None, 1.0, path="memory/b.md")], NOW, "hybrid")
+    res = rank(pool, SearchParams(min_score=0))
+    assert [(r.path, round(r.score, 6)) for r in res] == [("memory/a.md", 0.63), ("memory/b.md", 0.3)]
+    pool = Pool("q", [cand(1, 0.9), cand(3, 0.5, 0.5), cand(2, None, 1.0)], NOW, "hybrid")
+    assert [round(r.score, 6) for r in rank(pool, SearchParams(min_score=0))] == [0.63, 0.5, 0.3]
+    # weights renormalise: 0.6/0.6 behaves as 0.5/0.5
+    pool = Pool("q", [cand(1, 0.2, 1.0)], NOW, "hybrid")
+    assert rank(pool, SearchParams(vector_weight=0.6, text_weight=0.6, min_score=0))[0].score == pytest.approx(0.6)
+
+
+def test_temporal_decay_parity():
+    assert decay_multiplier(10, 30) == pytest.approx(0.7937005259840998)
+    assert decay_multiplier(30, 30) == pytest.approx(0.5) and decay_multiplier(60, 30) == pytest.approx(0.25)
+    day = 86_400_000
+    pool = Pool("q", [
+        cand(1, 0.95, path="memory/2025-01-01.md", ts=NOW - 405 * day),
+        cand(2, 0.8, path="memory/2026-02-10.md", ts=NOW),
+        cand(3, 0.5, path="MEMORY.md", ts=None),
+        cand(4, 0.9, path="memory/2099-01-01.md", ts=NOW + 1000 * day),
+    ], NOW, "vector")
+    res = {r.path: r for r in rank(pool, SearchParams(decay=True, min_score=0, max_results=10))}
+    assert res["memory/2025-01-01.md"].score == pytest.approx(8.200090846279555e-05)
+    assert res["MEMORY.md"].score == 0.5 and res["MEMORY.md"].age_days is None
+    assert res["memory/2099-01-01.md"].score == pytest.approx(0.9)
+    assert rank(pool, SearchParams(decay=True, min_score=0))[0].path == "memory/2099-01-01.md"
+
+
+def test_keyword_only_hits_survive_min_score():
+    pool = Pool("q", [cand(1, 0.2, 0.0), cand(2, 0.1, 0.9)], NOW, "hybrid")
+    res = rank(pool, SearchParams())  # 0.7·0.1 + 0.3·0.9 = 0.34 < 0.35
+    assert [r.id for r in res] == ["id2"]
+    strict = rank(pool, SearchParams(keyword_rescue=False))
+    assert [r.id for r in strict] == ["id2"]  # OpenClaw's relaxed rule also keeps it (≥ textWeight 0.3)
+
+
+def test_top_result_does_not_depend_on_max_results():
+    rng = np.random.default_rng(0)
+    cands = [cand(i, float(rng.random()), float(rng.random()), text=f"w{i % 7} w{i % 5} w{i}") for i in range(200)]
+    pool = Pool("q", cands, NOW, "hybrid")
+    full = [r.id for r in rank(pool, SearchParams(mmr=True, max_results=50, min_score=0))]
+    for n in (1, 3, 10):
+        assert [r.id for r in rank(pool, SearchParams(mmr=True, max_results=n, min_score=0))] == full[:n]
+
+
+def test_rank_is_pure_and_explains():
+    pool = Pool("q", [cand(1, 0.9, 0.5, text="alpha beta"), cand(2, 0.89, 0.5, text="alpha beta"), cand(3, 0.7, 0.4, text="gamma")], NOW, "hybrid")
+    before = [(c.id, c.vector_score) for c in pool.candidates]
+    res = rank(pool, SearchParams(mmr=True, mmr_lambda=0.5, min_score=0))
+    assert [(c.id, c.vector_score) for c in pool.candidates] == before
+    assert [r.id for r in res] == ["id1", "id3", "id2"]
+    moved = {r.id: (r.rank_before_mmr, r.rank) for r in res}
+    assert moved["id3"] == (3, 2) and moved["id2"] == (2, 3)
+    assert res[0].hybrid_score == pytest.approx(0.7 * 0.9 + 0.3 * 0.5) and res[0].decay == 1.0
