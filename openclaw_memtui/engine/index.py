@@ -74,6 +74,8 @@ class MemoryIndex:
             report = Syncer(self.store, self.settings, self.provider, progress, cancel).run(force=force, embed=embed)
             if report.embed_error:
                 self.provider_error = report.embed_error
+            elif self._provider is not None and not report.cancelled:
+                self.provider_error = ""
             after = self.store.path.stat().st_ino if self.store.path.exists() else None
             if before != after or report.full_rebuild:
                 self._epoch += 1

@@ -327,7 +327,7 @@ class Syncer:
         if not total:
             return
         key = provider.provider_key()
-        batch_size = max(1, min(provider.batch_max_items, 64))
+        batch_size = max(1, getattr(provider, "sync_batch_items", 32))  # one commit per batch: progress survives a crash
         done = 0
         try:
             for start in range(0, total, batch_size):

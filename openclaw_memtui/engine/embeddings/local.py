@@ -23,6 +23,7 @@ class LocalE5Provider:
     max_input_tokens = 512
     batch_max_items = 16
     batch_max_bytes = 1 << 30
+    sync_batch_items = 16
 
     def __init__(self, model: str = "", threads: int | None = None) -> None:
         self.model = model or LOCAL_MODEL
