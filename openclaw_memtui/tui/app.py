@@ -1,0 +1,451 @@
+"""The Textual app: search as you type, explain every score, tune live, watch sync."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..engine.index import MemoryIndex
+from ..engine.models import SyncProgress, SyncReport
+from ..engine.search.query import query_tokens
+from ..engine.search.rank import Pool, Result, SearchParams, rank
+from ..errors import describe
+from ..render import safe
+from .messages import FilesChanged, SearchDone, SearchFailed, SyncFinished, SyncProgressed
+from .screens.file_view import FileScreen
+from .screens.help import HelpScreen
+from .screens.sync import SyncScreen
+from .themes import discover_themes
+from .widgets.breakdown import breakdown_text
+from .widgets.tuning import PRESETS, PRESET_LABELS, TuningPanel
+
+SEARCH_DEBOUNCE_S = 0.25
+
+
+class MemtuiApp(App):
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
+    TITLE = "memtui"
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="help"),
+        Binding("question_mark", "help", "Help", show=False, id="help_key"),
+        Binding("ctrl+t", "toggle_tuning", "Tuning", id="toggle_tuning"),
+        Binding("ctrl+r", "sync", "Sync", id="sync"),
+        Binding("ctrl+g", "cancel_sync", "Cancel sync", id="cancel_sync"),
+        Binding("f2", "sync_screen", "Status", id="sync_screen"),
+        Binding("ctrl+l", "focus_query", "Query", id="focus_query"),
+        Binding("slash", "focus_query", show=False, id="focus_query_slash"),
+        Binding("ctrl+e", "export_settings", "Export", show=False, id="export_settings"),
+        Binding("ctrl+q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(self, index: MemoryIndex, cfg: dict[str, Any], *, origin: str = "", now_ms: float | None = None,
+                 config_path: Path | None = None, watch: bool = True, initial_query: str = "",
+                 params: SearchParams | None = None, theme_dirs: list[Path] | None = None) -> None:
+        super().__init__()
+        self.index = index
+        self.cfg = cfg
+        self.origin = origin
+        self.fixed_now_ms = now_ms
+        self.config_path = config_path
+        self.enable_watch = watch
+        self.initial_query = initial_query
+        self.theme_dirs = theme_dirs
+        self.default_params = params or SearchParams()
+        self.params = self.default_params
+        self.pool_size = cfg["query"]["hybrid"]["candidatePool"]
+        self.keyword_mode = "and-or" if cfg["query"]["keyword"]["orFallback"] else "and"
+        self.pool: Pool | None = None
+        self.results: list[Result] = []
+        self.moves: dict[str, int | None] = {}
+        self.search_generation = 0
+        self.searches_started = 0
+        self.rerank_ms = 0.0
+        self.sync_running = False
+        self.sync_again = False
+        self.sync_progress: SyncProgress | None = None
+        self.last_report: SyncReport | None = None
+        self.dirty = False
+        self._cancel = threading.Event()
+        self._debounce = None
+        self._watcher = None
+        self._last_progress_post = 0.0
+        self._theme_errors: list[str] = []
+        keys = cfg.get("tui", {}).get("keys") or {}
+        if keys:
+            self.set_keymap(dict(keys))
+
+    # -- layout ------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="Search memory… (Enter to search now, ctrl+t to tune)", id="query", select_on_focus=False)
+        yield Static(id="info")
+        with Horizontal(id="main"):
+            yield OptionList(id="results", markup=False)
+            with Vertical(id="detail"):
+                with VerticalScroll(id="preview-box"):
+                    yield Static(Text("Type to search. Results explain their scores here.", style="dim"), id="preview")
+                yield Static(id="breakdown")
+            yield TuningPanel(self.params, self.default_params, id="tuning")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        themes, errors = discover_themes(self.theme_dirs)
+        for theme in themes:
+            self.register_theme(theme)
+        for error in errors:
+            self.notify(safe(error, False) + " — using the built-in themes", severity="error", markup=False, timeout=8)
+        wanted = self.cfg.get("tui", {}).get("theme") or "memtui-dark"
+        self.theme = wanted if wanted in self.available_themes else "memtui-dark"
+        self.sub_title = f"{safe(str(self.index.settings.workspace), False)}" + (f"  [{self.origin}]" if self.origin else "")
+        for binding_id in (self.cfg.get("tui", {}).get("keys") or {}):
+            if binding_id not in self._binding_ids():
+                self.notify(f"tui.keys: no binding with id '{binding_id}'", severity="warning", markup=False)
+        for notice in self.index.notices:
+            self.notify(safe(notice, False), severity="warning", markup=False, timeout=10)
+        if self.enable_watch:
+            self._start_watcher()
+        self.query_one("#query", Input).focus()
+        if self.initial_query:
+            self.query_one("#query", Input).value = self.initial_query
+        needs_sync = self.index.is_empty() or self.index.is_dirty()
+        if needs_sync:
+            self.action_sync()
+        elif self.initial_query:
+            self.start_search()
+        self._update_info()
+
+    def _binding_ids(self) -> set[str]:
+        ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
+        for screen_cls in (SyncScreen, FileScreen, HelpScreen):
+            ids |= {b.id for b in screen_cls.BINDINGS if isinstance(b, Binding) and b.id}
+        return ids
+
+    def now_ms(self) -> float:
+        return self.fixed_now_ms if self.fixed_now_ms is not None else time.time() * 1000
+
+    # -- search ----------------------------------------------------------------------------------
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(SEARCH_DEBOUNCE_S, self.start_search)
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self.start_search()
+        if self.results:
+            self.query_one("#results", OptionList).focus()
+
+    def start_search(self) -> None:
+        query = self.query_one("#query", Input).value
+        self.search_generation += 1
+        if not query.strip():
+            self.pool, self.results = None, []
+            self._fill_results()
+            return
+        self.searches_started += 1
+        self._search_worker(query, self.search_generation)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search_worker(self, query: str, generation: int) -> None:
+        try:
+            pool = self.index.retrieve(query, pool_size=self.pool_size, keyword_mode=self.keyword_mode, now_ms=self.now_ms())
+        except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
+            self.post_message(SearchFailed(generation, describe(exc)))
+            return
+        self.post_message(SearchDone(generation, pool))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        if message.generation != self.search_generation:
+            return  # a newer query is on its way; drop this stale answer
+        self.pool = message.pool
+        self.moves = {}
+        self.rerank(track_moves=False)
+
+    def on_search_failed(self, message: SearchFailed) -> None:
+        if message.generation == self.search_generation:
+            self.notify(f"Search failed: {safe(message.error, False)}", severity="error", markup=False)
+
+    def rerank(self, track_moves: bool = True) -> None:
+        """Rank the cached pool with the current parameters. Never touches the database."""
+        if self.pool is None:
+            return
+        started = time.perf_counter()
+        previous = {r.id: r.rank for r in self.results}
+        self.results = rank(self.pool, self.params)
+        if track_moves:
+            self.moves = {r.id: (previous[r.id] - r.rank if r.id in previous else None) for r in self.results}
+        self._fill_results()
+        self.rerank_ms = (time.perf_counter() - started) * 1000
+
+    def _fill_results(self) -> None:
+        listing = self.query_one("#results", OptionList)
+        highlighted = listing.highlighted
+        selected_id = self.results[highlighted].id if highlighted is not None and highlighted < len(self.results) else None
+        listing.clear_options()
+        options = []
+        width = max(20, listing.scrollable_content_region.width - 1)
+        for r in self.results:
+            head = Text()
+            head.append(f"#{r.rank:<2} ", style="bold")
+            move = self.moves.get(r.id, 0)
+            if move is None:
+                head.append("new ", style="bold cyan")
+            elif move > 0:
+                head.append(f"▲{move:<2} ", style="bold green")
+            elif move < 0:
+                head.append(f"▼{-move:<2} ", style="bold red")
+            head.append(f"{r.score:.3f} ", style="bold yellow")
+            head.append(safe(f"{r.path}:{r.start_line}-{r.end_line}", False))
+            age = "evergreen" if r.age_days is None else f"{r.age_days:.0f}d old"
+            snippet = safe(" ".join(r.snippet.split()), False)
+            tail = Text(f"    {r.source} · {age} · {snippet}", style="dim")
+            head.truncate(width, overflow="ellipsis")
+            tail.truncate(width, overflow="ellipsis")
+            options.append(Option(Text("\n").join([head, tail]), id=r.id))
+        listing.add_options(options)
+        if self.results:
+            ids = [r.id for r in self.results]
+            listing.highlighted = ids.index(selected_id) if selected_id in ids else 0
+        self._show_selected()
+        self._update_info()
+
+    def on_resize(self) -> None:
+        if self.results:
+            self.call_after_refresh(self._fill_results)
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_selected()
+
+    def selected(self) -> Result | None:
+        idx = self.query_one("#results", OptionList).highlighted
+        return self.results[idx] if idx is not None and 0 <= idx < len(self.results) else None
+
+    def _show_selected(self) -> None:
+        result = self.selected()
+        preview = self.query_one("#preview", Static)
+        breakdown = self.query_one("#breakdown", Static)
+        if result is None:
+            query = self.query_one("#query", Input).value.strip()
+            preview.update(Text("No matches." if query and self.pool is not None else "Type to search.", style="dim"))
+            breakdown.update("")
+            return
+        text = Text(safe(f"{result.path}  lines {result.start_line}-{result.end_line}  [{result.source}]", False) + "\n\n",
+                    style="bold")
+        body = Text(safe(result.snippet))
+        terms = [t for t in query_tokens(self.pool.query if self.pool else "") if len(t) > 1]
+        if terms:
+            body.highlight_words(terms, style="bold reverse", case_sensitive=False)
+        text.append_text(body)
+        preview.update(text)
+        breakdown.update(breakdown_text(result, self.params, self.pool.mode if self.pool else "hybrid",
+                                        breakdown.content_region.width or 70))
+
+    @on(OptionList.OptionSelected, "#results")
+    def _open_file(self, event: OptionList.OptionSelected) -> None:
+        result = self.selected()
+        if result is None:
+            return
+        settings = self.index.settings
+        if result.source == "sessions" and settings.sessions_dir is not None:
+            path = settings.sessions_dir / result.path.removeprefix("sessions/")
+        else:
+            path = (settings.workspace / result.path).resolve()
+        self.push_screen(FileScreen(path, result.path, result.start_line, result.end_line))
+
+    def _update_info(self) -> None:
+        parts = []
+        if self.pool is not None:
+            mode = {"hybrid": "hybrid", "keyword": "keywords only", "vector": "vectors only"}[self.pool.mode]
+            parts.append(f"{len(self.results)} of {len(self.pool.candidates)} candidates · {mode}")
+            parts.extend(self.pool.warnings)
+        if self.sync_running and self.sync_progress is not None:
+            p = self.sync_progress
+            parts.append(f"syncing {p.phase} {p.done}/{p.total}")
+        elif self.dirty:
+            parts.append("changes waiting to sync")
+        self.query_one("#info", Static).update(Text(safe(" · ".join(parts), False)))
+
+    # -- tuning ----------------------------------------------------------------------------------
+    def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
+        self.params = message.params
+        self.rerank()
+
+    def action_toggle_tuning(self) -> None:
+        panel = self.query_one("#tuning", TuningPanel)
+        panel.toggle_class("visible")
+        if panel.has_class("visible"):
+            panel.query_one("Slider").focus()
+        else:
+            self.query_one("#query", Input).focus()
+
+    def apply_preset(self, name: str) -> None:
+        self.query_one("#tuning", TuningPanel).apply(PRESETS[name])
+
+    def action_save_settings(self) -> None:
+        from ..paths import default_config_path
+        from ..settings_io import save_to_config
+
+        path = self.config_path or default_config_path()
+        try:
+            backup = save_to_config(self.params, path)
+        except Exception as exc:
+            self.notify(f"Could not save settings: {safe(describe(exc), False)}", severity="error", markup=False)
+            return
+        note = f" (backup {backup.name})" if backup else ""
+        self.notify(f"Saved search settings to {path}{note}", markup=False)
+
+    def action_export_settings(self) -> None:
+        from ..paths import config_dir
+        from ..settings_io import openclaw_json
+
+        text = openclaw_json(self.params, self.pool_size)
+        target = config_dir() / "openclaw-memorySearch.json"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Could not export: {safe(describe(exc), False)}", severity="error", markup=False)
+            return
+        self.copy_to_clipboard(text)
+        self.notify(f"Exported memorySearch.query to {target} and the clipboard", markup=False)
+
+    # -- sync ------------------------------------------------------------------------------------
+    def action_sync(self, force: bool = False) -> None:
+        if self.sync_running:
+            self.sync_again = True
+            return
+        self.sync_running = True
+        self._cancel = threading.Event()
+        self.notify("Sync started", markup=False, timeout=2)
+        self._sync_worker(force)
+        self._update_info()
+
+    def action_cancel_sync(self) -> None:
+        if self.sync_running:
+            self._cancel.set()
+            self.notify("Cancelling sync…", markup=False, timeout=2)
+        else:
+            self.notify("No sync is running", markup=False, timeout=2)
+
+    @work(thread=True, group="sync", exit_on_error=False)
+    def _sync_worker(self, force: bool) -> None:
+        def progress(p: SyncProgress) -> None:
+            now = time.monotonic()
+            if p.phase != getattr(self.sync_progress, "phase", None) or now - self._last_progress_post > 0.05:
+                self._last_progress_post = now
+                self.post_message(SyncProgressed(p))
+
+        try:
+            report = self.index.sync(force=force, progress=progress, cancel=self._cancel)
+        except Exception as exc:
+            self.post_message(SyncFinished(None, describe(exc)))
+            return
+        self.post_message(SyncFinished(report))
+
+    def on_sync_progressed(self, message: SyncProgressed) -> None:
+        first_embed = message.progress.phase == "embed" and getattr(self.sync_progress, "phase", "") != "embed"
+        self.sync_progress = message.progress
+        if first_embed and self.query_one("#query", Input).value.strip():
+            self.start_search()  # keyword rows are committed: show results while vectors fill in
+        self._update_info()
+
+    def on_sync_finished(self, message: SyncFinished) -> None:
+        self.sync_running = False
+        self.sync_progress = None
+        if message.error:
+            self.notify(f"Sync failed: {safe(message.error, False)}", severity="error", markup=False, timeout=8)
+        elif message.report is not None:
+            r = message.report
+            self.last_report = r
+            self.dirty = False
+            if r.cancelled:
+                self.notify("Sync cancelled; what was written is kept", severity="warning", markup=False)
+            else:
+                text = f"Sync finished: {r.files_indexed} indexed, {r.files_removed} removed, {r.chunks_embedded} embedded"
+                if r.embed_error:
+                    self.notify(f"{text}. Embeddings failed: {safe(r.embed_error, False)} — keyword search still works",
+                                severity="warning", markup=False, timeout=8)
+                else:
+                    self.notify(text, markup=False, timeout=3)
+            if self.query_one("#query", Input).value.strip():
+                self.start_search()
+        if isinstance(self.screen, SyncScreen):
+            self.screen.refresh_status()
+        self._update_info()
+        if self.sync_again:
+            self.sync_again = False
+            self.action_sync()
+
+    # -- watcher -----------------------------------------------------------------------------
+    def _start_watcher(self) -> None:
+        from ..engine.watch import MemoryWatcher
+
+        self._watcher = MemoryWatcher(self.index.settings, lambda paths: self.post_message(FilesChanged(paths)))
+        try:
+            self._watcher.start()
+        except Exception as exc:
+            self.notify(f"File watching unavailable: {safe(describe(exc), False)}", severity="warning", markup=False)
+        self.index.watcher_state = self._watcher.state
+
+    def watcher_state(self) -> str:
+        return self._watcher.state if self._watcher else "off"
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        self.dirty = True
+        self.action_sync()
+
+    def on_unmount(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+        self._cancel.set()
+
+    # -- other actions ---------------------------------------------------------------------------
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_sync_screen(self) -> None:
+        self.push_screen(SyncScreen())
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_copy_snippet(self) -> None:
+        result = self.selected()
+        if result:
+            self.copy_to_clipboard(result.snippet)
+            self.notify("Snippet copied", markup=False, timeout=2)
+
+    def action_copy_json(self) -> None:
+        result = self.selected()
+        if result:
+            self.copy_to_clipboard(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+            self.notify("Result copied as JSON", markup=False, timeout=2)
+
+    def get_system_commands(self, screen):
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Sync now", "Index changed memory files", self.action_sync)
+        yield SystemCommand("Full rebuild", "Rebuild the whole index atomically", lambda: self.action_sync(True))
+        yield SystemCommand("Cancel sync", "Stop the running sync between batches", self.action_cancel_sync)
+        yield SystemCommand("Sync status", "Index, provider, watcher and skipped files", self.action_sync_screen)
+        for key, label in PRESET_LABELS.items():
+            yield SystemCommand(f"Preset: {label}", "Apply these ranking settings", lambda k=key: self.apply_preset(k))
+        yield SystemCommand("Export settings", "memorySearch.query block for openclaw.json", self.action_export_settings)
+        yield SystemCommand("Save settings", "Write the tuned settings to the config file", self.action_save_settings)
+        yield SystemCommand("Copy snippet", "Copy the selected result's text", self.action_copy_snippet)
+        yield SystemCommand("Copy result as JSON", "Copy the selected result with its scores", self.action_copy_json)

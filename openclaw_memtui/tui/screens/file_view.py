@@ -1,0 +1,45 @@
+"""The whole memory file, scrolled to the chunk that matched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...render import safe
+
+
+class FileScreen(Screen):
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "Back", id="file.back")]
+
+    def __init__(self, path: Path, display: str, start: int, end: int) -> None:
+        super().__init__()
+        self.file_path, self.display_name, self.start, self.end = path, display, start, end
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f" {safe(self.display_name, False)}  lines {self.start}-{self.end}", style="bold reverse"), id="file-title")
+        with VerticalScroll(id="file-body"):
+            yield Static(self._body(), id="file-text")
+        yield Footer()
+
+    def _body(self) -> Text:
+        try:
+            raw = self.file_path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return Text(f"{self.display_name} no longer exists on disk (it was deleted or moved); sync to drop it from the index.")
+        except OSError as exc:
+            return Text(f"cannot read {self.display_name}: {exc.strerror}")
+        body = Text()
+        for n, line in enumerate(raw.split("\n"), 1):
+            inside = self.start <= n <= self.end
+            body.append(f"{n:5} ", style="bold" if inside else "dim")
+            body.append(safe(line) + "\n", style="on #3a3320" if inside else "")
+        return body
+
+    def on_mount(self) -> None:
+        self.query_one("#file-body", VerticalScroll).scroll_to(y=max(0, self.start - 3), animate=False)

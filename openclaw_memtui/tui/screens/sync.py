@@ -1,0 +1,72 @@
+"""Index status and live sync progress."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, Static
+
+from ...render import safe
+
+
+class SyncScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="syncscreen.back"),
+        Binding("s", "app.sync", "Sync now", id="syncscreen.sync"),
+        Binding("c", "app.cancel_sync", "Cancel sync", id="syncscreen.cancel"),
+        Binding("f", "app.sync(True)", "Full rebuild", id="syncscreen.rebuild"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="sync-phase")
+        yield ProgressBar(id="sync-bar", show_eta=False)
+        with VerticalScroll():
+            yield Static(id="sync-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_status()
+        self.set_interval(0.2, self.refresh_progress)
+
+    def refresh_progress(self) -> None:
+        p = self.app.sync_progress
+        bar = self.query_one("#sync-bar", ProgressBar)
+        label = self.query_one("#sync-phase", Static)
+        if self.app.sync_running and p is not None:
+            bar.update(total=max(1, p.total), progress=p.done)
+            label.update(Text(f"Syncing — {p.phase} {p.done}/{p.total} {safe(p.path or p.message, False)}", style="bold"))
+        else:
+            bar.update(total=1, progress=1 if self.app.last_report else 0)
+            label.update(Text("Idle — s: sync now, f: full rebuild", style="dim"))
+
+    def refresh_status(self) -> None:
+        status = self.app.index.status(check_dirty=False)
+        rows = [
+            ("Workspace", f"{status.workspace} ({self.app.origin})"),
+            ("Index file", status.db_path),
+            ("SQLite", f"{status.sqlite_version} via {status.sqlite_binding}"),
+            ("sqlite-vec", status.sqlite_vec_version or "unavailable — vectors searched with numpy"),
+            ("Vector backend", status.vector_backend),
+            ("Provider / model", f"{status.provider} / {status.model}" + (f" ({status.dims} dims)" if status.dims else "")),
+            ("Provider error", status.provider_error or "none"),
+            ("Files / chunks", f"{status.files} files · {status.chunks} chunks · {status.embedded} embedded"),
+            ("Dirty", "yes — changes waiting to sync" if self.app.dirty else "no"),
+            ("Last sync", status.last_sync or "never"),
+            ("Watcher", self.app.watcher_state()),
+        ]
+        for source, c in sorted(status.sources.items()):
+            rows.append((f"  {source}", f"{c['files']} files · {c['chunks']} chunks · {c['embedded']} embedded"))
+        if status.chunk_dates:
+            rows.append(("Chunk dates", ", ".join(f"{k} {v}" for k, v in sorted(status.chunk_dates.items()))))
+        if status.skipped:
+            rows.append(("Skipped", f"{len(status.skipped)} file(s)"))
+            rows.extend(("", f"{item['path']}: {item['reason']}") for item in status.skipped)
+        text = Text()
+        for key, value in rows:
+            text.append(f"{key:<18}", style="bold")
+            text.append(safe(str(value), False) + "\n")
+        self.query_one("#sync-status", Static).update(text)

@@ -1,0 +1,51 @@
+"""The score breakdown of one result, drawn as labelled bars."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ...engine.search.rank import Result, SearchParams
+
+def _bar(label: str, value: float | None, scale: float = 1.0, note: str = "", width: int = 24) -> Text:
+    BAR = width
+    line = Text(f"{label:<10}", style="bold")
+    if value is None:
+        line.append("·" * BAR, style="dim")
+        line.append("   —  ")
+    else:
+        filled = max(0, min(BAR, round(BAR * value / scale))) if scale else 0
+        line.append("█" * filled, style="green" if value >= 0 else "red")
+        line.append("░" * (BAR - filled), style="dim")
+        line.append(f" {value:6.3f}")
+    if note:
+        line.append(f"  {note}", style="italic")
+    return line
+
+
+def breakdown_text(result: Result, params: SearchParams, mode: str, width: int = 70) -> Text:
+    """`width` is the pane's inner width: bars shrink so each row stays on one line."""
+    bar_width = max(6, min(24, width - 36))
+    vw, tw = params.weights()
+    if mode == "keyword":
+        vw, tw = 0.0, 1.0
+    lines = [
+        _bar("vector", result.vector_score, width=bar_width, note=f"× {vw:.2f}" + ("  (no vector yet)" if result.vector_score is None else "")),
+        _bar("text", result.text_score, width=bar_width, note=f"× {tw:.2f}"),
+        _bar("hybrid", result.hybrid_score, width=bar_width, note=params.fusion),
+    ]
+    age = "evergreen, never decays" if result.age_days is None else f"{result.age_days:.1f} days old"
+    state = f"half-life {params.half_life_days:g}d" if params.decay else "decay off"
+    lines.append(_bar("decay", result.decay, width=bar_width, note=f"{age}; {state}"))
+    if result.time_factor != 1.0:
+        lines.append(_bar("time", result.time_factor, width=bar_width, scale=max(1.0, result.time_factor), note="query time window"))
+    lines.append(_bar("final", result.score, width=bar_width))
+    rank = Text(f"{'MMR rank':<10}", style="bold")
+    rank.append(f"#{result.rank}")
+    if params.mmr:
+        delta = result.rank_before_mmr - result.rank
+        rank.append(f"   (was #{result.rank_before_mmr} before MMR", style="italic")
+        rank.append(f", {'▲' if delta > 0 else '▼'}{abs(delta)})" if delta else ", unchanged)", style="italic")
+    else:
+        rank.append("   (MMR off)", style="dim")
+    lines.append(rank)
+    return Text("\n").join(lines)

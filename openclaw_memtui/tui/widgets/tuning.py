@@ -1,0 +1,160 @@
+"""Live tuning: sliders with exact numeric inputs, toggles and presets.
+
+Every change posts `TuningPanel.ParamsChanged` with a new frozen SearchParams; the app re-ranks the
+cached pool with it. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Input, Label, Select, Switch
+
+from ...engine.search.rank import SearchParams
+from .slider import Slider
+
+# field, label, minimum, maximum, step
+SLIDERS = [
+    ("vector_weight", "vector weight", 0.0, 1.0, 0.05),
+    ("text_weight", "text weight", 0.0, 1.0, 0.05),
+    ("mmr_lambda", "MMR lambda", 0.0, 1.0, 0.05),
+    ("half_life_days", "half-life days", 1.0, 365.0, 1.0),
+    ("min_score", "minScore", 0.0, 1.0, 0.01),
+    ("max_results", "maxResults", 1.0, 50.0, 1.0),
+]
+
+PRESETS: dict[str, SearchParams] = {
+    "openclaw": SearchParams(vector_weight=0.7, text_weight=0.3, fusion="openclaw", mmr=False, mmr_lambda=0.7,
+                             decay=False, half_life_days=30, min_score=0.35, max_results=6, keyword_rescue=False),
+    "keyword-heavy": SearchParams(vector_weight=0.2, text_weight=0.8, min_score=0.2),
+    "semantic-heavy": SearchParams(vector_weight=0.9, text_weight=0.1, min_score=0.3),
+    "recent-first": SearchParams(vector_weight=0.5, text_weight=0.5, decay=True, half_life_days=7, min_score=0.0),
+}
+PRESET_LABELS = {"openclaw": "OpenClaw defaults", "keyword-heavy": "Keyword-heavy", "semantic-heavy": "Semantic-heavy",
+                 "recent-first": "Recent first"}
+
+
+class TuningPanel(VerticalScroll):
+    DEFAULT_CSS = """
+    TuningPanel { width: 44; border-left: tall $primary; padding: 0 1; background: $panel; }
+    TuningPanel .row { height: 1; margin-top: 1; }
+    TuningPanel .row Label { width: 15; }
+    TuningPanel .row Input { width: 9; height: 1; border: none; padding: 0 1; }
+    TuningPanel .toggle { height: 3; }
+    TuningPanel .toggle Label { width: 15; padding-top: 1; }
+    TuningPanel Select { margin-top: 1; }
+    TuningPanel Button { width: 1fr; margin-top: 1; min-width: 8; }
+    """
+
+    class ParamsChanged(Message):
+        def __init__(self, params: SearchParams) -> None:
+            super().__init__()
+            self.params = params
+
+    def __init__(self, params: SearchParams, defaults: SearchParams, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.params = params
+        self.defaults = defaults
+        self._syncing = False
+
+    def compose(self) -> ComposeResult:
+        yield Label("[b]Tuning[/b]  (re-ranks instantly)")
+        for field, label, lo, hi, step in SLIDERS:
+            value = float(getattr(self.params, field))
+            with Horizontal(classes="row"):
+                yield Label(label)
+                yield Input(self._fmt(field, value), id=f"in-{field}", type="number", compact=True)
+            yield Slider(lo, hi, step, value, id=f"sl-{field}")
+        with Horizontal(classes="toggle"):
+            yield Label("MMR")
+            yield Switch(self.params.mmr, id="sw-mmr")
+        with Horizontal(classes="toggle"):
+            yield Label("decay")
+            yield Switch(self.params.decay, id="sw-decay")
+        yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True)
+        with Horizontal(classes="buttons"):
+            yield Button("Reset", id="reset")
+            yield Button("Save", id="save")
+            yield Button("Export", id="export")
+
+    @staticmethod
+    def _fmt(field: str, value: float) -> str:
+        return str(int(value)) if field in ("max_results", "half_life_days") else f"{value:.2f}"
+
+    def _publish(self, params: SearchParams) -> None:
+        self.params = params
+        self.post_message(self.ParamsChanged(params))
+
+    def apply(self, params: SearchParams) -> None:
+        """Show `params` in every control (presets, reset) and publish them once."""
+        self._syncing = True
+        try:
+            for field, *_ in SLIDERS:
+                value = float(getattr(params, field))
+                self.query_one(f"#sl-{field}", Slider).set_value(value, notify=False)
+                self.query_one(f"#in-{field}", Input).value = self._fmt(field, value)
+            self.query_one("#sw-mmr", Switch).value = params.mmr
+            self.query_one("#sw-decay", Switch).value = params.decay
+        finally:
+            self._syncing = False
+        self._publish(params)
+
+    def _set_field(self, field: str, value: float) -> None:
+        cast = int(round(value)) if field == "max_results" else value
+        if getattr(self.params, field) != cast:
+            self._publish(replace(self.params, **{field: cast}))
+
+    def on_slider_changed(self, event: Slider.Changed) -> None:
+        event.stop()
+        if self._syncing or not event.slider.id:
+            return
+        field = event.slider.id.removeprefix("sl-")
+        self.query_one(f"#in-{field}", Input).value = self._fmt(field, event.value)
+        self._set_field(field, event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._take_input(event.input)
+
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        self._take_input(event.input)
+
+    def _take_input(self, widget: Input) -> None:
+        if not widget.id or not widget.id.startswith("in-"):
+            return
+        field = widget.id.removeprefix("in-")
+        slider = self.query_one(f"#sl-{field}", Slider)
+        try:
+            value = float(widget.value)
+        except ValueError:
+            widget.value = self._fmt(field, slider.value)
+            self.app.notify(f"{field.replace('_', ' ')} needs a number", severity="warning", markup=False)
+            return
+        clamped = min(slider.maximum, max(slider.minimum, value))
+        widget.value = self._fmt(field, clamped)
+        slider.set_value(clamped, notify=False)
+        self._set_field(field, clamped)
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        if self._syncing:
+            return
+        field = "mmr" if event.switch.id == "sw-mmr" else "decay"
+        self._publish(replace(self.params, **{field: event.value}))
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if isinstance(event.value, str) and event.value in PRESETS:
+            self.apply(PRESETS[event.value])
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "reset":
+            self.apply(self.defaults)
+        elif event.button.id == "save":
+            self.app.run_action("save_settings")
+        elif event.button.id == "export":
+            self.app.run_action("export_settings")

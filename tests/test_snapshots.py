@@ -1,0 +1,54 @@
+"""SVG snapshots of the main screens at a fixed size, clock and theme (pytest-textual-snapshot).
+
+Regenerate after an intended visual change with: python3 -m pytest tests/test_snapshots.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from test_tui import make_app, wait_for
+
+from openclaw_memtui.paths import demo_workspace
+
+
+@pytest.fixture
+def demo_app(tmp_path):
+    ws = tmp_path / "demo"
+    shutil.copytree(demo_workspace(), ws)
+    return lambda **kw: make_app(ws, tmp_path, **kw)
+
+
+async def _settle(pilot, query: str):
+    app = pilot.app
+    await wait_for(pilot, lambda: not app.sync_running)
+    app.sub_title = "demo workspace"
+    app.query_one("#query").value = query
+    app.start_search()
+    await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query)
+    app.clear_notifications()
+    await pilot.pause(0.2)
+
+
+def test_main_screen(snap_compare, demo_app):
+    async def run_before(pilot):
+        await _settle(pilot, "database migration")
+
+    assert snap_compare(demo_app(), terminal_size=(120, 36), run_before=run_before)
+
+
+def test_tuning_panel_light_theme(snap_compare, demo_app):
+    async def run_before(pilot):
+        await _settle(pilot, "鉴权")
+        await pilot.press("ctrl+t")
+        await pilot.pause(0.2)
+
+    assert snap_compare(demo_app(cfg={"tui": {"theme": "memtui-light"}}), terminal_size=(120, 36), run_before=run_before)
+
+
+def test_small_terminal(snap_compare, demo_app):
+    async def run_before(pilot):
+        await _settle(pilot, "canary release")
+
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=run_before)

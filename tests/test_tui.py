@@ -1,0 +1,203 @@
+"""The Textual app driven by Pilot: search, explain, tune, sync, watch, themes, key remaps."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from openclaw_memtui.config import index_settings, validate
+from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.search.rank import SearchParams
+from openclaw_memtui.paths import demo_workspace
+from openclaw_memtui.tui.app import MemtuiApp
+from openclaw_memtui.tui.widgets.slider import Slider
+from openclaw_memtui.tui.widgets.tuning import TuningPanel
+from textual.widgets import OptionList, Static
+
+NOW_MS = 1764547200000.0  # 2025-12-01, fixed for deterministic ages
+
+
+class RecordingApp(MemtuiApp):
+    def __init__(self, *args, **kwargs):
+        self.toasts: list[tuple[str, str]] = []
+        self.sync_events: list[str] = []
+        super().__init__(*args, **kwargs)
+
+    def notify(self, message, *, title="", severity="information", timeout=None, markup=True):
+        self.toasts.append((severity, str(message)))
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_sync_progressed(self, message):
+        self.sync_events.append(message.progress.phase)
+        super().on_sync_progressed(message)
+
+
+def make_app(ws: Path, tmp_path: Path, provider="none", cfg=None, **kwargs) -> RecordingApp:
+    cfg = validate(cfg or {})
+    settings = index_settings(cfg, ws, tmp_path / "tui.sqlite")
+    from dataclasses import replace
+
+    settings = replace(settings, watch_debounce_ms=200)
+    index = MemoryIndex(settings, provider_name=provider)
+    kwargs.setdefault("watch", False)
+    return RecordingApp(index, cfg, origin="test", now_ms=NOW_MS, params=SearchParams(min_score=0.0), **kwargs)
+
+
+async def wait_for(pilot, predicate, seconds=15.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        await pilot.pause(0.05)
+        if predicate():
+            return True
+    return False
+
+
+def copy_demo(tmp_path: Path) -> Path:
+    target = tmp_path / "demo"
+    shutil.copytree(demo_workspace(), target)
+    return target
+
+
+async def type_query(pilot, app, text, expect_results=True):
+    await pilot.click("#query")
+    await pilot.press(*list(text))
+    wanted = " ".join(text.split())
+    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == wanted
+                          and (bool(app.results) or not expect_results))
+
+
+async def test_type_query_shows_results_and_breakdown(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await type_query(pilot, app, "database migration")
+        assert app.results[0].path in ("memory/2026-10-21.md", "memory/2026-10-22.md")
+        assert app.query_one("#results", OptionList).option_count == len(app.results)
+        breakdown = str(app.query_one("#breakdown", Static).render())
+        assert "text" in breakdown and "final" in breakdown and "MMR" in breakdown
+        preview = str(app.query_one("#preview", Static).render())
+        assert "migration" in preview.lower()
+        await pilot.press("enter")  # into the list
+        await pilot.press("enter")  # open the whole file
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen")
+        await pilot.press("escape")
+
+
+async def test_slider_reranks_without_touching_the_database(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path, provider="local")
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running, 60)
+        await type_query(pilot, app, "who decided how API clients authenticate")
+        assert app.pool.mode == "hybrid"
+        calls = {"retrieve": 0, "reader": 0}
+        real_retrieve, real_reader = app.index.retrieve, app.index.reader
+
+        def counting_retrieve(*a, **k):
+            calls["retrieve"] += 1
+            return real_retrieve(*a, **k)
+
+        def counting_reader():
+            calls["reader"] += 1
+            return real_reader()
+
+        app.index.retrieve, app.index.reader = counting_retrieve, counting_reader
+        await pilot.press("ctrl+t")
+        panel = app.query_one("#tuning", TuningPanel)
+        assert panel.has_class("visible")
+        vec = app.query_one("#sl-vector_weight", Slider)
+        txt = app.query_one("#sl-text_weight", Slider)
+        vec.focus()
+        await pilot.press("end")
+        txt.focus()
+        await pilot.press("home")
+        await pilot.pause(0.1)
+        assert app.params.vector_weight == 1.0 and app.params.text_weight == 0.0
+        vector_order = [r.id for r in app.results]
+        vec.focus()
+        await pilot.press("home")
+        txt.focus()
+        await pilot.press("end")
+        await pilot.pause(0.1)
+        text_order = [r.id for r in app.results]
+        assert vector_order != text_order
+        assert any(m not in (0, None) for m in app.moves.values())  # the list shows who moved
+        assert calls == {"retrieve": 0, "reader": 0}
+        # exact numeric input, then a preset
+        app.query_one("#in-max_results").value = "2"
+        await pilot.click("#in-max_results")
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert len(app.results) == 2
+        app.apply_preset("openclaw")
+        await pilot.pause(0.1)
+        assert app.params.vector_weight == 0.7 and app.query_one("#sl-vector_weight", Slider).value == 0.7
+
+
+async def test_sync_streams_progress_and_toasts(tmp_path):
+    ws = tmp_path / "big"
+    for i in range(300):
+        write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\nsome text {i}\n")
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
+        assert "index" in app.sync_events and app.last_report.files_indexed == 300
+        assert any("Sync started" in t for _, t in app.toasts)
+        assert any("Sync finished: 300 indexed" in t for _, t in app.toasts)
+        await pilot.press("f2")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
+        status = str(app.screen.query_one("#sync-status", Static).render())
+        assert "300 files" in status and "sqlite" in status.lower()
+
+
+async def test_editing_a_file_updates_index_and_results(tmp_path):
+    ws = copy_demo(tmp_path)
+    app = make_app(ws, tmp_path, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await type_query(pilot, app, "zeppelin", expect_results=False)
+        assert app.results == [] or all("zeppelin" not in r.snippet for r in app.results)
+        write(ws / "memory" / "2026-11-29.md", "# 2026-11-29\n- Booked a zeppelin ride for the team offsite.\n")
+        assert await wait_for(pilot, lambda: any("zeppelin" in r.snippet for r in app.results), 20)
+        assert app.index.status(check_dirty=False).files == 19
+
+
+async def test_broken_theme_is_one_toast_and_app_starts(tmp_path):
+    themes = tmp_path / "themes"
+    write(themes / "broken.toml", "name = 'broken'\nprimary = 'not-a-colour'\n")
+    write(themes / "ok.toml", "name = 'okay'\nprimary = '#123456'\ndark = true\n")
+    app = make_app(copy_demo(tmp_path), tmp_path, theme_dirs=[themes], cfg={"tui": {"theme": "okay"}})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        errors = [t for s, t in app.toasts if s == "error"]
+        assert len(errors) == 1 and "broken.toml" in errors[0]
+        assert app.theme == "okay" and "nord-memtui" in app.available_themes
+
+
+async def test_remapped_key(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path, cfg={"tui": {"keys": {"toggle_tuning": "f5"}}})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f5")
+        assert app.query_one("#tuning").has_class("visible")
+        await pilot.press("ctrl+t")
+        assert app.query_one("#tuning").has_class("visible")  # the old key no longer toggles
+
+
+async def test_untrusted_text_is_shown_literally_and_odd_queries_are_harmless(tmp_path):
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "poison [bold]markup[/bold] [link=http://x]l[/link] [@click=app.quit]q[/] \x1b[31mred\x1b[0m bell\x07\n")
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await type_query(pilot, app, "poison")
+        preview = str(app.query_one("#preview", Static).render())
+        assert "[bold]markup[/bold]" in preview and "[@click=app.quit]" in preview
+        assert "\x1b" not in preview and "\\x1b[31m" in preview and "\x07" not in preview
+        app.query_one("#query").value = "?!?! ..."
+        await pilot.pause(0.5)
+        app.query_one("#query").value = "x" * 10_000
+        await pilot.pause(0.8)
+        assert app.is_running and not [t for s, t in app.toasts if s == "error"]
