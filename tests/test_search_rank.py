@@ -17,7 +17,7 @@ NOW = 1770681600000.0  # 2026-02-10T00:00Z
 def cand(i, score_v=None, score_t=0.0, text="", path=None, ts=None, source="memory"):
     return Candidate(rowid=i, id=f"id{i}", path=path or f"memory/{i}.md", source=source, start_line=1, end_line=2,
                      text=text or f"text {i}", vector_score=score_v, text_score=score_t, bm25_rank=None, ts_ms=ts,
-                     date_source="evergreen" if ts is None else "name", tokens=mmr_tokens(text or f"text {i}"))
+                     date_source="evergreen" if ts is None else "name")
 
 
 def test_fts_query_parity():

@@ -27,37 +27,40 @@ _DATED_NOTE = re.compile(r"(?:^|/)memory/(?:[^/]+/)*(\d{4})-(\d{2})-(\d{2})(?:-[
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
-    abs_path: Path
+    abs_path: str  # a plain string: 10,000 Path objects cost more than the whole no-op sync
     path: str  # workspace-relative with "/" (sessions: "sessions/<name>")
     source: str  # "memory" | "sessions"
 
 
-def rel_path(workspace: Path, target: Path) -> str:
-    return os.path.relpath(target, workspace).replace(os.sep, "/")
+def rel_path(workspace: Path | str, target: Path | str) -> str:
+    ws, t = str(workspace), str(target)
+    if t.startswith(ws + os.sep):  # the common case, without os.path.relpath's cost
+        return t[len(ws) + 1 :].replace(os.sep, "/")
+    return os.path.relpath(t, ws).replace(os.sep, "/")
 
 
 def _is_md(name: str) -> bool:
     return name.endswith(".md")
 
 
-def _walk_markdown(root: Path, follow_symlinks: bool) -> list[Path]:
-    found: list[Path] = []
-    stack = [root]
+def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
+    found: list[str] = []
+    stack = [str(root)]
     while stack:
         folder = stack.pop()
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = list(os.scandir(folder))
         except OSError:
             continue
         for entry in entries:
-            if entry.is_symlink() and not follow_symlinks:
-                continue
             try:
+                if entry.is_symlink() and not follow_symlinks:
+                    continue
                 if entry.is_dir(follow_symlinks=follow_symlinks):
                     if entry.name not in IGNORED_DIRS:
-                        stack.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=follow_symlinks) and _is_md(entry.name):
-                    found.append(Path(entry.path))
+                        stack.append(entry.path)
+                elif _is_md(entry.name) and entry.is_file(follow_symlinks=follow_symlinks):
+                    found.append(entry.path)
             except OSError:
                 continue
     return sorted(found)
@@ -65,11 +68,11 @@ def _walk_markdown(root: Path, follow_symlinks: bool) -> list[Path]:
 
 def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] = (),
                       follow_symlinks: bool = False) -> list[SourceFile]:
-    candidates: list[Path] = []
+    candidates: list[str] = []
     for name in ("MEMORY.md", "memory.md"):
         p = workspace / name
         if p.is_file() and (follow_symlinks or not p.is_symlink()):
-            candidates.append(p)
+            candidates.append(str(p))
     mem_dir = workspace / "memory"
     if mem_dir.is_dir() and (follow_symlinks or not mem_dir.is_symlink()):
         candidates.extend(_walk_markdown(mem_dir, follow_symlinks))
@@ -84,15 +87,19 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
         if p.is_dir():
             candidates.extend(_walk_markdown(p, follow_symlinks))
         elif p.is_file() and _is_md(p.name):
-            candidates.append(p)
+            candidates.append(str(p))
+    # Without followed symlinks a normalised path is already unique; realpath (an lstat per path
+    # component) is only needed when links are followed.
+    key = os.path.realpath if follow_symlinks else os.path.normpath
     seen: set[str] = set()
     out: list[SourceFile] = []
     for p in candidates:
-        real = os.path.realpath(p)
-        if real in seen:
+        k = key(p)
+        if k in seen:
             continue
-        seen.add(real)
-        out.append(SourceFile(p, rel_path(workspace, p), "memory"))
+        seen.add(k)
+        norm = os.path.normpath(p)
+        out.append(SourceFile(norm, rel_path(workspace, norm), "memory"))
     return out
 
 
@@ -109,7 +116,7 @@ def list_session_files(sessions_dir: Path | None) -> list[SourceFile]:
     for entry in sorted(os.scandir(sessions_dir), key=lambda e: e.name):
         if entry.is_symlink() or not entry.is_file() or not is_transcript_name(entry.name):
             continue
-        out.append(SourceFile(Path(entry.path), f"sessions/{entry.name}", "sessions"))
+        out.append(SourceFile(entry.path, f"sessions/{entry.name}", "sessions"))
     return out
 
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from ..embeddings.base import EmbeddingError
 from .keyword import keyword_search
-from .query import mmr_tokens
 from .rank import Candidate, Pool
 from .vector import VectorSearcher
 
@@ -42,7 +41,7 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
         pool.warnings.append(f"keyword-only: {index.provider_error}")
     if provider is not None:
         model = provider.model
-        embedded = conn.execute("SELECT count(*) FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,)).fetchone()[0]
+        embedded, total = index.chunk_counts(model)
         if embedded:
             t = time.perf_counter()
             try:
@@ -57,7 +56,6 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
                                               vec_loaded=index.store.vec_loaded, sources=sources, count=embedded)
                 pool.vector_path = searcher.last_path
                 pool.timings_ms["vector"] = (time.perf_counter() - t) * 1000
-                total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
                 if embedded < total:
                     pool.warnings.append(f"vectors still filling in: {embedded}/{total} chunks embedded")
         else:
@@ -85,7 +83,6 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
         pool.candidates.append(Candidate(
             rowid=rid, id=row[1], path=row[2], source=row[3], start_line=row[4], end_line=row[5], text=row[6],
             vector_score=vscore, text_score=tscore, bm25_rank=trank, ts_ms=row[7], date_source=row[8],
-            tokens=mmr_tokens(row[6][:700]),
         ))
     pool.timings_ms["fetch"] = (time.perf_counter() - t) * 1000
     pool.mode = "hybrid" if qvec is not None else "keyword"

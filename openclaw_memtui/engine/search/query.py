@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ..textutil import WORD_RE, cjk_bigrams, contains_cjk, is_cjk_char
+from ..textutil import WORD_RE, cjk_bigrams, cjk_runs, contains_cjk, is_cjk_char
+
+
+def contains_cjk_fast(text: str) -> bool:
+    return bool(cjk_runs(text)) if not text.isascii() else False
 
 STOP_EN = frozenset("""a an the this that these those i me my we our you your he she it they them is are was were be been
 being have has had do does did will would could should can may might in on at to for of with by from about into through
@@ -132,6 +136,8 @@ def mmr_tokens(text: str) -> frozenset[str]:
     """OpenClaw's MMR tokeniser: ASCII word runs plus CJK unigrams and adjacent bigrams."""
     lowered = text.lower().strip()
     tokens = set(_MMR_ASCII.findall(lowered))
+    if not contains_cjk_fast(lowered):
+        return frozenset(tokens)
     prev = ""
     for ch in lowered:
         if is_cjk_char(ch):

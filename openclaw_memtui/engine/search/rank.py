@@ -53,7 +53,6 @@ class Candidate:
     bm25_rank: float | None
     ts_ms: float | None  # None = evergreen
     date_source: str
-    tokens: frozenset[str]
 
 
 @dataclass(slots=True)
@@ -70,8 +69,10 @@ class Pool:
 
     def jaccard(self) -> np.ndarray:
         """Pairwise Jaccard similarity of the candidates' token sets, computed once per pool."""
-        if self._jaccard is None:
-            self._jaccard = pairwise_jaccard([c.tokens for c in self.candidates])
+        if self._jaccard is None:  # tokenised only when MMR is on: most rankings never need it
+            from .query import mmr_tokens
+
+            self._jaccard = pairwise_jaccard([mmr_tokens(snippet_of(c.text)) for c in self.candidates])
         return self._jaccard
 
 
