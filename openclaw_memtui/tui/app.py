@@ -80,7 +80,6 @@ class MemtuiApp(App):
         self._cancel = threading.Event()
         self._debounce = None
         self._watcher = None
-        self._last_progress_post = 0.0
         self._theme_errors: list[str] = []
         keys = cfg.get("tui", {}).get("keys") or {}
         if keys:
@@ -345,10 +344,14 @@ class MemtuiApp(App):
 
     @work(thread=True, group="sync", exit_on_error=False)
     def _sync_worker(self, force: bool) -> None:
+        last = {"phase": "", "at": 0.0}
+
         def progress(p: SyncProgress) -> None:
+            # Throttle to ~20 messages a second (and every phase change): a 10,000-file sync must
+            # not flood the event loop with one message per file.
             now = time.monotonic()
-            if p.phase != getattr(self.sync_progress, "phase", None) or now - self._last_progress_post > 0.05:
-                self._last_progress_post = now
+            if p.phase != last["phase"] or now - last["at"] > 0.05 or p.phase == "done":
+                last["phase"], last["at"] = p.phase, now
                 self.post_message(SyncProgressed(p))
 
         try:
