@@ -54,6 +54,7 @@ def fts_tokenizer_name(settings: IndexSettings) -> str:
 def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None) -> dict[str, Any]:
     """What the index was built with; any difference from the stored one means a full rebuild."""
     scope = {
+        "workspace": str(settings.workspace),  # an index file reused for another workspace is rebuilt
         "extraPaths": sorted(p.strip() for p in settings.extra_paths if p.strip()),
         "followSymlinks": settings.follow_symlinks,
         "sessionsDir": str(settings.sessions_dir) if "sessions" in settings.sources else "",

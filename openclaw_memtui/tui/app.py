@@ -208,7 +208,7 @@ class MemtuiApp(App):
                 head.append(f"▲{move:<2} ", style="bold green")
             elif move < 0:
                 head.append(f"▼{-move:<2} ", style="bold red")
-            head.append(f"{r.score:.3f} ", style="bold yellow")
+            head.append(f"{r.score:.3f} ", style="bold")
             head.append(safe(f"{r.path}:{r.start_line}-{r.end_line}", False))
             age = "evergreen" if r.age_days is None else f"{r.age_days:.0f}d old"
             snippet = safe(" ".join(r.snippet.split()), False)
@@ -249,7 +249,7 @@ class MemtuiApp(App):
         body = Text(safe(result.snippet))
         terms = [t for t in query_tokens(self.pool.query if self.pool else "") if len(t) > 1]
         if terms:
-            body.highlight_words(terms, style="bold reverse", case_sensitive=False)
+            body.highlight_words(terms, style="bold underline", case_sensitive=False)
         text.append_text(body)
         preview.update(text)
         breakdown.update(breakdown_text(result, self.params, self.pool.mode if self.pool else "hybrid",

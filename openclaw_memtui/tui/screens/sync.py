@@ -38,6 +38,9 @@ class SyncScreen(Screen):
         label = self.query_one("#sync-phase", Static)
         if self.app.sync_running and p is not None:
             bar.update(total=max(1, p.total), progress=p.done)
+            self._ticks = getattr(self, "_ticks", 0) + 1
+            if self._ticks % 5 == 0:  # counts grow while vectors fill in
+                self.refresh_status()
             label.update(Text(f"Syncing — {p.phase} {p.done}/{p.total} {safe(p.path or p.message, False)}", style="bold"))
         else:
             bar.update(total=1, progress=1 if self.app.last_report else 0)

@@ -39,7 +39,7 @@ PRESET_LABELS = {"openclaw": "OpenClaw defaults", "keyword-heavy": "Keyword-heav
 
 class TuningPanel(VerticalScroll):
     DEFAULT_CSS = """
-    TuningPanel { width: 44; border-left: tall $primary; padding: 0 1; background: $panel; }
+    TuningPanel { width: 38; border-left: tall $primary; padding: 0 1; background: $panel; }
     TuningPanel .row { height: 1; margin-top: 1; }
     TuningPanel .row Label { width: 15; }
     TuningPanel .row Input { width: 9; height: 1; border: none; padding: 0 1; }
