@@ -27,6 +27,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--demo", action="store_true", help="use the bundled demo workspace")
     p.add_argument("--provider", choices=PROVIDER_CHOICES, help="embedding provider (default from config: auto)")
     p.add_argument("--model", help="embedding model for the provider")
+    p.add_argument("--agent", metavar="ID", help="use an OpenClaw agent's workspace, transcripts and memorySearch settings")
 
 
 def _ranking_flags(p: argparse.ArgumentParser) -> None:
@@ -43,7 +44,7 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fusion", choices=["openclaw", "normalized"], help="how the two legs are merged")
 
 
-COMMANDS = ("index", "status", "search", "eval")
+COMMANDS = ("index", "status", "search", "eval", "agents", "export-settings")
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
@@ -71,6 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="what the index holds and whether it is stale")
     _common(p)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--openclaw-index", nargs="?", const="", metavar="PATH",
+                   help="inspect OpenClaw's own index read-only (default: the agent's index path)")
+
+    p = sub.add_parser("agents", help="list the OpenClaw agents with their workspaces and index paths")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--config", metavar="FILE", help=argparse.SUPPRESS)
+
+    p = sub.add_parser("export-settings", help="print (or write) the memorySearch.query block for openclaw.json")
+    _common(p)
+    p.add_argument("--write", action="store_true", help="write it into OpenClaw's config (a backup is kept)")
+    p.add_argument("--openclaw-config", metavar="FILE", help="OpenClaw config to write (default: the discovered one)")
+    _ranking_flags(p)
 
     p = sub.add_parser("search", help="hybrid search, explained score by score")
     _common(p)
@@ -119,17 +132,44 @@ def resolve_workspace(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[Pa
     return demo_workspace(), "demo"
 
 
+def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """With --agent, the agent's workspace, transcripts and effective memorySearch override the config."""
+    agent_id = getattr(args, "agent", None)
+    if not agent_id:
+        return cfg, ""
+    from .config import ConfigError, validate
+    from .interop.agents import OpenClawError, deep_merge, find_agent, memtui_overrides
+
+    try:
+        agent = find_agent(agent_id)
+    except OpenClawError as exc:
+        raise UserError(str(exc)) from None
+    if not Path(agent.workspace).is_dir():
+        raise UserError(f"agent '{agent_id}' workspace {agent.workspace} does not exist")
+    overrides = memtui_overrides(agent.memory_search) | {"workspace": agent.workspace, "sessionsDir": agent.sessions_dir}
+    args.openclaw_agent = agent
+    try:
+        return validate(deep_merge(cfg, overrides), f"agent {agent_id}"), f"agent {agent_id}"
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+
+
 def open_index(args: argparse.Namespace, cfg: dict[str, Any]):
     from .config import index_settings
     from .engine.index import MemoryIndex
 
+    cfg, agent_origin = apply_agent(args, cfg)
+    if agent_origin:
+        args.workspace = cfg["workspace"]
     workspace, origin = resolve_workspace(args, cfg)
+    origin = agent_origin or origin
     settings = index_settings(cfg, workspace, Path(args.db) if args.db else None)
     provider = args.provider or cfg["provider"]
     model = args.model if args.model is not None else cfg["model"]
-    notices: list[str] = []
     index = MemoryIndex(settings, provider, model, cfg["remote"], notice=lambda m: print(f"memtui: {m}", file=sys.stderr))
     index.origin = origin  # type: ignore[attr-defined]
+    index.cfg = cfg  # type: ignore[attr-defined]  # effective config (with an agent's settings applied)
+    index.openclaw_agent = getattr(args, "openclaw_agent", None)  # type: ignore[attr-defined]
     return index
 
 
@@ -188,6 +228,8 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    if args.openclaw_index is not None:
+        return cmd_openclaw_index(args, cfg)
     index = open_index(args, cfg)
     status = index.status()
     if args.json:
@@ -212,6 +254,92 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     return 0
 
 
+def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .interop.agents import OpenClawError, find_agent
+    from .interop.inspect_index import inspect_openclaw_index
+    from .render import safe
+
+    agent = None
+    try:
+        if args.agent or not args.openclaw_index:
+            agent = find_agent(args.agent or _default_agent_id())
+        path = Path(args.openclaw_index).expanduser() if args.openclaw_index else Path(agent.index_path)
+        workspace = Path(agent.workspace) if agent else (Path(args.workspace).expanduser() if args.workspace else None)
+        sessions = Path(agent.sessions_dir) if agent else None
+        extra = list(agent.memory_search.get("extraPaths") or []) if agent else []
+        report = inspect_openclaw_index(path, workspace if workspace and workspace.is_dir() else None, sessions, extra)
+    except OpenClawError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return 0
+    meta = report["meta"]
+    print(f"OpenClaw index: {safe(report['index_path'])} (read-only)")
+    print(f"Model:          {meta.get('provider')} / {meta.get('model')} · chunks {meta.get('chunkTokens')}/{meta.get('chunkOverlap')}"
+          f" · dims {meta.get('vectorDims') or '-'} · tokenizer {meta.get('ftsTokenizer') or 'unicode61'}")
+    print(f"Indexed:        {report['files']} files · {report['chunks']} chunks")
+    for source, c in sorted(report["sources"].items()):
+        print(f"  {source:9} {c['files']} files · {c['chunks']} chunks")
+    if "stale" in report:
+        print(f"Stale:          {'yes' if report['stale'] else 'no'}")
+        for key, label in (("changed_since_indexed", "changed since indexed"), ("not_indexed", "on disk, never indexed"),
+                           ("indexed_but_missing", "indexed, no longer on disk")):
+            for item in report[key]:
+                print(f"  {label}: {safe(item)}")
+    return 0
+
+
+def _default_agent_id() -> str:
+    from .interop.agents import list_agents
+
+    agents, _ = list_agents()
+    return next((a.id for a in agents if a.default), agents[0].id)
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    from .interop.agents import OpenClawError, list_agents
+    from .paths import openclaw_state_dir
+    from .render import safe
+
+    try:
+        agents, path = list_agents()
+    except OpenClawError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print(json.dumps({"state_dir": str(openclaw_state_dir()), "config": str(path) if path else None,
+                          "agents": [a.to_dict() for a in agents]}, ensure_ascii=False, indent=2))
+        return 0
+    print(f"OpenClaw state: {openclaw_state_dir()} · config: {path or 'none found'}")
+    for a in agents:
+        print(f"{'*' if a.default else ' '} {safe(a.id)}")
+        print(f"    workspace  {safe(a.workspace)}{'' if Path(a.workspace).is_dir() else '  (missing)'}")
+        print(f"    sessions   {safe(a.sessions_dir)}")
+        print(f"    index      {safe(a.index_path)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
+    return 0
+
+
+def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .cli_search import params_from
+    from .config import get
+    from .interop.agents import OpenClawError, config_path
+    from .settings_io import openclaw_json, write_openclaw_query
+
+    cfg, _ = apply_agent(args, cfg)
+    params = params_from(args, cfg)
+    pool = get(cfg, "query.hybrid.candidatePool")
+    print(openclaw_json(params, pool))
+    if args.write:
+        target = Path(args.openclaw_config).expanduser() if args.openclaw_config else config_path()
+        if target is None:
+            raise UserError("no OpenClaw config found to write; pass --openclaw-config FILE")
+        try:
+            backup = write_openclaw_query(target, params, pool, args.agent)
+        except OpenClawError as exc:
+            raise UserError(str(exc)) from None
+        print(f"memtui: wrote memorySearch.query into {target} (backup: {backup.name})", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser() if argv and argv[0] in COMMANDS else build_tui_parser()
@@ -228,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_index(args, cfg)
         if command == "status":
             return cmd_status(args, cfg)
+        if command == "agents":
+            return cmd_agents(args)
+        if command == "export-settings":
+            return cmd_export_settings(args, cfg)
         if command == "search":
             from .cli_search import cmd_search
 

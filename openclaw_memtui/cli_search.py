@@ -46,6 +46,7 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         raise UserError("--max-results must be at least 1")
     started = time.perf_counter()
     index = open_index(args, cfg)
+    cfg = index.cfg
     params = params_from(args, cfg)
     pool = index.retrieve(args.query, **_retrieve_kwargs(cfg))
     t = time.perf_counter()
@@ -85,6 +86,7 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     index = open_index(args, cfg)
+    cfg = index.cfg
     if index.is_dirty() or index.is_empty():
         index.sync()
     params = params_from(args, cfg, eval_mode=True)

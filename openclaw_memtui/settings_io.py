@@ -56,3 +56,39 @@ def save_to_config(params: SearchParams, path: Path) -> Path | None:
     tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
     tmp.replace(path)
     return backup
+
+
+def write_openclaw_query(config_file: Path, params: SearchParams, pool_size: int = 100,
+                         agent_id: str | None = None) -> Path:
+    """Set `memorySearch.query` in openclaw.json (the defaults, or one agent's), nothing else.
+
+    Only plain JSON is rewritten: a JSON5 file with comments would lose them, so it is refused with
+    a message saying to paste the printed block instead. The original is copied to `*.bak-<time>`.
+    """
+    from .interop.agents import OpenClawError, deep_merge
+
+    try:
+        text = config_file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise OpenClawError(f"cannot read {config_file}: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise OpenClawError(f"{config_file} uses JSON5 (comments, trailing commas); memtui only rewrites plain JSON "
+                            "so nothing else changes — paste the printed block into it instead") from None
+    agents = data.setdefault("agents", {})
+    if agent_id is None:
+        holder = agents.setdefault("defaults", {})
+    else:
+        matches = [a for a in agents.get("list") or [] if isinstance(a, dict) and a.get("id") == agent_id]
+        if not matches:
+            raise OpenClawError(f"no agent '{agent_id}' in {config_file}")
+        holder = matches[0]
+    ms = holder.setdefault("memorySearch", {})
+    ms["query"] = deep_merge(ms.get("query") or {}, openclaw_query_block(params, pool_size))
+    backup = config_file.with_name(config_file.name + f".bak-{time.strftime('%Y%m%d-%H%M%S')}")
+    shutil.copy2(config_file, backup)
+    tmp = config_file.with_name(config_file.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(config_file)
+    return backup

@@ -21,6 +21,7 @@ def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .app import MemtuiApp
 
     index = open_index(args, cfg)
+    cfg = index.cfg
     now_ms = None
     if getattr(args, "now", None):
         from datetime import datetime, timezone

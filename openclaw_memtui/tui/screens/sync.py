@@ -46,6 +46,30 @@ class SyncScreen(Screen):
             bar.update(total=1, progress=1 if self.app.last_report else 0)
             label.update(Text("Idle — s: sync now, f: full rebuild", style="dim"))
 
+    def _openclaw_rows(self) -> list[tuple[str, str]]:
+        """With --agent: OpenClaw's own index for that agent, inspected read-only."""
+        agent = getattr(self.app.index, "openclaw_agent", None)
+        if agent is None:
+            return []
+        from pathlib import Path
+
+        from ...interop.agents import OpenClawError
+        from ...interop.inspect_index import inspect_openclaw_index
+
+        try:
+            r = inspect_openclaw_index(Path(agent.index_path), Path(agent.workspace), Path(agent.sessions_dir),
+                                       list(agent.memory_search.get("extraPaths") or []))
+        except OpenClawError as exc:
+            return [("OpenClaw index", str(exc))]
+        meta = r["meta"]
+        return [
+            ("OpenClaw index", f"{r['index_path']} (read-only)"),
+            ("  model", f"{meta.get('provider')} / {meta.get('model')} · dims {meta.get('vectorDims') or '-'}"),
+            ("  indexed", f"{r['files']} files · {r['chunks']} chunks"),
+            ("  stale", f"{len(r['changed_since_indexed'])} changed, {len(r['not_indexed'])} never indexed, "
+                        f"{len(r['indexed_but_missing'])} missing on disk"),
+        ]
+
     def refresh_status(self) -> None:
         status = self.app.index.status(check_dirty=False)
         rows = [
@@ -65,6 +89,7 @@ class SyncScreen(Screen):
             rows.append((f"  {source}", f"{c['files']} files · {c['chunks']} chunks · {c['embedded']} embedded"))
         if status.chunk_dates:
             rows.append(("Chunk dates", ", ".join(f"{k} {v}" for k, v in sorted(status.chunk_dates.items()))))
+        rows.extend(self._openclaw_rows())
         if status.skipped:
             rows.append(("Skipped", f"{len(status.skipped)} file(s)"))
             rows.extend(("", f"{item['path']}: {item['reason']}") for item in status.skipped)

@@ -1,0 +1,1 @@
+"""Working with a real OpenClaw installation: its agents, settings and its own index (read-only)."""

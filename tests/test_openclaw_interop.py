@@ -1,0 +1,225 @@
+"""A fake OpenClaw home: JSON5 config, two agents, transcripts of every kind, OpenClaw's own index."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3 as std_sqlite
+import subprocess
+import sys
+
+import pytest
+from conftest import env_for_subprocess, write
+
+from openclaw_memtui.engine.search.rank import SearchParams
+from openclaw_memtui.engine.sources import flatten_session, list_session_files
+from openclaw_memtui.interop.agents import OpenClawError, find_agent, list_agents, memtui_overrides
+from openclaw_memtui.interop.inspect_index import inspect_openclaw_index
+from openclaw_memtui.settings_io import openclaw_query_block, write_openclaw_query
+
+CONFIG = """
+// OpenClaw config written by hand: comments and trailing commas are allowed (JSON5)
+{
+  agents: {
+    defaults: {
+      workspace: "WS_ROOT",
+      memorySearch: {
+        extraPaths: ["../shared-notes"],
+        query: { maxResults: 4, minScore: 0.2, hybrid: { vectorWeight: 0.6, textWeight: 0.4, }, },
+        chunking: { tokens: 500, overlap: 100 },
+      },
+    },
+    list: [
+      { id: "main", default: true },
+      {
+        id: "research",
+        workspace: "RESEARCH_WS",
+        memorySearch: {
+          extraPaths: ["papers"],                 // concatenated with the defaults
+          query: { maxResults: 8, hybrid: { mmr: { enabled: true, lambda: 0.5 } } },
+          store: { path: "STATE/custom/{agentId}.sqlite" },
+        },
+      },
+    ],
+  },
+}
+"""
+
+OPENCLAW_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (path TEXT PRIMARY KEY, source TEXT NOT NULL DEFAULT 'memory', hash TEXT NOT NULL, mtime INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE chunks (id TEXT PRIMARY KEY, path TEXT NOT NULL, source TEXT NOT NULL DEFAULT 'memory', start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL, hash TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL, embedding TEXT NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE embedding_cache (provider TEXT NOT NULL, model TEXT NOT NULL, provider_key TEXT NOT NULL, hash TEXT NOT NULL,
+  embedding TEXT NOT NULL, dims INTEGER, updated_at INTEGER NOT NULL, PRIMARY KEY (provider, model, provider_key, hash));
+"""
+
+
+def jl(*records):
+    return "\n".join(json.dumps(r) for r in records) + "\n"
+
+
+@pytest.fixture
+def openclaw_home(tmp_path, monkeypatch):
+    state = tmp_path / "state"
+    ws_root = tmp_path / "workspaces" / "main"
+    research = tmp_path / "workspaces" / "research"
+    config = CONFIG.replace("WS_ROOT", str(ws_root)).replace("RESEARCH_WS", str(research)).replace("STATE", str(state))
+    write(state / "openclaw.json", config)
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    write(ws_root / "MEMORY.md", "# Main memory\nThe main agent remembers the deploy checklist.\n")
+    write(ws_root / "memory" / "2026-11-01.md", "# Day\nOriginal text.\n")
+    write(ws_root / "memory" / "2026-11-02.md", "# Day two\nNew note never indexed.\n")
+    write(research / "MEMORY.md", "# Research memory\nPapers about retrieval.\n")
+    write(research / "papers" / "bm25.md", "# BM25\nOkapi ranking.\n")
+    sessions = state / "agents" / "main" / "sessions"
+    write(sessions / "abc.jsonl", jl(
+        {"type": "session", "version": 3, "id": "abc", "timestamp": "2026-11-01T10:00:00Z", "cwd": "/tmp"},
+        {"type": "message", "id": "1", "timestamp": "2026-11-01T10:00:01Z", "message": {"role": "user", "content": "Plain string question about zebras"}},
+        {"type": "message", "id": "2", "message": {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "secret chain of thought"}, {"type": "text", "text": "Zebras have stripes."},
+            {"type": "toolCall", "id": "t1", "name": "search", "arguments": {"q": "zebra"}}, {"type": "image", "data": "…"}]}},
+        {"type": "message", "id": "3", "message": {"role": "toolResult", "content": [{"type": "text", "text": "TOOL OUTPUT"}]}},
+        {"type": "custom", "customType": "model-snapshot", "data": {}},
+        {"type": "custom_message", "content": "injected context"},
+        {"type": "compaction", "summary": "COMPACTED SUMMARY", "firstKeptEntryId": "2", "tokensBefore": 100},
+        {"type": "branch_summary", "summary": "BRANCH SUMMARY"},
+        {"type": "message", "id": "4", "message": {"role": "user", "content": "my token is ghp_abcdefghijklmnopqrstuvwxyz0123"}},
+    ))
+    write(sessions / "old.jsonl.reset.2026-10-01T00-00-00.000Z", jl({"type": "message", "message": {"role": "user", "content": "reset archive"}}))
+    write(sessions / "gone.jsonl.deleted.2026-10-02T00-00-00.000Z", jl({"type": "message", "message": {"role": "user", "content": "deleted archive"}}))
+    write(sessions / "abc.jsonl.bak.2026-10-03T00-00-00.000Z", "backup")
+    write(sessions / "sessions.json", "{}")
+    return {"state": state, "main_ws": ws_root, "research_ws": research, "sessions": sessions}
+
+
+def build_openclaw_index(home) -> str:
+    path = home["state"] / "memory" / "main.sqlite"
+    path.parent.mkdir(parents=True)
+    conn = std_sqlite.connect(path)
+    conn.executescript(OPENCLAW_SCHEMA)
+    meta = {"model": "text-embedding-3-small", "provider": "openai", "providerKey": "k", "sources": ["memory", "sessions"],
+            "scopeHash": "s", "chunkTokens": 400, "chunkOverlap": 80, "ftsTokenizer": "unicode61", "vectorDims": 1536}
+    conn.execute("INSERT INTO meta VALUES (?, ?)", ("memory_index_meta_v1", json.dumps(meta)))
+    ws = home["main_ws"]
+    mem = (ws / "MEMORY.md").read_text()
+    st = os.stat(ws / "MEMORY.md")
+    rows = [
+        ("MEMORY.md", "memory", hashlib.sha256(mem.encode()).hexdigest(), st.st_mtime_ns / 1e6, st.st_size),
+        ("memory/2026-11-01.md", "memory", hashlib.sha256(b"# Day\nOld text before an edit.\n").hexdigest(), 1, 10),
+        ("memory/2025-01-01.md", "memory", "deadbeef", 1, 10),
+    ]
+    s = os.stat(home["sessions"] / "abc.jsonl")
+    rows.append(("sessions/abc.jsonl", "sessions", "whatever", s.st_mtime_ns / 1e6, s.st_size))
+    conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", rows)
+    for i, (p, src, *_r) in enumerate(rows):
+        conn.execute("INSERT INTO chunks VALUES (?, ?, ?, 1, 2, 'h', 'text-embedding-3-small', 'text', '[0.1,0.2]', 0)", (f"c{i}", p, src))
+    conn.commit()
+    conn.close()
+    return str(path)
+
+
+def test_discovery_and_effective_settings(openclaw_home):
+    agents, path = list_agents()
+    assert path == openclaw_home["state"] / "openclaw.json"
+    by_id = {a.id: a for a in agents}
+    main, research = by_id["main"], by_id["research"]
+    assert main.default and main.workspace == str(openclaw_home["main_ws"])
+    assert main.sessions_dir == str(openclaw_home["state"] / "agents" / "main" / "sessions")
+    assert main.index_path == str(openclaw_home["state"] / "memory" / "main.sqlite")
+    assert research.workspace == str(openclaw_home["research_ws"])
+    assert research.index_path == str(openclaw_home["state"] / "custom" / "research.sqlite")
+    ms = research.memory_search
+    assert ms["extraPaths"] == ["../shared-notes", "papers"]
+    assert ms["query"]["maxResults"] == 8 and ms["query"]["minScore"] == 0.2
+    assert ms["query"]["hybrid"] == {"vectorWeight": 0.6, "textWeight": 0.4, "mmr": {"enabled": True, "lambda": 0.5}}
+    assert ms["chunking"] == {"tokens": 500, "overlap": 100}
+    over = memtui_overrides(ms)
+    assert over["query"]["hybrid"]["mmr"] == {"enabled": True, "lambda": 0.5} and over["chunking"]["tokens"] == 500
+    with pytest.raises(OpenClawError, match="no OpenClaw agent 'nope'.*known agents: main, research"):
+        find_agent("nope")
+
+
+def test_transcripts_as_openclaw_writes_them(openclaw_home):
+    names = [f.path for f in list_session_files(openclaw_home["sessions"])]
+    assert names == ["sessions/abc.jsonl", "sessions/gone.jsonl.deleted.2026-10-02T00-00-00.000Z",
+                     "sessions/old.jsonl.reset.2026-10-01T00-00-00.000Z"]
+    flat = flatten_session((openclaw_home["sessions"] / "abc.jsonl").read_text())
+    lines = flat.content.split("\n")
+    assert lines[0] == "User: Plain string question about zebras" and lines[1] == "Assistant: Zebras have stripes."
+    for hidden in ("TOOL OUTPUT", "secret chain", "COMPACTED", "BRANCH", "injected context", "ghp_abcdefghijklmnopqrstuvwxyz0123"):
+        assert hidden not in flat.content
+    assert flat.line_map == [2, 3, 9]
+
+
+def test_stale_report_leaves_the_index_untouched(openclaw_home):
+    path = build_openclaw_index(openclaw_home)
+    before = (open(path, "rb").read(), os.stat(path).st_mtime_ns)
+    main = find_agent("main")
+    report = inspect_openclaw_index(type(openclaw_home["state"])(path), openclaw_home["main_ws"],
+                                    openclaw_home["sessions"], main.memory_search.get("extraPaths"))
+    assert report["meta"]["model"] == "text-embedding-3-small" and report["meta"]["vectorDims"] == 1536
+    assert report["sources"]["memory"] == {"files": 3, "chunks": 3} and report["files"] == 4
+    assert report["changed_since_indexed"] == ["memory/2026-11-01.md"]
+    assert "memory/2026-11-02.md" in report["not_indexed"] and "sessions/old.jsonl.reset.2026-10-01T00-00-00.000Z" in report["not_indexed"]
+    assert report["indexed_but_missing"] == ["memory/2025-01-01.md"] and report["stale"]
+    assert (open(path, "rb").read(), os.stat(path).st_mtime_ns) == before
+    assert not os.path.exists(path + "-wal") and not os.path.exists(path + "-journal")
+
+
+def test_cli_agents_and_openclaw_index(openclaw_home):
+    build_openclaw_index(openclaw_home)
+    env = env_for_subprocess() | {"OPENCLAW_STATE_DIR": str(openclaw_home["state"])}
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "agents", "--json"], capture_output=True, text=True, env=env)
+    assert [a["id"] for a in json.loads(out.stdout)["agents"]] == ["main", "research"]
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "status", "--agent", "main", "--openclaw-index", "--json"],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["indexed_but_missing"] == ["memory/2025-01-01.md"]
+    garbage = write(openclaw_home["state"] / "garbage.sqlite", "not sqlite")
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "status", "--openclaw-index", str(garbage)],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and "not an SQLite database" in out.stderr and "Traceback" not in out.stderr
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "search", "deploy checklist", "--agent", "main",
+                          "--provider", "none", "--json"], capture_output=True, text=True, env=env)
+    data = json.loads(out.stdout)
+    assert data["results"][0]["path"] == "MEMORY.md" and data["params"]["max_results"] == 4
+
+
+def test_export_writes_exactly_the_query_keys(tmp_path):
+    cfg = write(tmp_path / "openclaw.json", json.dumps({"gateway": {"port": 1}, "agents": {"defaults": {"memorySearch": {
+        "provider": "openai", "query": {"hybrid": {"enabled": True}}}}}}, indent=2))
+    params = SearchParams(vector_weight=0.6, text_weight=0.2, mmr=True, mmr_lambda=0.55, decay=True, half_life_days=14.7,
+                          min_score=0.25, max_results=5)
+    backup = write_openclaw_query(cfg, params, pool_size=100)
+    data = json.loads(cfg.read_text())
+    query = data["agents"]["defaults"]["memorySearch"]["query"]
+    assert query == {"maxResults": 5, "minScore": 0.25, "hybrid": {
+        "enabled": True, "vectorWeight": 0.75, "textWeight": 0.25, "candidateMultiplier": 20,
+        "mmr": {"enabled": True, "lambda": 0.55}, "temporalDecay": {"enabled": True, "halfLifeDays": 14}}}
+    assert data["gateway"] == {"port": 1} and data["agents"]["defaults"]["memorySearch"]["provider"] == "openai"
+    assert json.loads(backup.read_text())["agents"]["defaults"]["memorySearch"]["query"] == {"hybrid": {"enabled": True}}
+    assert set(openclaw_query_block(params)) == {"maxResults", "minScore", "hybrid"}
+    json5_cfg = write(tmp_path / "commented.json", "// keep me\n{agents: {}}\n")
+    with pytest.raises(OpenClawError, match="JSON5"):
+        write_openclaw_query(json5_cfg, params)
+    assert json5_cfg.read_text() == "// keep me\n{agents: {}}\n"
+
+
+async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
+    import argparse
+
+    from openclaw_memtui.cli import build_parser, load_cfg, open_index
+    from openclaw_memtui.tui.app import MemtuiApp
+    from textual.widgets import Static
+
+    build_openclaw_index(openclaw_home)
+    args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
+    index = open_index(args, load_cfg(args))
+    app = MemtuiApp(index, index.cfg, origin=index.origin, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause(0.3)
+        text = str(app.screen.query_one("#sync-status", Static).render())
+        assert "OpenClaw index" in text and "1 changed" in text and "text-embedding-3-small" in text
