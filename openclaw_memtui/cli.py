@@ -42,6 +42,8 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-decay", dest="decay", action="store_false")
     p.add_argument("--half-life-days", type=float, metavar="X")
     p.add_argument("--fusion", choices=["openclaw", "normalized"], help="how the two legs are merged")
+    p.add_argument("--time", dest="time_mode", choices=["boost", "filter", "off"],
+                   help="what a time expression in the query does (default from config: boost)")
 
 
 COMMANDS = ("index", "status", "search", "eval", "agents", "export-settings")
@@ -89,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("query")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
     _ranking_flags(p)
 
     p = sub.add_parser("eval", help="run judged queries and print recall/MRR/nDCG")

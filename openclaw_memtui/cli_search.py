@@ -30,12 +30,28 @@ def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool =
         half_life_days=pick("half_life_days", "query.hybrid.temporalDecay.halfLifeDays"),
         min_score=(args.min_score if args.min_score is not None else (0.0 if eval_mode else get(cfg, "query.minScore"))),
         max_results=(args.max_results if args.max_results is not None else (10 if eval_mode else get(cfg, "query.maxResults"))),
+        time_mode=pick("time_mode", "query.time.mode"),
+        time_boost=get(cfg, "query.time.boost"),
+        time_floor=get(cfg, "query.time.floor"),
     )
 
 
-def _retrieve_kwargs(cfg: dict[str, Any]) -> dict[str, Any]:
+def parse_now(value: str | None) -> float | None:
+    if not value:
+        return None
+    from datetime import datetime, timezone
+
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UserError(f"--now {value!r} is not an ISO date like 2026-11-30T12:00:00Z") from None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp() * 1000
+
+
+def _retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
     return {"pool_size": get(cfg, "query.hybrid.candidatePool"),
-            "keyword_mode": "and-or" if get(cfg, "query.keyword.orFallback") else "and"}
+            "keyword_mode": "and-or" if get(cfg, "query.keyword.orFallback") else "and",
+            "time_aware": params is None or params.time_mode != "off"}
 
 
 def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
@@ -48,17 +64,21 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     index = open_index(args, cfg)
     cfg = index.cfg
     params = params_from(args, cfg)
-    pool = index.retrieve(args.query, **_retrieve_kwargs(cfg))
+    pool = index.retrieve(args.query, now_ms=parse_now(args.now), **_retrieve_kwargs(cfg, params))
     t = time.perf_counter()
     results = rank(pool, params)
     timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)
     if args.json:
-        print(json.dumps({"query": pool.query, "mode": pool.mode, "warnings": pool.warnings,
+        window = pool.time_window.to_dict() if pool.time_window is not None else None
+        print(json.dumps({"query": pool.query, "mode": pool.mode, "warnings": pool.warnings, "time_window": window,
                           "params": params.to_dict(), "results": [r.to_dict() for r in results],
                           "timings_ms": {k: round(v, 3) for k, v in timings.items()}}, ensure_ascii=False, indent=2))
         return 0
     for warning in pool.warnings:
         print(f"memtui: {safe(warning)}", file=sys.stderr)
+    if pool.time_window is not None:
+        w = pool.time_window.to_dict()
+        print(f"time window: {safe(w['text'])} → {w['start']} … {w['end']} ({params.time_mode})\n")
     if not results:
         print("No matches.")
         return 0
@@ -67,7 +87,8 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         vec = "-" if r.vector_score is None else f"{r.vector_score:.3f}"
         moved = f" (was #{r.rank_before_mmr})" if r.rank_before_mmr != r.rank else ""
         print(f"#{r.rank}{moved}  {r.score:.3f}  {safe(r.path)}:{r.start_line}-{r.end_line}  [{r.source}, {age}]")
-        print(f"    vector {vec} · text {r.text_score:.3f} · hybrid {r.hybrid_score:.3f} · decay {r.decay:.3f}")
+        timing = f" · time {r.time_factor:.2f}" if pool.time_window is not None else ""
+        print(f"    vector {vec} · text {r.text_score:.3f} · hybrid {r.hybrid_score:.3f} · decay {r.decay:.3f}{timing}")
         snippet = safe(r.snippet, keep_newlines=False)
         print(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
         print()
@@ -90,21 +111,13 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if index.is_dirty() or index.is_empty():
         index.sync()
     params = params_from(args, cfg, eval_mode=True)
-    now_ms = None
-    if args.now:
-        from datetime import datetime, timezone
-
-        try:
-            dt = datetime.fromisoformat(args.now.replace("Z", "+00:00"))
-        except ValueError:
-            raise UserError(f"--now {args.now!r} is not an ISO date like 2026-11-30T12:00:00Z") from None
-        now_ms = (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp() * 1000
+    now_ms = parse_now(args.now)
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     scored = []
     started = time.perf_counter()
     try:
         for q in queries:
-            pool = index.retrieve(q["question"], now_ms=now_ms, **_retrieve_kwargs(cfg))
+            pool = index.retrieve(q["question"], now_ms=now_ms, **_retrieve_kwargs(cfg, params))
             hits = [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in rank(pool, params)]
             if out:
                 out.write(json.dumps({"qid": q["qid"], "hits": hits}, ensure_ascii=False) + "\n")

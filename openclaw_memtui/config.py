@@ -47,6 +47,8 @@ DEFAULTS: dict[str, Any] = {
         "maxResults": 6,
         "minScore": 0.35,
         "keyword": {"orFallback": True, "cjk": "bigram"},
+        # a time expression in the query ("last week", "上周") sets a window: boost | filter | off
+        "time": {"mode": "boost", "boost": 0.25, "floor": 0.25},
         "hybrid": {
             "enabled": True,
             "fusion": "openclaw",
@@ -69,6 +71,7 @@ CHOICES = {
     "query.keyword.cjk": ("bigram", "none"),
     "query.hybrid.fusion": ("openclaw", "normalized"),
     "store.vector.backend": ("auto", "numpy", "sqlite-vec"),
+    "query.time.mode": ("boost", "filter", "off"),
 }
 
 

@@ -201,3 +201,17 @@ async def test_untrusted_text_is_shown_literally_and_odd_queries_are_harmless(tm
         app.query_one("#query").value = "x" * 10_000
         await pilot.pause(0.8)
         assert app.is_running and not [t for s, t in app.toasts if s == "error"]
+
+
+async def test_time_window_shown_and_cleared(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await type_query(pilot, app, "auth last week")
+        assert app.pool.time_window is not None
+        assert "last week" in str(app.query_one("#info", Static).render())
+        assert "time" in str(app.query_one("#breakdown", Static).render())
+        await pilot.press("f3")
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.time_window is None)
+        assert all(r.time_factor == 1.0 for r in app.results)

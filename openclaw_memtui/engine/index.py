@@ -177,13 +177,13 @@ class MemoryIndex:
         return (self._epoch, int(row[0]) if row else 0)  # type: ignore[return-value]
 
     def retrieve(self, query: str, pool_size: int = 100, keyword_mode: str = "and-or", now_ms: float | None = None,
-                 use_vectors: bool = True):
+                 use_vectors: bool = True, time_aware: bool = True):
         """Run both legs once; bootstrap-sync first if the index has never been filled."""
         from .search.engine import retrieve
 
         if self.is_empty() and not self.syncing:
             self.sync()
-        return retrieve(self, query, pool_size, keyword_mode, now_ms, use_vectors)
+        return retrieve(self, query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
 
     def search(self, query: str, params=None, **kwargs):
         from .search.rank import SearchParams, rank

@@ -45,6 +45,7 @@ class MemtuiApp(App):
         Binding("ctrl+g", "cancel_sync", "Cancel sync", id="cancel_sync"),
         Binding("f2", "sync_screen", "Status", id="sync_screen"),
         Binding("ctrl+l", "focus_query", "Query", id="focus_query"),
+        Binding("f3", "clear_time_window", "Ignore time", id="clear_time_window"),  # ctrl+w is Input's delete-word
         Binding("slash", "focus_query", show=False, id="focus_query_slash"),
         Binding("ctrl+e", "export_settings", "Export", show=False, id="export_settings"),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
@@ -70,6 +71,7 @@ class MemtuiApp(App):
         self.results: list[Result] = []
         self.moves: dict[str, int | None] = {}
         self.search_generation = 0
+        self.time_disabled_query: str | None = None  # ctrl+w: ignore the time words of this query
         self.searches_started = 0
         self.rerank_ms = 0.0
         self.sync_running = False
@@ -157,12 +159,14 @@ class MemtuiApp(App):
             self._fill_results()
             return
         self.searches_started += 1
-        self._search_worker(query, self.search_generation)
+        time_aware = query.strip() != self.time_disabled_query
+        self._search_worker(query, self.search_generation, time_aware)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search_worker(self, query: str, generation: int) -> None:
+    def _search_worker(self, query: str, generation: int, time_aware: bool = True) -> None:
         try:
-            pool = self.index.retrieve(query, pool_size=self.pool_size, keyword_mode=self.keyword_mode, now_ms=self.now_ms())
+            pool = self.index.retrieve(query, pool_size=self.pool_size, keyword_mode=self.keyword_mode, now_ms=self.now_ms(),
+                                       time_aware=time_aware)
         except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
             self.post_message(SearchFailed(generation, describe(exc)))
             return
@@ -253,7 +257,7 @@ class MemtuiApp(App):
         text.append_text(body)
         preview.update(text)
         breakdown.update(breakdown_text(result, self.params, self.pool.mode if self.pool else "hybrid",
-                                        breakdown.content_region.width or 70))
+                                        breakdown.content_region.width or 70, self.pool.time_window if self.pool else None))
 
     @on(OptionList.OptionSelected, "#results")
     def _open_file(self, event: OptionList.OptionSelected) -> None:
@@ -269,6 +273,9 @@ class MemtuiApp(App):
 
     def _update_info(self) -> None:
         parts = []
+        if self.pool is not None and self.pool.time_window is not None:
+            w = self.pool.time_window.to_dict()
+            parts.append(f"time window “{w['text']}” {w['start']} → {w['end']} ({self.params.time_mode}; f3 ignores it)")
         if self.pool is not None:
             mode = {"hybrid": "hybrid", "keyword": "keywords only", "vector": "vectors only"}[self.pool.mode]
             parts.append(f"{len(self.results)} of {len(self.pool.candidates)} candidates · {mode}")
@@ -292,6 +299,14 @@ class MemtuiApp(App):
             panel.query_one("Slider").focus()
         else:
             self.query_one("#query", Input).focus()
+
+    def action_clear_time_window(self) -> None:
+        if self.pool is None or self.pool.time_window is None:
+            self.notify("This query has no time window", markup=False, timeout=2)
+            return
+        self.time_disabled_query = self.query_one("#query", Input).value.strip()
+        self.notify(f"Ignoring “{safe(self.pool.time_window.text, False)}” for this query", markup=False, timeout=3)
+        self.start_search()
 
     def apply_preset(self, name: str) -> None:
         self.query_one("#tuning", TuningPanel).apply(PRESETS[name])

@@ -13,7 +13,8 @@ def params_from_config(cfg: dict[str, Any]):
     q, h = cfg["query"], cfg["query"]["hybrid"]
     return SearchParams(vector_weight=h["vectorWeight"], text_weight=h["textWeight"], fusion=h["fusion"],
                         mmr=h["mmr"]["enabled"], mmr_lambda=h["mmr"]["lambda"], decay=h["temporalDecay"]["enabled"],
-                        half_life_days=h["temporalDecay"]["halfLifeDays"], min_score=q["minScore"], max_results=q["maxResults"])
+                        half_life_days=h["temporalDecay"]["halfLifeDays"], min_score=q["minScore"], max_results=q["maxResults"],
+                        time_mode=q["time"]["mode"], time_boost=q["time"]["boost"], time_floor=q["time"]["floor"])
 
 
 def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:

@@ -13,18 +13,26 @@ import numpy as np
 from ..embeddings.base import EmbeddingError
 from .keyword import keyword_search
 from .rank import Candidate, Pool
+from .timewindow import detect_time_window
 from .vector import VectorSearcher
 
 MAX_QUERY_CHARS = 2000  # longer input is cut: FTS and embedding models gain nothing from more
 
 
 def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-or",
-             now_ms: float | None = None, use_vectors: bool = True) -> Pool:
+             now_ms: float | None = None, use_vectors: bool = True, time_aware: bool = True) -> Pool:
     now_ms = now_ms if now_ms is not None else time.time() * 1000
     query = " ".join(query.split())[:MAX_QUERY_CHARS]
-    pool = Pool(query=query, candidates=[], now_ms=now_ms, mode="keyword")
+    pool = Pool(query=query, candidates=[], now_ms=now_ms, mode="keyword", leg_query=query)
     if not query:
         return pool
+    if time_aware:
+        t = time.perf_counter()
+        pool.time_window, stripped = detect_time_window(query, now_ms)
+        pool.timings_ms["time"] = (time.perf_counter() - t) * 1000
+        if pool.time_window is not None and any(ch.isalnum() for ch in stripped):
+            pool.leg_query = stripped  # "last week" must not match text that merely says "week"
+    query = pool.leg_query
     conn = index.reader()
     sources = index.settings.sources
     cjk = index.settings.cjk_segmentation == "bigram"
@@ -61,8 +69,15 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
         else:
             pool.warnings.append("keyword-only: no chunk has a vector yet (run a sync)")
 
+    dated: list[int] = []
+    if pool.time_window is not None:  # the date leg: chunks from the window, even without a word in common
+        w = pool.time_window
+        marks = ",".join("?" * len(sources))
+        dated = [r[0] for r in conn.execute(
+            f"SELECT rowid FROM chunks WHERE ts >= ? AND ts < ? AND source IN ({marks}) ORDER BY ts DESC LIMIT ?",
+            (w.start_ms, w.end_ms, *sources, pool_size))]
     t = time.perf_counter()
-    rowids = list(dict.fromkeys([rid for rid, _ in vector_hits] + [h.rowid for h in hits]))
+    rowids = list(dict.fromkeys([rid for rid, _ in vector_hits] + [h.rowid for h in hits] + dated))
     rows = {}
     for start in range(0, len(rowids), 500):
         part = rowids[start : start + 500]

@@ -28,6 +28,9 @@ class SearchParams:
     min_score: float = 0.35
     max_results: int = 6
     keyword_rescue: bool = True  # keyword hits fill spare slots below minScore (OpenClaw #25183/#92524)
+    time_mode: str = "boost"  # a time window in the query: "boost" in-window chunks, "filter" the rest out, or "off"
+    time_boost: float = 0.25  # in-window factor is 1 + time_boost; evergreen chunks stay at 1
+    time_floor: float = 0.25  # the least an out-of-window dated chunk is multiplied by
 
     def weights(self) -> tuple[float, float]:
         v = min(1.0, max(0.0, self.vector_weight))
@@ -65,6 +68,8 @@ class Pool:
     timings_ms: dict[str, float] = field(default_factory=dict)
     keyword_form: str = "none"
     vector_path: str = ""
+    time_window: Any = None  # timewindow.TimeWindow when the query names a time
+    leg_query: str = ""  # the query the legs ran on (time words removed)
     _jaccard: np.ndarray | None = None
 
     def jaccard(self) -> np.ndarray:
@@ -159,6 +164,23 @@ def mmr_order(scores: list[float], jaccard: np.ndarray, lam: float) -> list[int]
     return order
 
 
+def time_factor(window, ts_ms: float | None, params: SearchParams) -> float | None:
+    """1 + boost inside the window, smoothly less outside (half per half-window), 1 for evergreen.
+
+    None means "filtered out" (time_mode "filter" and the chunk is dated outside the window).
+    """
+    if window is None or params.time_mode == "off" or ts_ms is None:
+        return 1.0
+    distance = window.distance_days(ts_ms)
+    peak = 1.0 + max(0.0, params.time_boost)
+    if distance == 0:
+        return peak
+    if params.time_mode == "filter":
+        return None
+    half = max(2.0, window.days / 2)
+    return max(params.time_floor, peak * 0.5 ** (distance / half))
+
+
 def _normalized(values: list[float | None]) -> list[float]:
     present = [v for v in values if v is not None]
     if not present:
@@ -192,8 +214,9 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
         age = None if c.ts_ms is None else max(0.0, pool.now_ms - c.ts_ms) / DAY_MS
         ages.append(age)
         decays.append(decay_multiplier(age, params.half_life_days) if params.decay and age is not None else 1.0)
-    scores = [h * d for h, d in zip(hybrid, decays)]
-    order = sorted(range(len(cands)), key=lambda i: -scores[i])  # stable: ties keep pool order
+    times = [time_factor(pool.time_window, c.ts_ms, params) for c in cands]
+    scores = [h * d * (t or 0.0) for h, d, t in zip(hybrid, decays, times)]
+    order = sorted((i for i in range(len(cands)) if times[i] is not None), key=lambda i: -scores[i])  # stable
     before = {idx: pos + 1 for pos, idx in enumerate(order)}
     if params.mmr:
         jac = pool.jaccard()[np.ix_(order, order)]
@@ -215,6 +238,6 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
         results.append(Result(
             path=c.path, start_line=c.start_line, end_line=c.end_line, source=c.source, snippet=snippet_of(c.text),
             score=scores[i], vector_score=c.vector_score, text_score=c.text_score, hybrid_score=hybrid[i],
-            decay=decays[i], age_days=ages[i], rank_before_mmr=before[i], rank=pos, id=c.id,
+            decay=decays[i], age_days=ages[i], rank_before_mmr=before[i], rank=pos, id=c.id, time_factor=times[i] or 0.0,
         ))
     return results

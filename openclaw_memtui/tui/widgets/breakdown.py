@@ -22,7 +22,7 @@ def _bar(label: str, value: float | None, scale: float = 1.0, note: str = "", wi
     return line
 
 
-def breakdown_text(result: Result, params: SearchParams, mode: str, width: int = 70) -> Text:
+def breakdown_text(result: Result, params: SearchParams, mode: str, width: int = 70, window=None) -> Text:
     """`width` is the pane's inner width: bars shrink so each row stays on one line."""
     bar_width = max(6, min(24, width - 36))
     vw, tw = params.weights()
@@ -36,8 +36,10 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     age = "evergreen, never decays" if result.age_days is None else f"{result.age_days:.1f} days old"
     state = f"half-life {params.half_life_days:g}d" if params.decay else "decay off"
     lines.append(_bar("decay", result.decay, width=bar_width, note=f"{age}; {state}"))
-    if result.time_factor != 1.0:
-        lines.append(_bar("time", result.time_factor, width=bar_width, scale=max(1.0, result.time_factor), note="query time window"))
+    if window is not None:
+        w = window.to_dict()
+        note = ("inside" if result.time_factor > 1 else "evergreen" if result.age_days is None else "outside") + f" “{w['text']}”"
+        lines.append(_bar("time", result.time_factor, width=bar_width, scale=max(1.0, result.time_factor), note=note))
     lines.append(_bar("final", result.score, width=bar_width))
     rank = Text(f"{'MMR rank':<10}", style="bold")
     rank.append(f"#{result.rank}")

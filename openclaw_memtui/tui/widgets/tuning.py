@@ -74,6 +74,8 @@ class TuningPanel(VerticalScroll):
         with Horizontal(classes="toggle"):
             yield Label("decay")
             yield Switch(self.params.decay, id="sw-decay")
+        yield Select([("time words boost", "boost"), ("time words filter", "filter"), ("time words ignored", "off")],
+                     value=self.params.time_mode, id="time-mode", allow_blank=False)
         yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True)
         with Horizontal(classes="buttons"):
             yield Button("Reset", id="reset")
@@ -98,6 +100,7 @@ class TuningPanel(VerticalScroll):
                 self.query_one(f"#in-{field}", Input).value = self._fmt(field, value)
             self.query_one("#sw-mmr", Switch).value = params.mmr
             self.query_one("#sw-decay", Switch).value = params.decay
+            self.query_one("#time-mode", Select).value = params.time_mode
         finally:
             self._syncing = False
         self._publish(params)
@@ -147,6 +150,10 @@ class TuningPanel(VerticalScroll):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        if event.select.id == "time-mode":
+            if not self._syncing and isinstance(event.value, str) and event.value != self.params.time_mode:
+                self._publish(replace(self.params, time_mode=event.value))
+            return
         if isinstance(event.value, str) and event.value in PRESETS:
             self.apply(PRESETS[event.value])
 

@@ -1,0 +1,170 @@
+"""Time expressions in a query ("last week", "in March", "上周", "2026-11-02") → a date window.
+
+`dateparser` finds and anchors the expression in English or Chinese relative to an injected "now";
+this module only decides the window's size from the words matched (a day, an ISO week, a month, a
+year, a season) and strips the expression from the query so "last week" does not match text that
+merely says "week". A cheap regex guards the import: queries without time-like words never load
+dateparser (it costs ~0.13 s to import).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+          "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_HINT = re.compile(
+    rf"(?i)\b(yesterday|today|ago|last|past|previous|this|since|week|weeks|month|months|year|years|weekend|"
+    rf"spring|summer|autumn|fall|winter|{MONTHS}|{WEEKDAYS}|\d{{4}}-\d{{1,2}}-\d{{1,2}}|(19|20)\d\d)\b"
+    r"|昨天|前天|今天|上周|本周|这周|上个?星期|上个?礼拜|上个?月|这个月|本月|今年|去年|前年|[一二三四五六七八九十\d]+月|\d+天前|[春夏秋冬]天"
+)
+_WEEK = re.compile(r"(?i)week|周|星期|礼拜")
+_MONTH = re.compile(rf"(?i)month|月|\b({MONTHS})\b")
+_YEAR = re.compile(r"(?i)year|年|^\s*(19|20)\d\d\s*$")
+_DAY_IN_MONTH = re.compile(r"(?i)\b\d{1,2}(st|nd|rd|th)?\b|[日号]")
+_SEASON = re.compile(r"(?i)\b(?:(last|this|previous)\s+)?(spring|summer|autumn|fall|winter)\b|(去年|今年)?([春夏秋冬])天")
+_SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12, "春": 3, "夏": 6, "秋": 9, "冬": 12}
+_LEAD_IN = re.compile(r"(?i)\b(in|on|during|from|since|at|of)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    start_ms: float
+    end_ms: float  # exclusive
+    text: str  # the words that set the window
+    granularity: str  # day | week | month | year | season | since
+
+    def to_dict(self) -> dict:
+        iso = lambda ms: datetime.fromtimestamp(ms / 1000, tz=timezone.utc).date().isoformat()
+        return {"start": iso(self.start_ms), "end": iso(self.end_ms - 1), "text": self.text, "granularity": self.granularity}
+
+    def distance_days(self, ts_ms: float) -> float:
+        if ts_ms < self.start_ms:
+            return (self.start_ms - ts_ms) / 86_400_000
+        if ts_ms >= self.end_ms:
+            return (ts_ms - self.end_ms) / 86_400_000
+        return 0.0
+
+    @property
+    def days(self) -> float:
+        return (self.end_ms - self.start_ms) / 86_400_000
+
+
+def _ms(dt: datetime) -> float:
+    return dt.replace(tzinfo=timezone.utc).timestamp() * 1000
+
+
+def _month_start(dt: datetime) -> datetime:
+    return datetime(dt.year, dt.month, 1)
+
+
+def _add_months(dt: datetime, months: int) -> datetime:
+    y, m = divmod(dt.month - 1 + months, 12)
+    return datetime(dt.year + y, m + 1, 1)
+
+
+def _window(anchor: datetime, granularity: str) -> tuple[datetime, datetime]:
+    day = datetime(anchor.year, anchor.month, anchor.day)
+    if granularity == "week":
+        start = day - timedelta(days=day.weekday())  # ISO weeks start on Monday
+        return start, start + timedelta(days=7)
+    if granularity == "month":
+        start = _month_start(day)
+        return start, _add_months(start, 1)
+    if granularity == "year":
+        return datetime(day.year, 1, 1), datetime(day.year + 1, 1, 1)
+    return day, day + timedelta(days=1)
+
+
+def _granularity(text: str) -> str:
+    if _WEEK.search(text):
+        return "week"
+    if _MONTH.search(text):
+        return "day" if _DAY_IN_MONTH.search(re.sub(r"\b(19|20)\d\d\b", "", text)) and "月" not in text or re.search(r"月\d+[日号]|月[一二三四五六七八九十]+[日号]", text) else "month"
+    if _YEAR.search(text):
+        return "year"
+    return "day"
+
+
+def _season(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
+    m = _SEASON.search(query)
+    if not m:
+        return None
+    word = (m.group(2) or m.group(4)).lower()
+    which = (m.group(1) or m.group(3) or "").lower()
+    first = _SEASON_MONTHS[word]
+    # the most recent season of that name that has started (winter spans the new year)
+    year = now.year if now.month >= first else now.year - 1
+    if which in ("last", "previous") or which == "去年":
+        start = datetime(year, first, 1)
+        if _add_months(start, 3) > now or which == "去年":  # still running, or "last year's": take the one before
+            year -= 1
+    start = datetime(year, first, 1)
+    end = _add_months(start, 3)
+    tomorrow = datetime(now.year, now.month, now.day) + timedelta(days=1)
+    return TimeWindow(_ms(start), _ms(min(end, tomorrow)), m.group(0), "season"), m.group(0)
+
+
+def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, str]:
+    """Returns (window or None, the query with the time expression removed)."""
+    if not _HINT.search(query):
+        return None, query
+    now = datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc).replace(tzinfo=None)
+    season = _season(query, now)
+    if season:
+        window, text = season
+        return window, _strip(query, text)
+    try:
+        from dateparser.search import search_dates
+    except ImportError:  # pragma: no cover - dependency missing: behave as before
+        return None, query
+    settings = {"RELATIVE_BASE": now, "PREFER_DATES_FROM": "past", "RETURN_AS_TIMEZONE_AWARE": False}
+    try:
+        found = search_dates(query, languages=["en", "zh"], settings=settings) or []
+    except Exception:
+        return None, query
+    tomorrow = datetime(now.year, now.month, now.day) + timedelta(days=1)
+    for text, anchor in found:
+        text = _trim(text)
+        if not text or not _HINT.search(text):
+            continue  # dateparser also reads "we" alone as a date; keep real time words only
+        if re.fullmatch(r"(?i)(may|march)", text) and not _AMBIGUOUS_MONTH_OK.search(query):
+            continue  # modal "may" / verb "march" is not a month without a preposition or a number
+        granularity = _granularity(text)
+        start, end = _window(anchor, granularity)
+        before = query[: query.find(text)]
+        if re.search(r"(?i)\bsince\s*$|自从\s*$|从\s*$", before):
+            start, end, granularity = start, max(end, tomorrow), "since"
+            text = before[before.lower().rfind("since") :] + text if "since" in before.lower() else text
+        end = min(end, max(tomorrow, start + timedelta(days=1)))  # "this week" ends with today
+        return TimeWindow(_ms(start), _ms(end), text.strip(), granularity), _strip(query, text)
+    return None, query
+
+
+_AMBIGUOUS_MONTH_OK = re.compile(r"(?i)\b(in|since|during|of|last|this|early|late|mid|until)\s+(may|march)\b"
+                                 r"|\b(may|march)\s+\d|\d\s+(may|march)\b")
+_TIMEISH_TOKEN = re.compile(rf"(?i)^(\d+(st|nd|rd|th)?|{MONTHS}|{WEEKDAYS}|yesterday|today|ago|last|past|previous|this|"
+                            r"week|weeks|month|months|year|years|weekend|one|two|three|four|five|six|seven|eight|nine|ten|a|"
+                            r"\d{4}-\d{1,2}-\d{1,2}|[^\x00-\x7f]+)$")
+
+
+def _trim(text: str) -> str:
+    """Drop words dateparser swallowed at either end ("On 3 March 2026 we" → "3 March 2026")."""
+    words = text.split()
+    while words and not _TIMEISH_TOKEN.match(words[0].strip(",.")):
+        words.pop(0)
+    while words and not _TIMEISH_TOKEN.match(words[-1].strip(",.")):
+        words.pop()
+    return " ".join(words)
+
+
+def _strip(query: str, text: str) -> str:
+    idx = query.find(text)
+    if idx < 0:
+        return query
+    head = _LEAD_IN.sub("", query[:idx])
+    stripped = " ".join((head + " " + query[idx + len(text) :]).split())
+    return stripped
