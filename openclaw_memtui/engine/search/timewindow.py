@@ -19,7 +19,7 @@ WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _HINT = re.compile(
     rf"(?i)\b(yesterday|today|ago|last|past|previous|this|since|week|weeks|month|months|year|years|weekend|"
     rf"spring|summer|autumn|fall|winter|{MONTHS}|{WEEKDAYS}|\d{{4}}-\d{{1,2}}-\d{{1,2}}|(19|20)\d\d)\b"
-    r"|昨天|前天|今天|上周|本周|这周|上个?星期|上个?礼拜|上个?月|这个月|本月|今年|去年|前年|[一二三四五六七八九十\d]+月|\d+天前|[春夏秋冬]天"
+    r"|昨天|前天|今天|上周|本周|这周|上个?星期|上个?礼拜|上个?月|这个月|本月|今年|去年|前年|[一二三四五六七八九十\d]+月|[一二三四五六七八九十两\d]+(天|周|个星期|个月|年)前|[春夏秋冬]天"
 )
 _WEEK = re.compile(r"(?i)week|周|星期|礼拜")
 _MONTH = re.compile(rf"(?i)month|月|\b({MONTHS})\b")
@@ -122,6 +122,7 @@ def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, st
     except ImportError:  # pragma: no cover - dependency missing: behave as before
         return None, query
     settings = {"RELATIVE_BASE": now, "PREFER_DATES_FROM": "past", "RETURN_AS_TIMEZONE_AWARE": False}
+    query = _arabic_numerals(query)  # dateparser reads 3周前 but not 三周前
     try:
         found = search_dates(query, languages=["en", "zh"], settings=settings) or []
     except Exception:
@@ -148,7 +149,24 @@ _AMBIGUOUS_MONTH_OK = re.compile(r"(?i)\b(in|since|during|of|last|this|early|lat
                                  r"|\b(may|march)\s+\d|\d\s+(may|march)\b")
 _TIMEISH_TOKEN = re.compile(rf"(?i)^(\d+(st|nd|rd|th)?|{MONTHS}|{WEEKDAYS}|yesterday|today|ago|last|past|previous|this|"
                             r"week|weeks|month|months|year|years|weekend|one|two|three|four|five|six|seven|eight|nine|ten|a|"
-                            r"\d{4}-\d{1,2}-\d{1,2}|[^\x00-\x7f]+)$")
+                            r"\d{4}-\d{1,2}-\d{1,2}|.*[^\x00-\x7f].*)$")
+
+
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_ZH_COUNT = re.compile(r"([一二两三四五六七八九十]{1,3})(?=(天|周|个星期|星期|个月|年)前)")
+
+
+def _zh_number(text: str) -> int:
+    if text.startswith("十"):
+        return 10 + (_ZH_DIGITS.get(text[1:], 0) if len(text) > 1 else 0)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return _ZH_DIGITS[tens] * 10 + (_ZH_DIGITS[ones] if ones else 0)
+    return _ZH_DIGITS[text]
+
+
+def _arabic_numerals(query: str) -> str:
+    return _ZH_COUNT.sub(lambda m: str(_zh_number(m.group(1))), query)
 
 
 def _trim(text: str) -> str:
