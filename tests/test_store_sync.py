@@ -196,3 +196,55 @@ def test_backend_detection_reports_binding():
     backend = detect_backend()
     assert backend.can_load_extensions
     assert backend.vector_available and backend.vec_version.startswith("v")
+
+
+def test_second_process_searches_while_first_rebuilds(tmp_path, make_settings):
+    ws = tmp_path / "big"
+    for i in range(600):
+        write(ws / "memory" / f"note-{i:04d}.md", f"# Note {i}\nkeyword{i} text\n")
+    db = tmp_path / "live.sqlite"
+    first = fts_index(make_settings(ws, db=db))
+    first.sync()
+    script = textwrap.dedent(f"""
+        import time
+        from dataclasses import replace
+        from pathlib import Path
+        from openclaw_memtui.config import index_settings, validate
+        from openclaw_memtui.engine.index import MemoryIndex
+        settings = replace(index_settings(validate({{}}), Path({str(ws)!r}), Path({str(db)!r})), chunk_tokens=100)
+        index = MemoryIndex(settings, provider_name="none")
+        def progress(p):
+            if p.phase == "index" and p.done == 300:
+                print("MIDWAY", flush=True)
+                time.sleep(60)
+        index.sync(progress=progress)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, env=env_for_subprocess(), text=True)
+    try:
+        assert proc.stdout.readline().strip() == "MIDWAY"
+        temp = list(tmp_path.glob("live.sqlite.tmp-*"))
+        out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "search", "keyword42", "--workspace", str(ws),
+                              "--db", str(db), "--provider", "none", "--json"], capture_output=True, text=True,
+                             env=env_for_subprocess(), timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert '"memory/note-0042.md"' in out.stdout
+        assert temp and all(t.exists() for t in temp), "the other process's half-built index must survive"
+        other = fts_index(make_settings(ws, db=db))
+        assert other.sync(wait=False) is None  # never a competing rebuild
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_long_lived_index_follows_a_file_swapped_by_another_process(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Memory\nalpha\n")
+    db = tmp_path / "shared.sqlite"
+    app_side = fts_index(make_settings(ws, db=db))
+    app_side.sync()
+    assert app_side.retrieve("alpha").candidates
+    write(ws / "MEMORY.md", "# Memory\nbravo\n")
+    cli_side = fts_index(make_settings(ws, db=db))
+    assert cli_side.sync(force=True).full_rebuild  # swaps a new file in under the app's feet
+    assert app_side.retrieve("bravo").candidates  # the reader notices the new file
+    assert app_side.sync().files_indexed == 0  # and the writer too: nothing left to do

@@ -15,7 +15,7 @@ from ..config import IndexSettings
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport
-from .store import Store
+from .store import Store, SyncLock
 from .sync import CancelFlag, Syncer, list_sources
 
 
@@ -59,27 +59,50 @@ class MemoryIndex:
     def reader(self):
         """A read connection for the calling thread (WAL lets it read while a sync writes)."""
         conn = getattr(self._local, "conn", None)
-        if conn is None or getattr(self._local, "epoch", -1) != self._epoch:
+        inode = self._file_inode()
+        if conn is None or getattr(self._local, "epoch", -1) != self._epoch or getattr(self._local, "inode", None) != inode:
             if conn is not None:
                 conn.close()
             conn = self.store._connect(self.store.path, readonly=True)
-            self._local.conn, self._local.epoch = conn, self._epoch
+            self._local.conn, self._local.epoch, self._local.inode = conn, self._epoch, inode
         return conn
 
     # -- sync -----------------------------------------------------------------------------------
     def sync(self, force: bool = False, progress: Callable[[SyncProgress], None] | None = None,
-             cancel: CancelFlag | None = None, embed: bool = True) -> SyncReport:
+             cancel: CancelFlag | None = None, embed: bool = True, wait: bool = True) -> SyncReport | None:
+        """Sync the workspace. With wait=False, returns None at once if another process is syncing."""
         with self._sync_lock:
-            before = self.store.path.stat().st_ino if self.store.path.exists() else None
-            report = Syncer(self.store, self.settings, self.provider, progress, cancel).run(force=force, embed=embed)
-            if report.embed_error:
-                self.provider_error = report.embed_error
-            elif self._provider is not None and not report.cancelled:
-                self.provider_error = ""
-            after = self.store.path.stat().st_ino if self.store.path.exists() else None
-            if before != after or report.full_rebuild:
-                self._epoch += 1
-            return report
+            lock = SyncLock(self.store.path)
+            if not lock.acquire(wait=False):
+                if not wait:
+                    return None
+                if progress:
+                    progress(SyncProgress("scan", 0, 0, "", "waiting for another memtui to finish syncing"))
+                lock.acquire(wait=True)
+            try:
+                return self._sync_locked(force, progress, cancel, embed)
+            finally:
+                lock.release()
+
+    def _sync_locked(self, force, progress, cancel, embed) -> SyncReport:
+        if self._file_inode() != self.store.inode:  # another process swapped in a rebuilt file
+            self.store.reopen()
+            self._epoch += 1
+        before = self.store.inode
+        report = Syncer(self.store, self.settings, self.provider, progress, cancel).run(force=force, embed=embed)
+        if report.embed_error:
+            self.provider_error = report.embed_error
+        elif self._provider is not None and not report.cancelled:
+            self.provider_error = ""
+        if before != self.store.inode or report.full_rebuild:
+            self._epoch += 1
+        return report
+
+    def _file_inode(self) -> int | None:
+        try:
+            return self.store.path.stat().st_ino
+        except OSError:
+            return None
 
     @property
     def syncing(self) -> bool:
@@ -182,7 +205,7 @@ class MemoryIndex:
         from .search.engine import retrieve
 
         if self.is_empty() and not self.syncing:
-            self.sync()
+            self.sync(wait=False)  # another process may be building it: search what is there
         return retrieve(self, query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
 
     def search(self, query: str, params=None, **kwargs):

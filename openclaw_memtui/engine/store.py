@@ -81,6 +81,41 @@ def detect_backend() -> Backend:
     return fallback
 
 
+class SyncLock:
+    """A cross-process lock beside the index file: one sync (and one temp-file cleanup) at a time.
+
+    A second memtui (the CLI while the app syncs) must neither start a competing rebuild nor delete
+    the other's half-built file. POSIX `flock`; where it does not exist the lock is a no-op.
+    """
+
+    def __init__(self, db_path: Path) -> None:
+        self.path = Path(f"{db_path}.lock")
+        self._fh = None
+
+    def acquire(self, wait: bool = True) -> bool:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            return True
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "a+")
+        try:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            self._fh.close()
+            self._fh = None
+            return False
+        return True
+
+    def release(self) -> None:
+        if self._fh is not None:
+            import fcntl
+
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+            self._fh = None
+
+
 class InvalidIndex(Exception):
     """The file at the index path is not a memtui index we can trust."""
 
@@ -180,7 +215,22 @@ class Store:
                 aside = move_aside(self.path, str(exc))
                 self.notice(f"index {self.path} was not trusted: {exc}; moved it to {aside} and rebuilding from the workspace")
         self.conn = self._connect(self.path, readonly)
+        self.inode = self._stat_inode()
         if not readonly:
+            self.ensure_schema()
+
+    def _stat_inode(self) -> int | None:
+        try:
+            return self.path.stat().st_ino
+        except OSError:
+            return None
+
+    def reopen(self) -> None:
+        """Follow the file at our path after another process replaced it."""
+        self.close()
+        self.conn = self._connect(self.path, self.readonly)
+        self.inode = self._stat_inode()
+        if not self.readonly:
             self.ensure_schema()
 
     # -- connections -------------------------------------------------------------------------
@@ -212,7 +262,16 @@ class Store:
             self.set_meta(SCHEMA_KEY, str(SCHEMA_VERSION))
 
     def _cleanup_temp_files(self) -> None:
-        """Remove half-built rebuilds left by a process that died mid-way."""
+        """Remove half-built rebuilds left by a process that died mid-way (never another's live one)."""
+        lock = SyncLock(self.path)
+        if not lock.acquire(wait=False):
+            return  # another process is syncing: its temp file is in use
+        try:
+            self._remove_temp_files()
+        finally:
+            lock.release()
+
+    def _remove_temp_files(self) -> None:
         for leftover in self.path.parent.glob(self.path.name + ".tmp-*"):
             try:
                 leftover.unlink()
@@ -310,6 +369,7 @@ class Store:
             except FileNotFoundError:
                 pass
         self.conn = self._connect(self.path, False)
+        self.inode = self._stat_inode()
         self.ensure_schema()
 
 
@@ -322,5 +382,6 @@ def open_temp_beside(live: Store) -> Store:
     store.notice = live.notice
     store.vec_loaded = False
     store.conn = store._connect(tmp, False)
+    store.inode = store._stat_inode()
     store.ensure_schema()
     return store
