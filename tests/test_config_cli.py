@@ -82,3 +82,16 @@ def test_engine_never_imports_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_for_subprocess())
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
+    from openclaw_memtui.engine.search.rank import SearchParams
+    from openclaw_memtui.settings_io import save_to_config
+
+    cfg = write(tmp_path / "config.toml", 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n')
+    backup = save_to_config(SearchParams(vector_weight=0.4, text_weight=0.6, mmr=True, max_results=9), cfg)
+    loaded, _ = load_config(cfg)
+    assert loaded["workspace"] == "/notes" and loaded["tui"]["theme"] == "phosphor"
+    assert loaded["query"]["maxResults"] == 9 and loaded["query"]["hybrid"]["mmr"]["enabled"] is True
+    assert loaded["query"]["hybrid"]["vectorWeight"] == 0.4
+    assert backup.read_text() == 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n'

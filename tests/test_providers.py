@@ -206,44 +206,64 @@ def test_auto_prefers_a_present_key_else_local(monkeypatch):
         make_provider("openai")
 
 
-def test_sync_degrades_and_keeps_partial_progress(tmp_path, make_settings, monkeypatch):
+@pytest.fixture
+def openai_api(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
     api = FakeAPI("openai")
-    try:
-        ws = tmp_path / "ws"
-        for i in range(10):
-            write(ws / "memory" / f"n{i}.md", f"note number {i} about topic {i}\n")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
-        remote = {"baseUrl": api.url, "maxRetries": 0, "timeoutSeconds": 2.0}
-        index = MemoryIndex(make_settings(ws), provider_name="openai", remote=remote)
-        index.provider.sync_batch_items = 2  # five batches; the third fails
-        api.script = [(None, {}, None, 0), (None, {}, None, 0), (400, {}, {"error": "bad input"}, 0)]
-        report = index.sync()
-        assert "HTTP 400" in report.embed_error
-        status = index.status()
-        assert status.embedded == 4 and status.chunks == 10 and "HTTP 400" in status.provider_error
-        pool = index.retrieve("note number 7")
-        assert pool.candidates  # keyword search works throughout
-        before = len(api.requests)
-        report = index.sync()
-        assert report.chunks_embedded == 6 and report.embed_error == ""
-        assert len(api.requests) - before == 3  # only the 6 missing chunks were sent
-        assert index.status().embedded == 10 and index.status().provider_error == ""
-    finally:
-        api.close()
+    yield api
+    api.close()
 
 
-def test_embedding_cache_survives_rebuild(tmp_path, make_settings, monkeypatch):
-    api = FakeAPI("openai")
-    try:
-        ws = tmp_path / "ws"
-        for i in range(5):
-            write(ws / "memory" / f"n{i}.md", f"note {i}\n")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
-        remote = {"baseUrl": api.url}
-        MemoryIndex(make_settings(ws), provider_name="openai", remote=remote).sync()
-        sent = len(api.requests)
-        index = MemoryIndex(make_settings(ws, chunk_tokens=300), provider_name="openai", remote=remote)
-        report = index.sync()
-        assert report.full_rebuild and report.embed_cache_hits == 5 and len(api.requests) == sent
-    finally:
-        api.close()
+def notes(ws, n, template):
+    for i in range(n):
+        write(ws / "memory" / f"n{i}.md", template.format(i=i))
+    return ws
+
+
+def test_sync_degrades_and_keeps_partial_progress(tmp_path, make_settings, openai_api):
+    api = openai_api
+    ws = notes(tmp_path / "ws", 10, "note number {i} about topic {i}\n")
+    remote = {"baseUrl": api.url, "maxRetries": 0, "timeoutSeconds": 2.0}
+    index = MemoryIndex(make_settings(ws), provider_name="openai", remote=remote)
+    index.provider.sync_batch_items = 2  # five batches; the third fails
+    api.script = [(None, {}, None, 0), (None, {}, None, 0), (400, {}, {"error": "bad input"}, 0)]
+    report = index.sync()
+    assert "HTTP 400" in report.embed_error
+    status = index.status()
+    assert status.embedded == 4 and status.chunks == 10 and "HTTP 400" in status.provider_error
+    pool = index.retrieve("note number 7")
+    assert pool.candidates  # keyword search works throughout
+    before = len(api.requests)
+    report = index.sync()
+    assert report.chunks_embedded == 6 and report.embed_error == ""
+    assert len(api.requests) - before == 3  # only the 6 missing chunks were sent
+    assert index.status().embedded == 10 and index.status().provider_error == ""
+
+
+def test_embedding_cache_survives_rebuild(tmp_path, make_settings, openai_api):
+    api = openai_api
+    ws = notes(tmp_path / "ws", 5, "note {i}\n")
+    remote = {"baseUrl": api.url}
+    MemoryIndex(make_settings(ws), provider_name="openai", remote=remote).sync()
+    sent = len(api.requests)
+    index = MemoryIndex(make_settings(ws, chunk_tokens=300), provider_name="openai", remote=remote)
+    report = index.sync()
+    assert report.full_rebuild and report.embed_cache_hits == 5 and len(api.requests) == sent
+
+
+def test_embedding_cache_is_pruned_least_recently_used_first(tmp_path, make_settings, openai_api):
+    import time as _time
+
+    from openclaw_memtui.engine.textutil import sha256_hex
+
+    ws = notes(tmp_path / "ws", 3, "old note {i}\n")
+    index = MemoryIndex(make_settings(ws, cache_max_entries=4), provider_name="openai", remote={"baseUrl": openai_api.url})
+    index.sync()
+    _time.sleep(0.01)
+    for i in range(3):
+        write(ws / "memory" / f"new{i}.md", f"new note {i}\n")
+    index.sync()
+    cached = {h for (h,) in index.store.conn.execute("SELECT hash FROM embedding_cache")}
+    assert len(cached) == 4
+    assert {sha256_hex(f"new note {i}\n") for i in range(3)} <= cached  # the newest survive
+    assert index.status().embedded == 6  # pruning the cache never drops a chunk's own vector

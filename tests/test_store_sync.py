@@ -159,7 +159,7 @@ def test_cancel_keeps_index_consistent(tmp_path, make_settings):
     assert index.reader().execute("SELECT count(*) FROM chunks WHERE text LIKE '%changed words%'").fetchone()[0] == 450
 
 
-def test_killed_rebuild_leaves_old_index_usable(tmp_path, make_settings):
+def _indexed_big_workspace(tmp_path, make_settings):
     ws = tmp_path / "big"
     for i in range(600):
         write(ws / "memory" / f"note-{i:04d}.md", f"# Note {i}\nkeyword{i} text\n")
@@ -167,8 +167,13 @@ def test_killed_rebuild_leaves_old_index_usable(tmp_path, make_settings):
     index = fts_index(make_settings(ws, db=db))
     index.sync()
     index.close()
+    return ws, db
+
+
+def _rebuild_paused_midway(ws, db) -> subprocess.Popen:
+    """A real process that starts a full rebuild (chunking changed) and stops half-way through it."""
     script = textwrap.dedent(f"""
-        import sys, time
+        import time
         from dataclasses import replace
         from pathlib import Path
         from openclaw_memtui.config import index_settings, validate
@@ -183,6 +188,12 @@ def test_killed_rebuild_leaves_old_index_usable(tmp_path, make_settings):
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, env=env_for_subprocess(), text=True)
     assert proc.stdout.readline().strip() == "MIDWAY"
+    return proc
+
+
+def test_killed_rebuild_leaves_old_index_usable(tmp_path, make_settings):
+    ws, db = _indexed_big_workspace(tmp_path, make_settings)
+    proc = _rebuild_paused_midway(ws, db)
     assert list(tmp_path.glob("live.sqlite.tmp-*")), "the rebuild should be happening beside the live file"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -199,29 +210,9 @@ def test_backend_detection_reports_binding():
 
 
 def test_second_process_searches_while_first_rebuilds(tmp_path, make_settings):
-    ws = tmp_path / "big"
-    for i in range(600):
-        write(ws / "memory" / f"note-{i:04d}.md", f"# Note {i}\nkeyword{i} text\n")
-    db = tmp_path / "live.sqlite"
-    first = fts_index(make_settings(ws, db=db))
-    first.sync()
-    script = textwrap.dedent(f"""
-        import time
-        from dataclasses import replace
-        from pathlib import Path
-        from openclaw_memtui.config import index_settings, validate
-        from openclaw_memtui.engine.index import MemoryIndex
-        settings = replace(index_settings(validate({{}}), Path({str(ws)!r}), Path({str(db)!r})), chunk_tokens=100)
-        index = MemoryIndex(settings, provider_name="none")
-        def progress(p):
-            if p.phase == "index" and p.done == 300:
-                print("MIDWAY", flush=True)
-                time.sleep(60)
-        index.sync(progress=progress)
-    """)
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, env=env_for_subprocess(), text=True)
+    ws, db = _indexed_big_workspace(tmp_path, make_settings)
+    proc = _rebuild_paused_midway(ws, db)
     try:
-        assert proc.stdout.readline().strip() == "MIDWAY"
         temp = list(tmp_path.glob("live.sqlite.tmp-*"))
         out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "search", "keyword42", "--workspace", str(ws),
                               "--db", str(db), "--provider", "none", "--json"], capture_output=True, text=True,

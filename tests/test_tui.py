@@ -215,3 +215,14 @@ async def test_time_window_shown_and_cleared(tmp_path):
         await pilot.press("f3")
         assert await wait_for(pilot, lambda: app.pool is not None and app.pool.time_window is None)
         assert all(r.time_factor == 1.0 for r in app.results)
+
+
+async def test_empty_workspace_is_calm(tmp_path):
+    ws = tmp_path / "empty"
+    ws.mkdir()
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
+        await type_query(pilot, app, "anything", expect_results=False)
+        assert "No matches" in str(app.query_one("#preview", Static).render())
+        assert not [t for s, t in app.toasts if s == "error"]
