@@ -120,7 +120,11 @@ class MemtuiApp(App):
         self.query_one("#query", Input).focus()
         if self.initial_query:
             self.query_one("#query", Input).value = self.initial_query
-        needs_sync = self.index.is_empty() or self.index.is_dirty()
+        try:
+            needs_sync = self.index.is_empty() or self.index.is_dirty()
+        except Exception as exc:  # a locked or unreadable index: say so, let a sync try to repair it
+            self.notify(f"Index check failed: {safe(describe(exc), False)}", severity="error", markup=False)
+            needs_sync = True
         if needs_sync:
             self.action_sync()
         elif self.initial_query:
