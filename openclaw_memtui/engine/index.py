@@ -195,9 +195,10 @@ class MemoryIndex:
             self._counts = cached = (key, (embedded, total))
         return cached[1]
 
-    def store_generation(self) -> int:
+    def store_generation(self) -> tuple[int, int]:
+        """Changes whenever vectors or chunks change, or the file is swapped: a cache key."""
         row = self.reader().execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return (self._epoch, int(row[0]) if row else 0)  # type: ignore[return-value]
+        return (self._epoch, int(row[0]) if row else 0)
 
     def retrieve(self, query: str, pool_size: int = 100, keyword_mode: str = "and-or", now_ms: float | None = None,
                  use_vectors: bool = True, time_aware: bool = True):

@@ -200,13 +200,14 @@ class Store:
     """A connection to one index file with the memtui schema in place."""
 
     def __init__(self, path: Path, *, readonly: bool = False, notice: Callable[[str], None] | None = None,
-                 create: bool = True) -> None:
+                 fresh: bool = False) -> None:
+        """`fresh` opens a new file we just named (a rebuild's temp file): nothing to validate or clean."""
         self.path = Path(path)
         self.backend = detect_backend()
         self.readonly = readonly
         self.notice = notice or (lambda _msg: None)
         self.vec_loaded = False
-        if not readonly:
+        if not readonly and not fresh:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._cleanup_temp_files()
             try:
@@ -374,14 +375,4 @@ class Store:
 
 
 def open_temp_beside(live: Store) -> Store:
-    tmp = live.temp_path()
-    store = Store.__new__(Store)
-    store.path = tmp
-    store.backend = live.backend
-    store.readonly = False
-    store.notice = live.notice
-    store.vec_loaded = False
-    store.conn = store._connect(tmp, False)
-    store.inode = store._stat_inode()
-    store.ensure_schema()
-    return store
+    return Store(live.temp_path(), notice=live.notice, fresh=True)

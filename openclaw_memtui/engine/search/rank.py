@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..textutil import utf16_prefix
+
 DAY_MS = 86_400_000.0
 SNIPPET_MAX_CHARS = 700
 
@@ -106,8 +108,6 @@ class Result:
 
 
 def snippet_of(text: str) -> str:
-    from ..textutil import utf16_prefix
-
     return utf16_prefix(text, SNIPPET_MAX_CHARS)
 
 

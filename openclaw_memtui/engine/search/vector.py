@@ -29,10 +29,10 @@ class VectorSearcher:
             return "sqlite-vec"
         return "numpy" if count * dims * 4 <= self.budget_bytes else "sqlite-vec"
 
-    def _load_matrix(self, conn, generation: int, model: str) -> tuple[np.ndarray, np.ndarray]:
-        key = (generation, model, id(conn))
+    def _load_matrix(self, conn, generation: tuple[int, int], model: str) -> tuple[np.ndarray, np.ndarray]:
+        key = (generation, model)
         with self._lock:
-            if self._key != key[:2] or self._matrix is None:
+            if self._key != key or self._matrix is None:
                 rows = conn.execute(
                     "SELECT rowid, embedding FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,)
                 ).fetchall()
@@ -43,10 +43,10 @@ class VectorSearcher:
                     rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
                 else:
                     matrix, rowids = np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64)
-                self._matrix, self._rowids, self._key = matrix, rowids, key[:2]
+                self._matrix, self._rowids, self._key = matrix, rowids, key
             return self._rowids, self._matrix  # type: ignore[return-value]
 
-    def search(self, conn, query_vec: np.ndarray, k: int, *, generation: int, model: str, vec_loaded: bool,
+    def search(self, conn, query_vec: np.ndarray, k: int, *, generation: tuple[int, int], model: str, vec_loaded: bool,
                sources: tuple[str, ...], count: int) -> list[tuple[int, float]]:
         """Top-k (chunk rowid, cosine similarity), best first."""
         if k <= 0 or not np.any(query_vec):

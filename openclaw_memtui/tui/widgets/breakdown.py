@@ -7,15 +7,14 @@ from rich.text import Text
 from ...engine.search.rank import Result, SearchParams
 
 def _bar(label: str, value: float | None, scale: float = 1.0, note: str = "", width: int = 24) -> Text:
-    BAR = width
     line = Text(f"{label:<10}", style="bold")
     if value is None:
-        line.append("·" * BAR, style="dim")
+        line.append("·" * width, style="dim")
         line.append("   —  ")
     else:
-        filled = max(0, min(BAR, round(BAR * value / scale))) if scale else 0
+        filled = max(0, min(width, round(width * value / scale))) if scale else 0
         line.append("█" * filled, style="green" if value >= 0 else "red")
-        line.append("░" * (BAR - filled), style="dim")
+        line.append("░" * (width - filled), style="dim")
         line.append(f" {value:6.3f}")
     if note:
         line.append(f"  {note}", style="italic")
