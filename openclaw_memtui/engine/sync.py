@@ -233,7 +233,8 @@ class Syncer:
         try:
             for done, sf in enumerate(files, 1):
                 self._check_cancel()  # the handler below commits the whole files written so far
-                time.sleep(0)  # hand the GIL over: a UI thread stays responsive during a long sync
+                if done % 64 == 0:
+                    time.sleep(0)  # hand the GIL over now and then: a UI thread stays responsive
                 if done % FILES_PER_TRANSACTION == 0:
                     conn.execute("COMMIT")
                     conn.execute("BEGIN")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -13,6 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -32,6 +36,32 @@ from .widgets.breakdown import breakdown_text
 from .widgets.tuning import PRESETS, PRESET_LABELS, TuningPanel
 
 SEARCH_DEBOUNCE_S = 0.25
+
+
+def _lower_this_thread_priority() -> None:
+    """Let the UI thread win the CPU over a sync (and the model threads it starts) on busy cores.
+
+    On Linux `setpriority` with a thread id renices just that thread; threads it creates (the
+    embedding model's OpenMP pool) inherit it. Elsewhere this is a no-op.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass
+
+
+def _skip_when_torn_down(method):
+    """Worker messages can arrive while the app shuts down, after its widgets are gone."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except NoMatches:  # the main screen's widgets are gone: nothing left to update
+            self.log.warning(f"{method.__name__}: widgets gone, message dropped")
+            return None
+
+    return wrapper
 
 
 class MemtuiApp(App):
@@ -102,6 +132,9 @@ class MemtuiApp(App):
         yield Footer()
 
     def on_mount(self) -> None:
+        # Sync and search run in threads; a shorter GIL switch interval (default 5 ms) hands the
+        # event loop its turn sooner, so typing stays smooth while a long sync runs.
+        sys.setswitchinterval(0.001)
         themes, errors = discover_themes(self.theme_dirs)
         for theme in themes:
             self.register_theme(theme)
@@ -176,6 +209,7 @@ class MemtuiApp(App):
             return
         self.post_message(SearchDone(generation, pool))
 
+    @_skip_when_torn_down
     def on_search_done(self, message: SearchDone) -> None:
         if message.generation != self.search_generation:
             return  # a newer query is on its way; drop this stale answer
@@ -199,6 +233,7 @@ class MemtuiApp(App):
         self._fill_results()
         self.rerank_ms = (time.perf_counter() - started) * 1000
 
+    @_skip_when_torn_down
     def _fill_results(self) -> None:
         listing = self.query_one("#results", OptionList)
         highlighted = listing.highlighted
@@ -243,6 +278,7 @@ class MemtuiApp(App):
         idx = self.query_one("#results", OptionList).highlighted
         return self.results[idx] if idx is not None and 0 <= idx < len(self.results) else None
 
+    @_skip_when_torn_down
     def _show_selected(self) -> None:
         result = self.selected()
         preview = self.query_one("#preview", Static)
@@ -275,6 +311,7 @@ class MemtuiApp(App):
             path = (settings.workspace / result.path).resolve()
         self.push_screen(FileScreen(path, result.path, result.start_line, result.end_line))
 
+    @_skip_when_torn_down
     def _update_info(self) -> None:
         parts = []
         if self.pool is not None and self.pool.time_window is not None:
@@ -363,6 +400,7 @@ class MemtuiApp(App):
 
     @work(thread=True, group="sync", exit_on_error=False)
     def _sync_worker(self, force: bool) -> None:
+        _lower_this_thread_priority()
         last = {"phase": "", "at": 0.0}
 
         def progress(p: SyncProgress) -> None:
@@ -380,6 +418,7 @@ class MemtuiApp(App):
             return
         self.post_message(SyncFinished(report))
 
+    @_skip_when_torn_down
     def on_sync_progressed(self, message: SyncProgressed) -> None:
         first_embed = message.progress.phase == "embed" and getattr(self.sync_progress, "phase", "") != "embed"
         self.sync_progress = message.progress
@@ -387,6 +426,7 @@ class MemtuiApp(App):
             self.start_search()  # keyword rows are committed: show results while vectors fill in
         self._update_info()
 
+    @_skip_when_torn_down
     def on_sync_finished(self, message: SyncFinished) -> None:
         self.sync_running = False
         self.sync_progress = None
