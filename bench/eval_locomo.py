@@ -33,6 +33,8 @@ VARIANTS = {
     "hybrid normalized 0.4/0.6": ("hy", replace(BASE, fusion="normalized", vector_weight=0.4, text_weight=0.6)),
     "hybrid normalized 0.3/0.7": ("hy", replace(BASE, fusion="normalized", vector_weight=0.3, text_weight=0.7)),
     "hybrid openclaw 0.5/0.5": ("hy", replace(BASE, fusion="openclaw", vector_weight=0.5, text_weight=0.5)),
+    "hybrid openclaw 0.4/0.6": ("hy", replace(BASE, fusion="openclaw", vector_weight=0.4, text_weight=0.6)),
+    "hybrid openclaw 0.6/0.4": ("hy", replace(BASE, fusion="openclaw", vector_weight=0.6, text_weight=0.4)),
 }
 
 
@@ -44,22 +46,25 @@ def main() -> int:
     ap.add_argument("--keyword-mode", default="and-or")
     ap.add_argument("--tokens", type=int, default=400)
     ap.add_argument("--overlap", type=int, default=80)
+    ap.add_argument("--stemming", default="porter", choices=["porter", "none"])
     args = ap.parse_args()
     root = Path(args.root)
     scored: dict[str, list] = {name: [] for name in VARIANTS}
     index_seconds = 0.0
     chunks = 0
     for conv in sorted(p for p in root.iterdir() if (p / "workspace").is_dir()):
-        cfg = validate({"chunking": {"tokens": args.tokens, "overlap": args.overlap}})
-        settings = index_settings(cfg, conv / "workspace", Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}.sqlite")
+        cfg = validate({"chunking": {"tokens": args.tokens, "overlap": args.overlap},
+                        "query": {"keyword": {"stemming": args.stemming}}})
+        settings = index_settings(cfg, conv / "workspace", Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}-{args.stemming}.sqlite")
         index = MemoryIndex(settings, provider_name=args.provider)
         t = time.perf_counter()
         index.sync()
         index_seconds += time.perf_counter() - t
         chunks += index.status(check_dirty=False).chunks
         for q in load_queries(conv / "queries.jsonl"):
-            pools = {"hy": index.retrieve(q["question"], keyword_mode=args.keyword_mode)}
-            pools["kw"] = index.retrieve(q["question"], keyword_mode=args.keyword_mode, use_vectors=False)
+            # time windows off: this measures the search itself (bench/eval_time.py measures windows)
+            pools = {"hy": index.retrieve(q["question"], keyword_mode=args.keyword_mode, time_aware=False)}
+            pools["kw"] = index.retrieve(q["question"], keyword_mode=args.keyword_mode, use_vectors=False, time_aware=False)
             for name, (which, params) in VARIANTS.items():
                 hits = [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in rank(pools[which], params)]
                 m = score_hits(q.get("targets") or [], hits)
@@ -76,7 +81,8 @@ def main() -> int:
             rows.append([name, group, int(row["n"])] + [f"{row[k]:.3f}" for k in METRICS])
     print(table(rows, ["variant", "group", "n", *METRICS]))
     print(f"\nindexing: {index_seconds:.1f}s for {chunks} chunks ({args.provider})")
-    path = write_json(f"eval_locomo_{args.provider}", {"provider": args.provider, "keyword_mode": args.keyword_mode,
+    path = write_json(f"eval_locomo_{args.provider}_{args.stemming}", {"provider": args.provider, "keyword_mode": args.keyword_mode,
+                                                       "stemming": args.stemming,
                                                        "index_seconds": index_seconds, "chunks": chunks, "variants": out})
     print(f"wrote {path}")
     return 0

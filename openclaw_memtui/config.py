@@ -46,15 +46,16 @@ DEFAULTS: dict[str, Any] = {
     "query": {
         "maxResults": 6,
         "minScore": 0.35,
-        "keyword": {"orFallback": True, "cjk": "bigram"},
+        "keyword": {"orFallback": True, "cjk": "bigram", "stemming": "porter"},
         # a time expression in the query ("last week", "上周") sets a window: boost | filter | off
         "time": {"mode": "boost", "boost": 0.25, "floor": 0.25},
         "hybrid": {
             "enabled": True,
             "fusion": "openclaw",
-            # 0.5/0.5 measured best on LoCoMo dev with the local model (README "Quality"); OpenClaw uses 0.7/0.3
-            "vectorWeight": 0.5,
-            "textWeight": 0.5,
+            # 0.4/0.6 measured best on LoCoMo dev with the local model and stemming (README "Quality");
+            # OpenClaw uses 0.7/0.3
+            "vectorWeight": 0.4,
+            "textWeight": 0.6,
             "candidatePool": 100,
             "mmr": {"enabled": False, "lambda": 0.7},
             "temporalDecay": {"enabled": False, "halfLifeDays": 30.0},
@@ -69,6 +70,7 @@ CHOICES = {
     "provider": PROVIDERS,
     "fallback": PROVIDERS,
     "query.keyword.cjk": ("bigram", "none"),
+    "query.keyword.stemming": ("porter", "none"),
     "query.hybrid.fusion": ("openclaw", "normalized"),
     "store.vector.backend": ("auto", "numpy", "sqlite-vec"),
     "query.time.mode": ("boost", "filter", "off"),
@@ -155,6 +157,7 @@ class IndexSettings:
     chunk_overlap: int = 80
     max_file_bytes: int = 10 * 1024 * 1024
     cjk_segmentation: str = "bigram"
+    stemming: str = "porter"
     cache_enabled: bool = True
     cache_max_entries: int = 200_000
     vector_backend: str = "auto"
@@ -184,6 +187,7 @@ def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = 
         chunk_overlap=get(cfg, "chunking.overlap"),
         max_file_bytes=get(cfg, "store.maxFileBytes"),
         cjk_segmentation=get(cfg, "query.keyword.cjk"),
+        stemming=get(cfg, "query.keyword.stemming"),
         cache_enabled=get(cfg, "cache.enabled"),
         cache_max_entries=get(cfg, "cache.maxEntries"),
         vector_backend=get(cfg, "store.vector.backend"),

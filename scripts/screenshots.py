@@ -67,7 +67,7 @@ async def main() -> int:
             app.query_one("#results").focus()
             await pilot.press("down")
 
-        await shot(make_app(tmp, query="what did we decide about API auth"), "main", results)
+        await shot(make_app(tmp, query="what did we decide about API authentication"), "main", results)
 
         async def tuning(pilot, app):
             await until(pilot, lambda: bool(app.results))

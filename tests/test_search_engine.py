@@ -167,3 +167,13 @@ def test_cli_table_shows_control_sequences_literally(tmp_path):
                          capture_output=True, text=True, env=env_for_subprocess(), timeout=60)
     assert "\x1b" not in out.stdout and "\x07" not in out.stdout
     assert "\\x1b[2J" in out.stdout and "[bold]markup[/bold]" in out.stdout
+
+
+def test_stemming_matches_word_forms(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "The decision: clients authenticate with OAuth tokens.\n")
+    stemmed = keyword_index(ws, make_settings)
+    assert [c.path for c in stemmed.retrieve("what did we decide about authentication").candidates if c.text_score > 0] == ["memory/a.md"]
+    assert stemmed.store.get_identity()["ftsTokenizer"] == "porter+unicode61+cjk-bigram"
+    plain = keyword_index(ws, make_settings, stemming="none", db=tmp_path / "plain.sqlite")
+    assert not [c for c in plain.retrieve("decide authentication").candidates if c.text_score > 0]

@@ -226,3 +226,15 @@ async def test_empty_workspace_is_calm(tmp_path):
         await type_query(pilot, app, "anything", expect_results=False)
         assert "No matches" in str(app.query_one("#preview", Static).render())
         assert not [t for s, t in app.toasts if s == "error"]
+
+
+def test_highlight_whole_words_and_cjk():
+    from rich.text import Text
+
+    from openclaw_memtui.tui.app import highlight_terms
+
+    text = Text("We decided in two weeks: 鉴权方案 uses OAuth; decisions were logged.")
+    highlight_terms(text, "what did we decide about 鉴权")
+    marked = [text.plain[s.start:s.end] for s in text.spans]
+    assert "decided" in marked and "鉴权" in marked
+    assert "we" not in [m.lower() for m in marked] and not any("week" in m for m in marked)

@@ -28,7 +28,9 @@ class MemoryIndex:
         self.remote = remote or {}
         self.notices: list[str] = []
         self._notice_cb = notice
-        self.store = Store(settings.db_path, notice=self._notice)
+        from .sync import fts_tokenize_clause
+
+        self.store = Store(settings.db_path, notice=self._notice, tokenize=fts_tokenize_clause(settings))
         self._provider: EmbeddingProvider | None = None
         self._provider_ready = False
         self.provider_error = ""

@@ -141,9 +141,12 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
 );
 CREATE INDEX IF NOT EXISTS idx_embedding_cache_updated_at ON embedding_cache(updated_at);
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, source TEXT NOT NULL, reason TEXT NOT NULL);
+"""
+
+FTS_SQL = """
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   text, id UNINDEXED, path UNINDEXED, source UNINDEXED, model UNINDEXED,
-  start_line UNINDEXED, end_line UNINDEXED
+  start_line UNINDEXED, end_line UNINDEXED, tokenize = '{tokenize}'
 );
 """
 
@@ -200,11 +203,12 @@ class Store:
     """A connection to one index file with the memtui schema in place."""
 
     def __init__(self, path: Path, *, readonly: bool = False, notice: Callable[[str], None] | None = None,
-                 fresh: bool = False) -> None:
+                 fresh: bool = False, tokenize: str = "unicode61") -> None:
         """`fresh` opens a new file we just named (a rebuild's temp file): nothing to validate or clean."""
         self.path = Path(path)
         self.backend = detect_backend()
         self.readonly = readonly
+        self.tokenize = tokenize  # FTS5 tokenizer for a newly created chunks_fts
         self.notice = notice or (lambda _msg: None)
         self.vec_loaded = False
         if not readonly and not fresh:
@@ -258,7 +262,7 @@ class Store:
         return conn
 
     def ensure_schema(self) -> None:
-        self.conn.executescript(SCHEMA_SQL)
+        self.conn.executescript(SCHEMA_SQL + FTS_SQL.format(tokenize=self.tokenize))
         if self.get_meta(SCHEMA_KEY) is None:
             self.set_meta(SCHEMA_KEY, str(SCHEMA_VERSION))
 
@@ -375,4 +379,4 @@ class Store:
 
 
 def open_temp_beside(live: Store) -> Store:
-    return Store(live.temp_path(), notice=live.notice, fresh=True)
+    return Store(live.temp_path(), notice=live.notice, fresh=True, tokenize=live.tokenize)

@@ -47,8 +47,14 @@ def provider_key_for(provider: EmbeddingProvider | None) -> str:
     return provider.provider_key()
 
 
+def fts_tokenize_clause(settings: IndexSettings) -> str:
+    """The FTS5 `tokenize` argument: English stemming (decide ~ decision) on top of unicode61."""
+    return "porter unicode61" if settings.stemming == "porter" else "unicode61"
+
+
 def fts_tokenizer_name(settings: IndexSettings) -> str:
-    return "unicode61+cjk-bigram" if settings.cjk_segmentation == "bigram" else "unicode61"
+    name = fts_tokenize_clause(settings).replace(" ", "+")
+    return name + ("+cjk-bigram" if settings.cjk_segmentation == "bigram" else "")
 
 
 def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None) -> dict[str, Any]:

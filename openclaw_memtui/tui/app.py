@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from ..engine.index import MemoryIndex
 from ..engine.models import SyncProgress, SyncReport
-from ..engine.search.query import query_tokens
+from ..engine.search.query import STOP_WORDS, query_tokens
 from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..errors import describe
 from ..render import safe
@@ -36,6 +36,19 @@ from .widgets.breakdown import breakdown_text
 from .widgets.tuning import PRESETS, PRESET_LABELS, TuningPanel
 
 SEARCH_DEBOUNCE_S = 0.25
+
+
+def highlight_terms(text: Text, query: str) -> None:
+    """Underline the query's content words where they stand as words (not "we" inside "weeks")."""
+    terms = sorted({t for t in query_tokens(query) if len(t) > 1 and t.lower() not in STOP_WORDS}, key=len, reverse=True)
+    if not terms:
+        return
+    import re
+
+    ascii_terms = [re.escape(t) for t in terms if t.isascii()]
+    other_terms = [re.escape(t) for t in terms if not t.isascii()]  # CJK has no word boundaries
+    parts = ([rf"\b(?:{'|'.join(ascii_terms)})\w*" ] if ascii_terms else []) + other_terms
+    text.highlight_regex(re.compile("|".join(parts), re.IGNORECASE), style="bold underline")
 
 
 def _lower_this_thread_priority() -> None:
@@ -291,9 +304,7 @@ class MemtuiApp(App):
         text = Text(safe(f"{result.path}  lines {result.start_line}-{result.end_line}  [{result.source}]", False) + "\n\n",
                     style="bold")
         body = Text(safe(result.snippet))
-        terms = [t for t in query_tokens(self.pool.query if self.pool else "") if len(t) > 1]
-        if terms:
-            body.highlight_words(terms, style="bold underline", case_sensitive=False)
+        highlight_terms(body, self.pool.query if self.pool else "")
         text.append_text(body)
         preview.update(text)
         breakdown.update(breakdown_text(result, self.params, self.pool.mode if self.pool else "hybrid",
