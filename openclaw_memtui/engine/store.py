@@ -39,17 +39,38 @@ class Backend:
         return self.vec_version is not None
 
 
+@lru_cache(maxsize=1)
+def vec_extension_path() -> str | None:
+    """Where the sqlite-vec package keeps its loadable extension, found without importing it.
+
+    Importing `sqlite_vec` pulls in numpy (~60 ms); a keyword-only CLI search should not pay that.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
+
+
+def load_vec(conn: Any) -> None:
+    path = vec_extension_path()
+    if path is None:
+        raise RuntimeError("the sqlite-vec package is not installed")
+    conn.enable_load_extension(True)
+    try:
+        conn.load_extension(path)
+    finally:
+        conn.enable_load_extension(False)
+
+
 def _probe(module: Any) -> tuple[bool, str | None, str | None]:
     conn = module.connect(":memory:")
     try:
         if not hasattr(conn, "enable_load_extension"):
             return False, None, "this SQLite binding cannot load extensions"
         try:
-            import sqlite_vec
-
-            conn.enable_load_extension(True)
-            sqlite_vec.load(conn)
-            conn.enable_load_extension(False)
+            load_vec(conn)
             (version,) = conn.execute("select vec_version()").fetchone()
             return True, version, None
         except Exception as exc:  # the extension is optional: record why, fall back to numpy
@@ -248,11 +269,7 @@ class Store:
         conn.execute("PRAGMA busy_timeout = 5000")
         if self.backend.vector_available:
             try:
-                import sqlite_vec
-
-                conn.enable_load_extension(True)
-                sqlite_vec.load(conn)
-                conn.enable_load_extension(False)
+                load_vec(conn)
                 self.vec_loaded = True
             except Exception:
                 self.vec_loaded = False

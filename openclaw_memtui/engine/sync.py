@@ -15,9 +15,10 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from ..config import IndexSettings
 from .chunking import TextChunk, chunk_markdown, remap_lines
@@ -371,6 +372,8 @@ class Syncer:
         self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"))
 
     def _vectors_for(self, batch: list[tuple], key: str, report: SyncReport) -> np.ndarray:
+        import numpy as np
+
         provider = self.provider
         assert provider is not None
         conn = self.store.conn

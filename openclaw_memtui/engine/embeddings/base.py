@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class EmbeddingError(RuntimeError):
@@ -37,6 +38,8 @@ def fingerprint(data: dict) -> str:
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     """float32, non-finite → 0, each row scaled to unit length (zero rows stay zero)."""
+    import numpy as np
+
     arr = np.asarray(vectors, dtype=np.float32)
     if arr.ndim == 1:
         arr = arr[None, :]

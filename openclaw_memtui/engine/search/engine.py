@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 from ..embeddings.base import EmbeddingError
 from .keyword import keyword_search
 from .rank import Candidate, Pool
 from .timewindow import detect_time_window
-from .vector import VectorSearcher
 
 MAX_QUERY_CHARS = 2000  # longer input is cut: FTS and embedding models gain nothing from more
 
@@ -59,7 +56,7 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
             pool.timings_ms["embed"] = (time.perf_counter() - t) * 1000
             if qvec is not None:
                 t = time.perf_counter()
-                searcher: VectorSearcher = index.vector_searcher
+                searcher = index.vector_searcher
                 vector_hits = searcher.search(conn, qvec, pool_size, generation=index.store_generation(), model=model,
                                               vec_loaded=index.store.vec_loaded, sources=sources, count=embedded)
                 pool.vector_path = searcher.last_path
@@ -76,6 +73,8 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
         dated = [r[0] for r in conn.execute(
             f"SELECT rowid FROM chunks WHERE ts >= ? AND ts < ? AND source IN ({marks}) ORDER BY ts DESC LIMIT ?",
             (w.start_ms, w.end_ms, *sources, pool_size))]
+    if qvec is not None:
+        import numpy as np  # only the vector path needs it
     t = time.perf_counter()
     rowids = list(dict.fromkeys([rid for rid, _ in vector_hits] + [h.rowid for h in hits] + dated))
     rows = {}

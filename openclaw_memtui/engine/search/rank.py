@@ -10,9 +10,12 @@ import math
 from dataclasses import dataclass, field, asdict
 from typing import Any
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..textutil import utf16_prefix
+
+if TYPE_CHECKING:  # numpy is imported where MMR needs it: keyword-only CLI runs start faster
+    import numpy as np
 
 DAY_MS = 86_400_000.0
 SNIPPET_MAX_CHARS = 700
@@ -112,6 +115,8 @@ def snippet_of(text: str) -> str:
 
 
 def pairwise_jaccard(token_sets: list[frozenset[str]]) -> np.ndarray:
+    import numpy as np
+
     n = len(token_sets)
     if n == 0:
         return np.zeros((0, 0), dtype=np.float32)
@@ -140,6 +145,8 @@ def decay_multiplier(age_days: float, half_life_days: float) -> float:
 
 def mmr_order(scores: list[float], jaccard: np.ndarray, lam: float) -> list[int]:
     """Greedy MMR over items already sorted by score; returns the new order as indexes."""
+    import numpy as np
+
     n = len(scores)
     if n <= 1:
         return list(range(n))
@@ -219,6 +226,8 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     order = sorted((i for i in range(len(cands)) if times[i] is not None), key=lambda i: -scores[i])  # stable
     before = {idx: pos + 1 for pos, idx in enumerate(order)}
     if params.mmr:
+        import numpy as np
+
         jac = pool.jaccard()[np.ix_(order, order)]
         order = [order[i] for i in mmr_order([scores[i] for i in order], jac, params.mmr_lambda)]
     min_score = min(1.0, max(0.0, params.min_score))
