@@ -211,7 +211,8 @@ def side_files(path: Path) -> list[Path]:
     return [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
 
 
-def move_aside(path: Path, reason: str) -> Path:
+def move_aside(path: Path) -> Path:
+    """Rename an untrusted index (and its -wal/-shm) out of the way; nothing is deleted."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = Path(f"{path}.invalid-{stamp}")
     for src in side_files(path):
@@ -238,7 +239,7 @@ class Store:
             try:
                 _check_file(self.path)
             except InvalidIndex as exc:
-                aside = move_aside(self.path, str(exc))
+                aside = move_aside(self.path)
                 self.notice(f"index {self.path} was not trusted: {exc}; moved it to {aside} and rebuilding from the workspace")
         self.conn = self._connect(self.path, readonly)
         self.inode = self._stat_inode()
