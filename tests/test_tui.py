@@ -238,3 +238,17 @@ def test_highlight_whole_words_and_cjk():
     marked = [text.plain[s.start:s.end] for s in text.spans]
     assert "decided" in marked and "鉴权" in marked
     assert "we" not in [m.lower() for m in marked] and not any("week" in m for m in marked)
+
+
+async def test_command_palette_offers_the_app_commands(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for wanted in ("Sync now", "Cancel sync", "Preset: Keyword-heavy", "Export settings", "Copy snippet",
+                       "Copy result as JSON"):
+            assert wanted in titles
+        assert any("theme" in t.lower() for t in titles)
+        command = next(c for c in app.get_system_commands(app.screen) if c.title == "Preset: Keyword-heavy")
+        command.callback()
+        await pilot.pause(0.1)
+        assert app.params.text_weight == 0.8
