@@ -28,7 +28,6 @@ DEFAULTS: dict[str, Any] = {
     "followSymlinks": False,
     "provider": "auto",
     "model": "",
-    "fallback": "none",
     "remote": {
         "baseUrl": "",
         "apiKey": "",
@@ -68,7 +67,6 @@ DEFAULTS: dict[str, Any] = {
 
 CHOICES = {
     "provider": PROVIDERS,
-    "fallback": PROVIDERS,
     "query.keyword.cjk": ("bigram", "none"),
     "query.keyword.stemming": ("porter", "none"),
     "query.hybrid.fusion": ("openclaw", "normalized"),

@@ -137,7 +137,7 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
         out["sources"] = [s for s in ms["sources"] if s in ("memory", "sessions")] or ["memory"]
     if isinstance(ms.get("extraPaths"), list):
         out["extraPaths"] = list(ms["extraPaths"])
-    for key in ("provider", "model", "fallback"):
+    for key in ("provider", "model"):  # OpenClaw's `fallback` has no memtui twin: a failing provider degrades to keywords
         if isinstance(ms.get(key), str) and ms[key]:
             out[key] = ms[key] if key != "provider" or ms[key] in ("auto", "local", "openai", "gemini", "voyage", "mistral",
                                                                      "ollama", "none") else "auto"
