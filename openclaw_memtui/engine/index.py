@@ -16,7 +16,7 @@ from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport
 from .store import Store, SyncLock
-from .sync import CancelFlag, Syncer, list_sources
+from .sync import CancelFlag, Syncer, fts_tokenize_clause, list_sources
 
 
 class MemoryIndex:
@@ -28,8 +28,6 @@ class MemoryIndex:
         self.remote = remote or {}
         self.notices: list[str] = []
         self._notice_cb = notice
-        from .sync import fts_tokenize_clause
-
         self.store = Store(settings.db_path, notice=self._notice, tokenize=fts_tokenize_clause(settings))
         self._provider: EmbeddingProvider | None = None
         self._provider_ready = False
@@ -61,7 +59,7 @@ class MemoryIndex:
     def reader(self):
         """A read connection for the calling thread (WAL lets it read while a sync writes)."""
         conn = getattr(self._local, "conn", None)
-        inode = self._file_inode()
+        inode = self.store.file_inode()
         if conn is None or getattr(self._local, "epoch", -1) != self._epoch or getattr(self._local, "inode", None) != inode:
             if conn is not None:
                 conn.close()
@@ -87,7 +85,7 @@ class MemoryIndex:
                 lock.release()
 
     def _sync_locked(self, force, progress, cancel, embed) -> SyncReport:
-        if self._file_inode() != self.store.inode:  # another process swapped in a rebuilt file
+        if self.store.file_inode() != self.store.inode:  # another process swapped in a rebuilt file
             self.store.reopen()
             self._epoch += 1
         before = self.store.inode
@@ -99,12 +97,6 @@ class MemoryIndex:
         if before != self.store.inode or report.full_rebuild:
             self._epoch += 1
         return report
-
-    def _file_inode(self) -> int | None:
-        try:
-            return self.store.path.stat().st_ino
-        except OSError:
-            return None
 
     @property
     def syncing(self) -> bool:

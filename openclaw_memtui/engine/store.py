@@ -242,11 +242,12 @@ class Store:
                 aside = move_aside(self.path)
                 self.notice(f"index {self.path} was not trusted: {exc}; moved it to {aside} and rebuilding from the workspace")
         self.conn = self._connect(self.path, readonly)
-        self.inode = self._stat_inode()
+        self.inode = self.file_inode()
         if not readonly:
             self.ensure_schema()
 
-    def _stat_inode(self) -> int | None:
+    def file_inode(self) -> int | None:
+        """The inode now at our path: differs from `self.inode` once another process swapped the file."""
         try:
             return self.path.stat().st_ino
         except OSError:
@@ -256,7 +257,7 @@ class Store:
         """Follow the file at our path after another process replaced it."""
         self.close()
         self.conn = self._connect(self.path, self.readonly)
-        self.inode = self._stat_inode()
+        self.inode = self.file_inode()
         if not self.readonly:
             self.ensure_schema()
 
@@ -392,8 +393,17 @@ class Store:
             except FileNotFoundError:
                 pass
         self.conn = self._connect(self.path, False)
-        self.inode = self._stat_inode()
+        self.inode = self.file_inode()
         self.ensure_schema()
+
+    def discard(self) -> None:
+        """Close and delete this file with its -wal/-shm (a rebuild that did not finish)."""
+        self.close()
+        for side in side_files(self.path):
+            try:
+                side.unlink()
+            except FileNotFoundError:
+                pass
 
 
 def open_temp_beside(live: Store) -> Store:

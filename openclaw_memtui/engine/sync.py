@@ -14,7 +14,6 @@ import os
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
@@ -219,12 +218,7 @@ class Syncer:
             self.progress(SyncProgress("swap", report.files_total, report.files_total, "", "swapping in the rebuilt index"))
             live.swap_in(temp)
         except BaseException:
-            temp.close()
-            for side in (temp.path, Path(f"{temp.path}-wal"), Path(f"{temp.path}-shm")):
-                try:
-                    side.unlink()
-                except FileNotFoundError:
-                    pass
+            temp.discard()
             raise
 
     # -- keyword phase -------------------------------------------------------------------------
@@ -233,7 +227,7 @@ class Syncer:
         self.progress(SyncProgress("scan", 0, 0, "", "listing files"))
         files = list_sources(self.settings)
         report.files_total = len(files)
-        known = {row[0]: row[1:] for row in conn.execute("SELECT path, hash, mtime, size, source FROM files")}
+        known = {row[0]: row[1:] for row in conn.execute("SELECT path, hash, mtime, size FROM files")}
         skipped: list[tuple[str, str, str]] = []
         has_vec = store.vec_dims() is not None
         conn.execute("BEGIN")
