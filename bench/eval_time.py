@@ -21,14 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 
 from openclaw_memtui.config import index_settings, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import METRICS, load_queries, score_hits, summarize  # noqa: E402
+from openclaw_memtui.engine.evaluation import load_queries, score_hits, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import rank  # noqa: E402
-from openclaw_memtui.engine.search.timewindow import detect_time_window  # noqa: E402
 from openclaw_memtui.paths import demo_workspace  # noqa: E402
-from openclaw_memtui.tui.launch import params_from_config  # noqa: E402
+from openclaw_memtui.config import search_params  # noqa: E402
 
-PARAMS = replace(params_from_config(validate({})), min_score=0.0, max_results=10)  # the shipped defaults
+PARAMS = replace(search_params(validate({})), min_score=0.0, max_results=10)  # the shipped defaults
 DEMO_NOW = 1796040000000.0  # 2026-11-30T12:00:00Z
 
 

@@ -10,30 +10,25 @@ from pathlib import Path
 from typing import Any
 
 from .cli import UserError, open_index
-from .config import get
+from .config import get, search_params
+
+# ranking flags whose argparse dest is the SearchParams field they set
+RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "mmr", "mmr_lambda", "decay", "half_life_days",
+                 "min_score", "max_results", "time_mode")
 
 
 def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool = False):
-    from .engine.search.rank import SearchParams
+    """The config's ranking parameters, with any ranking flag given on the command line on top.
 
-    def pick(flag, key):
-        value = getattr(args, flag, None)
-        return get(cfg, key) if value is None else value
+    eval ranks to depth 10 with no floor unless told otherwise, so the metrics see every hit.
+    """
+    from dataclasses import replace
 
-    return SearchParams(
-        vector_weight=pick("vector_weight", "query.hybrid.vectorWeight"),
-        text_weight=pick("text_weight", "query.hybrid.textWeight"),
-        fusion=pick("fusion", "query.hybrid.fusion"),
-        mmr=pick("mmr", "query.hybrid.mmr.enabled"),
-        mmr_lambda=pick("mmr_lambda", "query.hybrid.mmr.lambda"),
-        decay=pick("decay", "query.hybrid.temporalDecay.enabled"),
-        half_life_days=pick("half_life_days", "query.hybrid.temporalDecay.halfLifeDays"),
-        min_score=(args.min_score if args.min_score is not None else (0.0 if eval_mode else get(cfg, "query.minScore"))),
-        max_results=(args.max_results if args.max_results is not None else (10 if eval_mode else get(cfg, "query.maxResults"))),
-        time_mode=pick("time_mode", "query.time.mode"),
-        time_boost=get(cfg, "query.time.boost"),
-        time_floor=get(cfg, "query.time.floor"),
-    )
+    params = search_params(cfg)
+    if eval_mode:
+        params = replace(params, min_score=0.0, max_results=10)
+    flags = {name: getattr(args, name) for name in RANKING_FLAGS if getattr(args, name, None) is not None}
+    return replace(params, **flags)
 
 
 def parse_now(value: str | None) -> float | None:

@@ -193,3 +193,14 @@ def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = 
         watch_debounce_ms=get(cfg, "sync.watchDebounceMs"),
         poll_seconds=get(cfg, "sync.pollSeconds"),
     )
+
+
+def search_params(cfg: dict[str, Any]):
+    """The ranking parameters a config asks for (the TUI's starting point, the CLI's defaults)."""
+    from .engine.search.rank import SearchParams
+
+    q, h = cfg["query"], cfg["query"]["hybrid"]
+    return SearchParams(vector_weight=h["vectorWeight"], text_weight=h["textWeight"], fusion=h["fusion"],
+                        mmr=h["mmr"]["enabled"], mmr_lambda=h["mmr"]["lambda"], decay=h["temporalDecay"]["enabled"],
+                        half_life_days=h["temporalDecay"]["halfLifeDays"], min_score=q["minScore"], max_results=q["maxResults"],
+                        time_mode=q["time"]["mode"], time_boost=q["time"]["boost"], time_floor=q["time"]["floor"])

@@ -18,7 +18,7 @@ from openclaw_memtui.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.paths import demo_workspace
 from openclaw_memtui.tui.app import MemtuiApp
-from openclaw_memtui.tui.launch import params_from_config
+from openclaw_memtui.config import search_params
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 NOW_MS = 1796040000000.0  # 2026-11-30T12:00:00Z
@@ -41,7 +41,7 @@ def make_app(tmp: Path, theme: str = "memtui-dark", query: str = "", extra_notes
                 f"# Log {i}\n" + " ".join(f"entry{i}-{k} about release {k % 7}" for k in range(60)) + "\n", encoding="utf-8")
     cfg = validate({"tui": {"theme": theme}})
     index = MemoryIndex(index_settings(cfg, ws, tmp / f"{ws.name}.sqlite"), provider_name="local")
-    app = MemtuiApp(index, cfg, origin="demo", now_ms=NOW_MS, watch=False, initial_query=query, params=params_from_config(cfg))
+    app = MemtuiApp(index, cfg, origin="demo", now_ms=NOW_MS, watch=False, initial_query=query, params=search_params(cfg))
     return app
 
 

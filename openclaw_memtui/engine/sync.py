@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 from ..config import IndexSettings
 from .chunking import TextChunk, chunk_markdown, remap_lines
-from .embeddings.base import EmbeddingError, EmbeddingProvider, fingerprint
+from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport
 from .sources import SourceFile, flatten_session, list_memory_files, list_session_files, note_date_ms, is_evergreen
 from .store import Store, open_temp_beside
