@@ -208,8 +208,6 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
 
 
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
-    import argparse
-
     from openclaw_memtui.cli import build_parser, load_cfg, open_index
     from openclaw_memtui.tui.app import MemtuiApp
     from textual.widgets import Static

@@ -12,11 +12,11 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import env_for_subprocess, transcript, write
+from conftest import env_for_subprocess, write
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.store import META_KEY, SCHEMA_KEY, Store, detect_backend
-from openclaw_memtui.engine.sync import chunk_id, compute_identity, provider_key_for
+from openclaw_memtui.engine.store import SCHEMA_KEY, detect_backend
+from openclaw_memtui.engine.sync import chunk_id, provider_key_for
 from openclaw_memtui.engine.chunking import TextChunk
 
 
@@ -129,11 +129,11 @@ def test_foreign_and_truncated_dbs_are_not_trusted(workspace, make_settings, tmp
 def test_identity_change_rebuilds_and_keeps_working(workspace, make_settings):
     index = fts_index(make_settings(workspace))
     index.sync()
-    reader_before = index.reader()
     index2 = fts_index(make_settings(workspace, chunk_tokens=50, chunk_overlap=0))
     report = index2.sync()
     assert report.full_rebuild and report.rebuild_reason == "chunkTokens changed"
     assert index2.store.get_identity()["chunkTokens"] == 50
+    assert index.retrieve("oolong tea").candidates  # the first handle keeps answering after the swap
     assert not list(Path(index2.settings.db_path).parent.glob("*.tmp-*"))
 
 

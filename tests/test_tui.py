@@ -6,7 +6,6 @@ import shutil
 import time
 from pathlib import Path
 
-import pytest
 from conftest import write
 
 from openclaw_memtui.config import index_settings, validate
