@@ -36,14 +36,22 @@ def openclaw_json(params: SearchParams, pool_size: int = 100) -> str:
     return json.dumps({"memorySearch": {"query": openclaw_query_block(params, pool_size)}}, indent=2)
 
 
-def save_to_config(params: SearchParams, path: Path) -> Path | None:
-    """Write the query settings into our TOML config, keeping every other key; back up the original."""
-    data: dict[str, Any] = {}
+def _rewrite(path: Path, text: str) -> Path | None:
+    """Back the original up as `*.bak-<time>` (if there is one), then replace it in one rename."""
     backup = None
     if path.exists():
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
         backup = path.with_name(path.name + f".bak-{time.strftime('%Y%m%d-%H%M%S')}")
         shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return backup
+
+
+def save_to_config(params: SearchParams, path: Path) -> Path | None:
+    """Write the query settings into our TOML config, keeping every other key; back up the original."""
+    data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     query = data.setdefault("query", {})
     query["maxResults"] = int(params.max_results)
     query["minScore"] = float(params.min_score)
@@ -51,11 +59,7 @@ def save_to_config(params: SearchParams, path: Path) -> Path | None:
     hybrid.update({"vectorWeight": float(params.vector_weight), "textWeight": float(params.text_weight), "fusion": params.fusion})
     hybrid["mmr"] = {"enabled": params.mmr, "lambda": float(params.mmr_lambda)}
     hybrid["temporalDecay"] = {"enabled": params.decay, "halfLifeDays": float(params.half_life_days)}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    tmp.replace(path)
-    return backup
+    return _rewrite(path, tomli_w.dumps(data))
 
 
 def write_openclaw_query(config_file: Path, params: SearchParams, pool_size: int = 100,
@@ -86,9 +90,6 @@ def write_openclaw_query(config_file: Path, params: SearchParams, pool_size: int
         holder = matches[0]
     ms = holder.setdefault("memorySearch", {})
     ms["query"] = deep_merge(ms.get("query") or {}, openclaw_query_block(params, pool_size))
-    backup = config_file.with_name(config_file.name + f".bak-{time.strftime('%Y%m%d-%H%M%S')}")
-    shutil.copy2(config_file, backup)
-    tmp = config_file.with_name(config_file.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(config_file)
+    backup = _rewrite(config_file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    assert backup is not None  # the file was read above, so it existed
     return backup
