@@ -55,6 +55,7 @@ def save_to_config(params: SearchParams, path: Path) -> Path | None:
     query = data.setdefault("query", {})
     query["maxResults"] = int(params.max_results)
     query["minScore"] = float(params.min_score)
+    query["time"] = {"mode": params.time_mode, "boost": float(params.time_boost), "floor": float(params.time_floor)}
     hybrid = query.setdefault("hybrid", {})
     hybrid.update({"vectorWeight": float(params.vector_weight), "textWeight": float(params.text_weight), "fusion": params.fusion})
     hybrid["mmr"] = {"enabled": params.mmr, "lambda": float(params.mmr_lambda)}
