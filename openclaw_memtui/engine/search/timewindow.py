@@ -57,10 +57,6 @@ def _ms(dt: datetime) -> float:
     return dt.replace(tzinfo=timezone.utc).timestamp() * 1000
 
 
-def _month_start(dt: datetime) -> datetime:
-    return datetime(dt.year, dt.month, 1)
-
-
 def _add_months(dt: datetime, months: int) -> datetime:
     y, m = divmod(dt.month - 1 + months, 12)
     return datetime(dt.year + y, m + 1, 1)
@@ -72,18 +68,30 @@ def _window(anchor: datetime, granularity: str) -> tuple[datetime, datetime]:
         start = day - timedelta(days=day.weekday())  # ISO weeks start on Monday
         return start, start + timedelta(days=7)
     if granularity == "month":
-        start = _month_start(day)
+        start = datetime(day.year, day.month, 1)
         return start, _add_months(start, 1)
     if granularity == "year":
         return datetime(day.year, 1, 1), datetime(day.year + 1, 1, 1)
     return day, day + timedelta(days=1)
 
 
+def _names_a_day_of_the_month(text: str) -> bool:
+    """"March 3" or "3月5日" name a day; "March 2026" or "三月" a whole month."""
+    if "月" in text:
+        return bool(re.search(r"月(\d+|[一二三四五六七八九十]+)[日号]", text))
+    return bool(_DAY_IN_MONTH.search(re.sub(r"\b(19|20)\d\d\b", "", text)))
+
+
+def _tomorrow(now: datetime) -> datetime:
+    """Midnight after today: windows that reach the present end here."""
+    return datetime(now.year, now.month, now.day) + timedelta(days=1)
+
+
 def _granularity(text: str) -> str:
     if _WEEK.search(text):
         return "week"
     if _MONTH.search(text):
-        return "day" if _DAY_IN_MONTH.search(re.sub(r"\b(19|20)\d\d\b", "", text)) and "月" not in text or re.search(r"月\d+[日号]|月[一二三四五六七八九十]+[日号]", text) else "month"
+        return "day" if _names_a_day_of_the_month(text) else "month"
     if _YEAR.search(text):
         return "year"
     return "day"
@@ -98,14 +106,13 @@ def _season(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
     first = _SEASON_MONTHS[word]
     # the most recent season of that name that has started (winter spans the new year)
     year = now.year if now.month >= first else now.year - 1
-    if which in ("last", "previous") or which == "去年":
-        start = datetime(year, first, 1)
-        if _add_months(start, 3) > now or which == "去年":  # still running, or "last year's": take the one before
+    if which in ("last", "previous", "去年"):
+        still_running = _add_months(datetime(year, first, 1), 3) > now
+        if still_running or which == "去年":  # "last spring" is the one before; 去年 always is
             year -= 1
     start = datetime(year, first, 1)
-    end = _add_months(start, 3)
-    tomorrow = datetime(now.year, now.month, now.day) + timedelta(days=1)
-    return TimeWindow(_ms(start), _ms(min(end, tomorrow)), m.group(0), "season"), m.group(0)
+    end = min(_add_months(start, 3), _tomorrow(now))
+    return TimeWindow(_ms(start), _ms(end), m.group(0), "season"), m.group(0)
 
 
 def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, str]:
@@ -127,7 +134,7 @@ def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, st
         found = search_dates(query, languages=["en", "zh"], settings=settings) or []
     except Exception:
         return None, query
-    tomorrow = datetime(now.year, now.month, now.day) + timedelta(days=1)
+    tomorrow = _tomorrow(now)
     for text, anchor in found:
         text = _trim(text)
         if not text or not _HINT.search(text):
