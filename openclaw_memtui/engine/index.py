@@ -174,12 +174,13 @@ class MemoryIndex:
             self._vector_searcher = VectorSearcher(self.settings.vector_backend, self.settings.vector_memory_budget_mb)
         return self._vector_searcher
 
-    def chunk_counts(self, model: str) -> tuple[int, int]:
+    def chunk_counts(self, model: str, generation: tuple[int, int] | None = None) -> tuple[int, int]:
         """(chunks embedded with `model`, all chunks), cached until the index changes.
 
         Counting scans every row; at 100k chunks that alone cost ~40 ms a search before caching.
+        Pass the `store_generation()` you already read to save reading it again.
         """
-        key = (self.store_generation(), model)
+        key = (generation or self.store_generation(), model)
         cached = getattr(self, "_counts", None)
         if cached is None or cached[0] != key:
             conn = self.reader()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -42,8 +43,6 @@ def highlight_terms(text: Text, query: str) -> None:
     terms = sorted({t for t in query_tokens(query) if len(t) > 1 and t.lower() not in STOP_WORDS}, key=len, reverse=True)
     if not terms:
         return
-    import re
-
     ascii_terms = [re.escape(t) for t in terms if t.isascii()]
     other_terms = [re.escape(t) for t in terms if not t.isascii()]  # CJK has no word boundaries
     parts = ([rf"\b(?:{'|'.join(ascii_terms)})\w*" ] if ascii_terms else []) + other_terms

@@ -46,7 +46,8 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
         pool.warnings.append(f"keyword-only: {index.provider_error}")
     if provider is not None:
         model = provider.model
-        embedded, total = index.chunk_counts(model)
+        generation = index.store_generation()  # one read serves the counts and the vector cache
+        embedded, total = index.chunk_counts(model, generation)
         if embedded:
             t = time.perf_counter()
             try:
@@ -57,7 +58,7 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
             if qvec is not None:
                 t = time.perf_counter()
                 searcher = index.vector_searcher
-                vector_hits = searcher.search(conn, qvec, pool_size, generation=index.store_generation(), model=model,
+                vector_hits = searcher.search(conn, qvec, pool_size, generation=generation, model=model,
                                               vec_loaded=index.store.vec_loaded, sources=sources, count=embedded)
                 pool.vector_path = searcher.last_path
                 pool.timings_ms["vector"] = (time.perf_counter() - t) * 1000
