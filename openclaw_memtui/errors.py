@@ -4,6 +4,13 @@ from __future__ import annotations
 
 
 def describe(exc: BaseException) -> str:
+    """One line; API keys scrubbed out (an exception may quote a request or a URL with a key)."""
+    from .engine.scrub import scrub
+
+    return scrub(_describe(exc))
+
+
+def _describe(exc: BaseException) -> str:
     name = type(exc).__name__
     text = " ".join(str(exc).split()) or name
     lowered = text.lower()
@@ -19,6 +26,6 @@ def describe(exc: BaseException) -> str:
         return f"{getattr(exc, 'filename', '') or text} is a file, not a folder; choose another --db or workspace path"
     if isinstance(exc, OSError):
         return f"{exc.strerror or text} ({getattr(exc, 'filename', '') or ''})".strip()
-    if name in ("EmbeddingError", "UserError", "ConfigError"):
+    if name in ("EmbeddingError", "UserError", "ConfigError", "RewriteError", "InvalidIndex"):
         return text
     return f"{text} ({name}; rerun with MEMTUI_DEBUG=1 for details)"

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
+import os
+import stat
+import tempfile
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
-
-import tomli_w
 
 from .engine.search.rank import SearchParams
 
@@ -36,31 +35,153 @@ def openclaw_json(params: SearchParams, pool_size: int = 100) -> str:
     return json.dumps({"memorySearch": {"query": openclaw_query_block(params, pool_size)}}, indent=2)
 
 
-def _rewrite(path: Path, text: str) -> Path | None:
-    """Back the original up as `*.bak-<time>` (if there is one), then replace it in one rename."""
-    backup = None
-    if path.exists():
-        backup = path.with_name(path.name + f".bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+class RewriteError(Exception):
+    """A config file could not be rewritten; the original is unchanged. One line for the user."""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename itself durable: without it a crash can bring back the old name's content."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _backup(target: Path, mode: int) -> Path:
+    """Copy `target` to `<name>.bak-<time>` (then `-2`, `-3`…): O_EXCL, so a backup is never replaced."""
+    data = target.read_bytes()
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    n = 1
+    while True:
+        backup = target.with_name(f"{target.name}.bak-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            break
+        except FileExistsError:
+            n += 1
+    try:
+        os.fchmod(fd, mode)  # the original's mode, not the umask's: a 0600 config keeps a 0600 backup
+        _write_all(fd, data)
+        os.fsync(fd)
+    except OSError:
+        os.close(fd)
+        backup.unlink(missing_ok=True)  # never leave a truncated backup that looks like a good one
+        raise
+    os.close(fd)
     return backup
 
 
+def rewrite_file(path: Path, text: str) -> Path | None:
+    """Replace a config file's content safely; return the backup of the original (None if new).
+
+    - a symlink is written through: its target changes and the link stays a link;
+    - the original's mode and owner are kept (0600 stays 0600); a new file is created 0600;
+    - the original is copied to a backup that never overwrites an earlier one;
+    - the new text goes to a temp file in the same folder, is fsynced and renamed over the
+      original in one step, so a reader sees the old file or the new one, never half of one;
+    - on any write failure (a full disk) the temp file and the backup are removed and the original
+      is left as it was; RewriteError says so in one line.
+    """
+    from .engine.store import make_private_dirs
+
+    target = Path(os.path.realpath(path))
+    data = text.encode("utf-8")
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise RewriteError(f"cannot write {path}: {exc.strerror}") from None
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o600
+    backup: Path | None = None
+    tmp: Path | None = None
+    try:
+        if st is None:
+            make_private_dirs(target.parent)
+        else:
+            backup = _backup(target, mode)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp = Path(name)
+        try:
+            os.fchmod(fd, mode)
+            if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.fchown(fd, st.st_uid, st.st_gid)  # possible as root (sudo memtui); else keep ours
+                except PermissionError:
+                    pass
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        tmp = None
+        _fsync_dir(target.parent)
+    except OSError as exc:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        if backup is not None:
+            backup.unlink(missing_ok=True)  # the original is intact, so this copy of it is not needed
+        state = "the original is unchanged" if st is not None else "nothing was written"
+        raise RewriteError(f"cannot write {path}: {exc.strerror or exc}; {state}") from None
+    return backup
+
+
+def _table(container: Any, key: str) -> Any:
+    """The sub-table `key` of a tomlkit container, created (as a [table]) when absent."""
+    import tomlkit
+
+    existing = container.get(key)
+    if not isinstance(existing, dict):
+        container[key] = tomlkit.table()
+    return container[key]
+
+
+def _set_all(container: Any, key: str, values: dict[str, Any]) -> None:
+    """Update `key`'s keys in place (an inline table stays inline, its comments stay); new → inline."""
+    import tomlkit
+
+    existing = container.get(key)
+    if isinstance(existing, dict):
+        for k, v in values.items():
+            existing[k] = v
+    else:
+        table = tomlkit.inline_table()
+        table.update(values)
+        container[key] = table
+
+
 def save_to_config(params: SearchParams, path: Path) -> Path | None:
-    """Write the query settings into our TOML config, keeping every other key; back up the original."""
-    data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    query = data.setdefault("query", {})
+    """Write the query settings into our TOML config, keeping every other key and every comment.
+
+    tomlkit edits the parsed document in place, so the user's comments, key order and formatting
+    survive a Save; only the values memtui owns change. The original is backed up.
+    """
+    import tomlkit
+
+    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
+    query = _table(doc, "query")
     query["maxResults"] = int(params.max_results)
     query["minScore"] = float(params.min_score)
-    query["time"] = {"mode": params.time_mode, "boost": float(params.time_boost), "floor": float(params.time_floor)}
-    hybrid = query.setdefault("hybrid", {})
-    hybrid.update({"vectorWeight": float(params.vector_weight), "textWeight": float(params.text_weight), "fusion": params.fusion})
-    hybrid["mmr"] = {"enabled": params.mmr, "lambda": float(params.mmr_lambda)}
-    hybrid["temporalDecay"] = {"enabled": params.decay, "halfLifeDays": float(params.half_life_days)}
-    return _rewrite(path, tomli_w.dumps(data))
+    _set_all(query, "time", {"mode": params.time_mode, "boost": float(params.time_boost), "floor": float(params.time_floor)})
+    hybrid = _table(query, "hybrid")
+    hybrid["vectorWeight"] = float(params.vector_weight)
+    hybrid["textWeight"] = float(params.text_weight)
+    hybrid["fusion"] = params.fusion
+    _set_all(hybrid, "mmr", {"enabled": params.mmr, "lambda": float(params.mmr_lambda)})
+    _set_all(hybrid, "temporalDecay", {"enabled": params.decay, "halfLifeDays": float(params.half_life_days)})
+    return rewrite_file(path, tomlkit.dumps(doc))
 
 
 def write_openclaw_query(config_file: Path, params: SearchParams, pool_size: int = 100,
@@ -91,6 +212,9 @@ def write_openclaw_query(config_file: Path, params: SearchParams, pool_size: int
         holder = matches[0]
     ms = holder.setdefault("memorySearch", {})
     ms["query"] = deep_merge(ms.get("query") or {}, openclaw_query_block(params, pool_size))
-    backup = _rewrite(config_file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    try:
+        backup = rewrite_file(config_file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    except RewriteError as exc:
+        raise OpenClawError(str(exc)) from None
     assert backup is not None  # the file was read above, so it existed
     return backup

@@ -10,12 +10,14 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import stat
 import time
 import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import quote
 
 SCHEMA_VERSION = 1
 META_KEY = "memory_index_meta_v1"  # OpenClaw's key, so its tools recognise the identity row
@@ -23,6 +25,72 @@ SCHEMA_KEY = "memtui_schema_version"
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 _BINDINGS = ("sqlean", "pysqlite3.dbapi2", "sqlite3")
+
+
+# The index holds the text of private notes: only its owner may read it, whatever the umask says.
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create `folder` and any missing parents 0700. Folders that already exist are left alone:
+    they may be shared on purpose (a --db in /tmp), and they are not ours to change."""
+    missing: list[Path] = []
+    current = Path(folder)
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, DIR_MODE)
+        except FileExistsError:
+            continue  # created meanwhile by another process
+        os.chmod(path, DIR_MODE)  # mkdir's mode is filtered by the umask
+
+
+def create_private_file(path: Path) -> None:
+    """Create `path` empty with mode 0600 unless it exists, so SQLite (which gives its -wal and
+    -shm the mode of the main file) and the lock never start out world-readable."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+
+
+def make_private(path: Path) -> None:
+    """Best effort 0600 on a file we own (an index created by an older memtui was 0644)."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
+    except (OSError, AttributeError):  # not ours, gone, or no getuid (Windows)
+        pass
+
+
+def ro_uri(path: Path) -> str:
+    """A read-only SQLite URI; the path is quoted so '?' or '#' in a folder name stays a name."""
+    return f"file:{quote(os.path.abspath(path))}?mode=ro"
+
+
+def check_regular_file(path: Path) -> None:
+    """Refuse an index path that exists but is not a regular file (/dev/null, a folder, a FIFO):
+    SQLite would create `/dev/null-journal` beside it, and reading a FIFO blocks forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InvalidIndex(f"index path {path} cannot be used: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        raise InvalidIndex(f"index path {path} is {kind}, not a regular file; pass --db a file path")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,82 @@
+"""Remove API keys from any text before memtui shows it or stores it.
+
+A provider may echo our request back in an error body (its `Authorization` header included), a
+base URL may carry `user:password@` or `?key=`, and an exception may quote either. Every such text
+passes through `scrub` at the provider boundary and again before it is written to the index meta or
+printed, so a key never reaches a terminal, a log or the index file.
+
+Two nets: the exact values memtui was configured with (registered when a provider is built, plus
+the provider key environment variables), and patterns for things that look like a key wherever
+they came from. Unlike `redact.py` (transcript text, which keeps a recognisable prefix), nothing of
+a secret is kept here: an error message never needs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import Iterable
+
+REDACTED = "[redacted]"
+KEY_ENV_VARS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY", "MISTRAL_API_KEY")
+# Shorter "secrets" (a test header "x", an empty key) would blank ordinary words in messages.
+MIN_SECRET_LEN = 6
+SENSITIVE_HEADER = re.compile(r"auth|key|token|secret|cookie|password|signature", re.I)
+
+_known: set[str] = set()
+_lock = threading.Lock()
+
+_VALUE = r"[^\s\"'`,;&<>{}\[\]]+"
+_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    # "Authorization: Bearer x", "authorization=Basic x", JSON "Authorization": "Bearer x"
+    (re.compile(r"((?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)" + _VALUE, re.I), r"\1" + REDACTED),
+    (re.compile(r"(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}", re.I), r"\1" + REDACTED),
+    # api_key=…, "x-goog-api-key": "…", apiKey: …, ?key=… in a URL, token=…, password: …
+    (re.compile(r"(\b(?:[A-Za-z0-9]+[-_])*(?:api[-_]?key|apikey|key|token|secret|password|passwd)[\"']?\s*[:=]\s*[\"']?)" + _VALUE, re.I),
+     r"\1" + REDACTED),
+    # well-known key shapes, wherever they stand
+    (re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{20,}"
+                r"|\bgithub_pat_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bgsk_[A-Za-z0-9]{16,}"
+                r"|\bpa-[A-Za-z0-9_-]{20,}"), REDACTED),
+    # credentials in a URL: scheme://user:password@host
+    (re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/\s@:]*:[^/\s@]*@", re.I), r"\1" + REDACTED + "@"),
+]
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a configured key (or sensitive header value) so every later `scrub` removes it."""
+    if value and len(value) >= MIN_SECRET_LEN:
+        with _lock:
+            _known.add(value)
+
+
+def register_headers(headers: dict[str, str] | None) -> None:
+    """Values of configured headers whose names say they carry credentials (api-key, X-Auth-Token…)."""
+    for name, value in (headers or {}).items():
+        if SENSITIVE_HEADER.search(str(name)):
+            register_secret(str(value))
+
+
+def known_secrets(extra: Iterable[str] = ()) -> list[str]:
+    """Registered values, the key environment variables and `extra`, longest first.
+
+    Longest first: when one key contains another, the whole of the longer one goes.
+    """
+    with _lock:
+        values = set(_known)
+    values.update(os.environ.get(name, "") for name in KEY_ENV_VARS)
+    values.update(extra)
+    return sorted((v for v in values if v and len(v) >= MIN_SECRET_LEN), key=len, reverse=True)
+
+
+def scrub(text: str, extra: Iterable[str] = ()) -> str:
+    """`text` with every known secret and anything shaped like a key replaced by "[redacted]"."""
+    if not text:
+        return text
+    for secret in known_secrets(extra):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
