@@ -7,7 +7,6 @@ the user as one line on stderr with a non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -18,6 +17,16 @@ PROVIDER_CHOICES = ["auto", "local", "openai", "gemini", "voyage", "mistral", "o
 
 class UserError(Exception):
     """An error already phrased for the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse quotes a bad value with repr(), which leaves bidi overrides raw: neutralise it."""
+
+    def error(self, message: str):  # type: ignore[override]
+        from .render import safe
+
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {safe(message, one_line=True)}\n")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -50,7 +59,7 @@ COMMANDS = ("index", "status", "search", "eval", "agents", "export-settings")
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memtui", description="Browse and search an OpenClaw-style agent memory.",
         epilog="Headless commands: memtui {index,status,search,eval} --help")
     parser.add_argument("workspace_arg", nargs="?", metavar="WORKSPACE", help="workspace to open (default: config, "
@@ -62,7 +71,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memtui", description="Browse and search an OpenClaw-style agent memory.")
+    parser = _Parser(prog="memtui", description="Browse and search an OpenClaw-style agent memory.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("index", help="sync the workspace into the index")
@@ -157,9 +166,13 @@ def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str
         raise UserError(str(exc)) from None
 
 
-def open_index(args: argparse.Namespace, cfg: dict[str, Any]):
+def open_index(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False, repair: bool = False):
+    """The index for a command. Only `repair` (memtui index, the app) may move an invalid file aside;
+    `read_only` (status) never creates, moves or changes a file."""
     from .config import index_settings
     from .engine.index import MemoryIndex
+    from .engine.store import InvalidIndex
+    from .render import safe
 
     cfg, agent_origin = apply_agent(args, cfg)
     if agent_origin:
@@ -169,7 +182,11 @@ def open_index(args: argparse.Namespace, cfg: dict[str, Any]):
     settings = index_settings(cfg, workspace, Path(args.db) if args.db else None)
     provider = args.provider or cfg["provider"]
     model = args.model if args.model is not None else cfg["model"]
-    index = MemoryIndex(settings, provider, model, cfg["remote"], notice=lambda m: print(f"memtui: {m}", file=sys.stderr))
+    try:
+        index = MemoryIndex(settings, provider, model, cfg["remote"], read_only=read_only, repair=repair,
+                            notice=lambda m: print(f"memtui: {safe(m, one_line=True)}", file=sys.stderr))
+    except InvalidIndex as exc:
+        raise UserError(str(exc)) from None
     index.origin = origin  # type: ignore[attr-defined]
     index.cfg = cfg  # type: ignore[attr-defined]  # effective config (with an agent's settings applied)
     index.openclaw_agent = getattr(args, "openclaw_agent", None)  # type: ignore[attr-defined]
@@ -186,14 +203,16 @@ class _ProgressLine:
         self.last = ""
 
     def __call__(self, p) -> None:
+        from .render import safe
+
         if not self.enabled:
             return
         if p.total:
             width = 30
             filled = int(width * p.done / max(p.total, 1))
-            line = f"{p.phase:6} [{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} {p.path[-40:]}"
+            line = f"{p.phase:6} [{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} {safe(p.path, one_line=True)[-40:]}"
         else:
-            line = f"{p.phase:6} {p.message}"
+            line = f"{p.phase:6} {safe(p.message, one_line=True)}"
         sys.stderr.write("\r" + line.ljust(len(self.last)))
         sys.stderr.flush()
         self.last = line
@@ -204,7 +223,9 @@ class _ProgressLine:
 
 
 def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    index = open_index(args, cfg)
+    from .render import dumps_json, safe
+
+    index = open_index(args, cfg, repair=True)
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
         report = index.sync(force=args.force, progress=bar, embed=not args.no_embed)
@@ -216,35 +237,35 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         bar.close()
     status = index.status(check_dirty=False)
     if args.json:
-        print(json.dumps({"report": report.to_dict(), "status": status.to_dict()}, ensure_ascii=False, indent=2))
+        print(dumps_json({"report": report.to_dict(), "status": status.to_dict()}, indent=2))
     else:
         what = f"full rebuild ({report.rebuild_reason})" if report.full_rebuild else "incremental"
-        print(f"Indexed {status.workspace} — {what} in {report.seconds:.2f}s")
+        print(f"Indexed {safe(status.workspace, one_line=True)} — {what} in {report.seconds:.2f}s")
         print(f"  files: {report.files_total} seen, {report.files_indexed} indexed, {report.files_unchanged} unchanged, "
               f"{report.files_removed} removed, {report.files_skipped} skipped")
         print(f"  chunks: {status.chunks} total, {report.chunks_written} written, {status.embedded}/{status.chunks} embedded "
               f"({report.chunks_embedded} new, {report.embed_cache_hits} from cache)")
         if report.embed_error:
-            print(f"  embeddings failed: {report.embed_error} — keyword search still works")
-        print(f"  index: {status.db_path}")
+            print(f"  embeddings failed: {safe(report.embed_error, one_line=True)} — keyword search still works")
+        print(f"  index: {safe(status.db_path, one_line=True)}")
     return 0
 
 
 def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.openclaw_index is not None:
         return cmd_openclaw_index(args, cfg)
-    index = open_index(args, cfg)
+    from .render import dumps_json, safe
+
+    index = open_index(args, cfg, read_only=True)
     status = index.status()
     if args.json:
-        print(json.dumps(status.to_dict(), ensure_ascii=False, indent=2))
+        print(dumps_json(status.to_dict(), indent=2))
         return 0
-    from .render import safe
-
-    print(f"Workspace:   {safe(status.workspace)} ({getattr(index, 'origin', '')})")
-    print(f"Index:       {safe(status.db_path)}")
+    print(f"Workspace:   {safe(status.workspace, one_line=True)} ({getattr(index, 'origin', '')})")
+    print(f"Index:       {safe(status.db_path, one_line=True)}" + ("  (not built yet: run memtui index)" if index.store.missing else ""))
     print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
-    print(f"Provider:    {status.provider} / {status.model}" + (f"  (error: {safe(status.provider_error)})" if status.provider_error else ""))
+    print(f"Provider:    {status.provider} / {status.model}" + (f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""))
     print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {'yes' if status.dirty else 'no'}   Last sync: {status.last_sync or 'never'}")
     for source, counts in sorted(status.sources.items()):
         print(f"  {source:9} {counts['files']} files · {counts['chunks']} chunks · {counts['embedded']} embedded")
@@ -253,14 +274,14 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if status.skipped:
         print(f"Skipped ({len(status.skipped)}):")
         for item in status.skipped:
-            print(f"  {safe(item['path'])}: {safe(item['reason'])}")
+            print(f"  {safe(item['path'], one_line=True)}: {safe(item['reason'], one_line=True)}")
     return 0
 
 
 def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .interop.agents import OpenClawError, find_agent
     from .interop.inspect_index import inspect_openclaw_index
-    from .render import safe
+    from .render import dumps_json, safe
 
     agent = None
     try:
@@ -274,21 +295,22 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
     if args.json:
-        print(json.dumps(report, ensure_ascii=False, indent=2))
+        print(dumps_json(report, indent=2))
         return 0
-    meta = report["meta"]
-    print(f"OpenClaw index: {safe(report['index_path'])} (read-only)")
+    # the meta row comes from another program's file: every value is untrusted
+    meta = {k: safe(str(v), one_line=True) for k, v in report["meta"].items()}
+    print(f"OpenClaw index: {safe(report['index_path'], one_line=True)} (read-only)")
     print(f"Model:          {meta.get('provider')} / {meta.get('model')} · chunks {meta.get('chunkTokens')}/{meta.get('chunkOverlap')}"
           f" · dims {meta.get('vectorDims') or '-'} · tokenizer {meta.get('ftsTokenizer') or 'unicode61'}")
     print(f"Indexed:        {report['files']} files · {report['chunks']} chunks")
     for source, c in sorted(report["sources"].items()):
-        print(f"  {source:9} {c['files']} files · {c['chunks']} chunks")
+        print(f"  {safe(source, one_line=True):9} {c['files']} files · {c['chunks']} chunks")
     if "stale" in report:
         print(f"Stale:          {'yes' if report['stale'] else 'no'}")
         for key, label in (("changed_since_indexed", "changed since indexed"), ("not_indexed", "on disk, never indexed"),
                            ("indexed_but_missing", "indexed, no longer on disk")):
             for item in report[key]:
-                print(f"  {label}: {safe(item)}")
+                print(f"  {label}: {safe(item, one_line=True)}")
     return 0
 
 
@@ -302,22 +324,22 @@ def _default_agent_id() -> str:
 def cmd_agents(args: argparse.Namespace) -> int:
     from .interop.agents import OpenClawError, list_agents
     from .paths import openclaw_state_dir
-    from .render import safe
+    from .render import dumps_json, safe
 
     try:
         agents, path = list_agents()
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
     if args.json:
-        print(json.dumps({"state_dir": str(openclaw_state_dir()), "config": str(path) if path else None,
-                          "agents": [a.to_dict() for a in agents]}, ensure_ascii=False, indent=2))
+        print(dumps_json({"state_dir": str(openclaw_state_dir()), "config": str(path) if path else None,
+                          "agents": [a.to_dict() for a in agents]}, indent=2))
         return 0
-    print(f"OpenClaw state: {openclaw_state_dir()} · config: {path or 'none found'}")
+    print(f"OpenClaw state: {safe(str(openclaw_state_dir()), one_line=True)} · config: {safe(str(path or 'none found'), one_line=True)}")
     for a in agents:
-        print(f"{'*' if a.default else ' '} {safe(a.id)}")
-        print(f"    workspace  {safe(a.workspace)}{'' if Path(a.workspace).is_dir() else '  (missing)'}")
-        print(f"    sessions   {safe(a.sessions_dir)}")
-        print(f"    index      {safe(a.index_path)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
+        print(f"{'*' if a.default else ' '} {safe(a.id, one_line=True)}")
+        print(f"    workspace  {safe(a.workspace, one_line=True)}{'' if Path(a.workspace).is_dir() else '  (missing)'}")
+        print(f"    sessions   {safe(a.sessions_dir, one_line=True)}")
+        print(f"    index      {safe(a.index_path, one_line=True)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
     return 0
 
 
@@ -339,7 +361,10 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             backup = write_openclaw_query(target, params, pool, args.agent)
         except OpenClawError as exc:
             raise UserError(str(exc)) from None
-        print(f"memtui: wrote memorySearch.query into {target} (backup: {backup.name})", file=sys.stderr)
+        from .render import safe
+
+        print(f"memtui: wrote memorySearch.query into {safe(str(target), one_line=True)} (backup: {safe(backup.name, one_line=True)})",
+              file=sys.stderr)
     return 0
 
 
@@ -375,14 +400,19 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_tui(args, cfg)
     except UserError as exc:
-        print(f"memtui: error: {exc}", file=sys.stderr)
+        from .engine.scrub import scrub
+        from .render import safe
+
+        print(f"memtui: error: {safe(scrub(str(exc)), one_line=True)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # last line of defence: one line, never a traceback
         if os.environ.get("MEMTUI_DEBUG"):
             raise
+        from .engine.scrub import scrub
         from .errors import describe
+        from .render import safe
 
-        print(f"memtui: error: {describe(exc)}", file=sys.stderr)
+        print(f"memtui: error: {safe(scrub(describe(exc)), one_line=True)}", file=sys.stderr)
         return 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool =
     params = search_params(cfg)
     if eval_mode:
         params = replace(params, min_score=0.0, max_results=10)
+
     flags = {name: getattr(args, name) for name in RANKING_FLAGS if getattr(args, name, None) is not None}
     return replace(params, **flags)
 
@@ -51,7 +51,7 @@ def _retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
 
 def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .engine.search.rank import rank
-    from .render import safe
+    from .render import dumps_json, safe
 
     if args.max_results is not None and args.max_results < 1:
         raise UserError("--max-results must be at least 1")
@@ -65,15 +65,15 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)
     if args.json:
         window = pool.time_window.to_dict() if pool.time_window is not None else None
-        print(json.dumps({"query": pool.query, "mode": pool.mode, "warnings": pool.warnings, "time_window": window,
+        print(dumps_json({"query": pool.query, "mode": pool.mode, "warnings": pool.warnings, "time_window": window,
                           "params": params.to_dict(), "results": [r.to_dict() for r in results],
-                          "timings_ms": {k: round(v, 3) for k, v in timings.items()}}, ensure_ascii=False, indent=2))
+                          "timings_ms": {k: round(v, 3) for k, v in timings.items()}}, indent=2))
         return 0
     for warning in pool.warnings:
-        print(f"memtui: {safe(warning)}", file=sys.stderr)
+        print(f"memtui: {safe(warning, one_line=True)}", file=sys.stderr)
     if pool.time_window is not None:
         w = pool.time_window.to_dict()
-        print(f"time window: {safe(w['text'])} → {w['start']} … {w['end']} ({params.time_mode})\n")
+        print(f"time window: {safe(w['text'], one_line=True)} → {w['start']} … {w['end']} ({params.time_mode})\n")
     if not results:
         print("No matches.")
         return 0
@@ -81,7 +81,7 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         age = "evergreen" if r.age_days is None else f"{r.age_days:.0f}d old"
         vec = "-" if r.vector_score is None else f"{r.vector_score:.3f}"
         moved = f" (was #{r.rank_before_mmr})" if r.rank_before_mmr != r.rank else ""
-        print(f"#{r.rank}{moved}  {r.score:.3f}  {safe(r.path)}:{r.start_line}-{r.end_line}  [{r.source}, {age}]")
+        print(f"#{r.rank}{moved}  {r.score:.3f}  {safe(r.path, one_line=True)}:{r.start_line}-{r.end_line}  [{r.source}, {age}]")
         timing = f" · time {r.time_factor:.2f}" if pool.time_window is not None else ""
         print(f"    vector {vec} · text {r.text_score:.3f} · hybrid {r.hybrid_score:.3f} · decay {r.decay:.3f}{timing}")
         snippet = safe(r.snippet, keep_newlines=False)
@@ -93,10 +93,11 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .engine.evaluation import format_table, load_queries, score_hits, summarize
     from .engine.search.rank import rank
+    from .render import dumps_json, safe
 
     path = Path(args.queries)
     if not path.is_file():
-        raise UserError(f"queries file {path} not found")
+        raise UserError(f"queries file {safe(str(path), one_line=True)} not found")
     try:
         queries = load_queries(path)
     except ValueError as exc:
@@ -115,7 +116,7 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             pool = index.retrieve(q["question"], now_ms=now_ms, **_retrieve_kwargs(cfg, params))
             hits = [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in rank(pool, params)]
             if out:
-                out.write(json.dumps({"qid": q["qid"], "hits": hits}, ensure_ascii=False) + "\n")
+                out.write(dumps_json({"qid": q["qid"], "hits": hits}) + "\n")
             m = score_hits(q.get("targets") or [], hits)
             if m is not None:
                 scored.append((q, m))
@@ -124,9 +125,9 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             out.close()
     summary = summarize(scored)
     if args.json:
-        print(json.dumps({"summary": summary, "queries": len(queries), "scored": len(scored),
+        print(dumps_json({"summary": summary, "queries": len(queries), "scored": len(scored),
                           "seconds": round(time.perf_counter() - started, 3), "params": params.to_dict()}, indent=2))
     else:
-        print(format_table(summary))
+        print(safe(format_table(summary)))  # category names come from the queries file
         print(f"\n{len(scored)} of {len(queries)} queries had targets; {time.perf_counter() - started:.1f}s")
     return 0

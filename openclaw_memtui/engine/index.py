@@ -14,20 +14,26 @@ from ..config import IndexSettings
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport
+from .scrub import scrub
 from .store import Store, SyncLock
 from .sync import CancelFlag, Syncer, fts_tokenize_clause, list_sources
 
 
 class MemoryIndex:
     def __init__(self, settings: IndexSettings, provider_name: str = "auto", model: str = "",
-                 remote: dict[str, Any] | None = None, notice: Callable[[str], None] | None = None) -> None:
+                 remote: dict[str, Any] | None = None, notice: Callable[[str], None] | None = None,
+                 *, read_only: bool = False, repair: bool = True) -> None:
+        """`read_only` (status) never creates, moves or changes a file; `repair=False` (search) refuses
+        an invalid index file instead of moving it aside (see Store)."""
         self.settings = settings
         self.provider_name = provider_name
         self.model_name = model
         self.remote = remote or {}
         self.notices: list[str] = []
         self._notice_cb = notice
-        self.store = Store(settings.db_path, notice=self._notice, tokenize=fts_tokenize_clause(settings))
+        self.read_only = read_only
+        self.store = Store(settings.db_path, notice=self._notice, tokenize=fts_tokenize_clause(settings),
+                           readonly=read_only, repair=repair)
         self._provider: EmbeddingProvider | None = None
         self._provider_ready = False
         self.provider_error = ""
@@ -50,13 +56,15 @@ class MemoryIndex:
                 self._provider = make_provider(self.provider_name, self.model_name, self.remote)
             except EmbeddingError as exc:
                 self._provider = None
-                self.provider_error = str(exc)
+                self.provider_error = scrub(str(exc))
             self._provider_ready = True
         return self._provider
 
     # -- connections ---------------------------------------------------------------------------
     def reader(self):
         """A read connection for the calling thread (WAL lets it read while a sync writes)."""
+        if self.store.missing:
+            return self.store.conn  # no file yet (read-only): the empty in-memory index
         conn = getattr(self._local, "conn", None)
         inode = self.store.file_inode()
         if conn is None or getattr(self._local, "epoch", -1) != self._epoch or getattr(self._local, "inode", None) != inode:
@@ -70,6 +78,8 @@ class MemoryIndex:
     def sync(self, force: bool = False, progress: Callable[[SyncProgress], None] | None = None,
              cancel: CancelFlag | None = None, embed: bool = True, wait: bool = True) -> SyncReport | None:
         """Sync the workspace. With wait=False, returns None at once if another process is syncing."""
+        if self.read_only:
+            raise RuntimeError("this index was opened read-only")  # a programming error, not a user's
         with self._sync_lock:
             lock = SyncLock(self.store.path)
             if not lock.acquire(wait=False):
@@ -160,7 +170,7 @@ class MemoryIndex:
             last_sync=self.store.get_meta("last_sync"),
             skipped=skipped,
             chunk_dates=dates,
-            provider_error=self.provider_error or stored_error,
+            provider_error=scrub(self.provider_error or stored_error),  # an index written before scrubbing may hold a key
             watcher=self.watcher_state,
             notices=list(self.notices),
         )

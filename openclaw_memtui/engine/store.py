@@ -186,7 +186,8 @@ class SyncLock:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             return True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.path.parent)
+        create_private_file(self.path)
         self._fh = open(self.path, "a+")
         try:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -242,16 +243,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 REQUIRED_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
 
 
-def _check_file(path: Path) -> None:
-    """Raise InvalidIndex unless `path` is absent, empty, or a healthy memtui index."""
+def _check_file(path: Path) -> bool:
+    """True for a healthy memtui index, False when `path` is absent, empty or an SQLite file with no
+    tables yet; raise InvalidIndex for anything else. Reads only: no byte of the file changes."""
     if not path.exists() or path.stat().st_size == 0:
-        return
+        return False
     with open(path, "rb") as fh:
         if fh.read(16) != SQLITE_HEADER:
             raise InvalidIndex("it is not an SQLite database")
     backend = detect_backend()
     try:
-        conn = backend.module.connect(f"file:{path}?mode=ro", uri=True)
+        conn = backend.module.connect(ro_uri(path), uri=True)
     except Exception as exc:
         raise InvalidIndex(f"it cannot be opened ({exc})") from None
     try:
@@ -263,7 +265,7 @@ def _check_file(path: Path) -> None:
         if check != "ok":
             raise InvalidIndex(f"it is damaged ({check})")
         if not tables:
-            return
+            return False
         if not REQUIRED_TABLES <= tables:
             raise InvalidIndex("it belongs to another program (memtui tables are missing)")
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
@@ -273,6 +275,7 @@ def _check_file(path: Path) -> None:
             raise InvalidIndex(f"it uses schema version {row[0]}, this memtui uses {SCHEMA_VERSION}")
     finally:
         conn.close()
+    return True
 
 
 def side_files(path: Path) -> list[Path]:
@@ -283,9 +286,15 @@ def move_aside(path: Path) -> Path:
     """Rename an untrusted index (and its -wal/-shm) out of the way; nothing is deleted."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = Path(f"{path}.invalid-{stamp}")
+    n = 1
+    while any(Path(str(target) + suffix).exists() for suffix in ("", "-wal", "-shm")):
+        n += 1  # a second invalid file within the same second must not replace the first
+        target = Path(f"{path}.invalid-{stamp}-{n}")
     for src in side_files(path):
         if src.exists():
-            os.replace(src, Path(str(target) + str(src)[len(str(path)) :]))
+            dest = Path(str(target) + str(src)[len(str(path)) :])
+            os.replace(src, dest)
+            make_private(dest)  # it may hold private text, whoever wrote it
     return target
 
 
@@ -293,23 +302,49 @@ class Store:
     """A connection to one index file with the memtui schema in place."""
 
     def __init__(self, path: Path, *, readonly: bool = False, notice: Callable[[str], None] | None = None,
-                 fresh: bool = False, tokenize: str = "unicode61") -> None:
-        """`fresh` opens a new file we just named (a rebuild's temp file): nothing to validate or clean."""
+                 fresh: bool = False, tokenize: str = "unicode61", repair: bool = True) -> None:
+        """`fresh` opens a new file we just named (a rebuild's temp file): nothing to validate or clean.
+
+        `readonly` never creates, moves or changes a file: an absent or empty index reads as an
+        empty one held in memory (`missing`), an invalid one raises InvalidIndex. Writers with
+        `repair` (memtui index, the app) move an invalid file aside and start afresh; without it
+        (search) they raise too: only an explicit index may move a file the user pointed us at.
+        """
         self.path = Path(path)
         self.backend = detect_backend()
         self.readonly = readonly
         self.tokenize = tokenize  # FTS5 tokenizer for a newly created chunks_fts
         self.notice = notice or (lambda _msg: None)
         self.vec_loaded = False
-        if not readonly and not fresh:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._cleanup_temp_files()
+        self.missing = False
+        check_regular_file(self.path)
+        if readonly:
+            try:
+                self.missing = not _check_file(self.path)
+            except InvalidIndex as exc:
+                raise InvalidIndex(f"not a memtui index: {self.path}: {exc}; run `memtui index` to rebuild") from None
+        elif not fresh:
             try:
                 _check_file(self.path)
+                problem = None
             except InvalidIndex as exc:
+                if not repair:  # checked before anything is created beside it (the lock, the folder)
+                    raise InvalidIndex(f"not a memtui index: {self.path}: {exc}; run `memtui index` to rebuild") from None
+                problem = exc
+            make_private_dirs(self.path.parent)
+            self._cleanup_temp_files()
+            if problem is not None:
                 aside = move_aside(self.path)
-                self.notice(f"index {self.path} was not trusted: {exc}; moved it to {aside} and rebuilding from the workspace")
-        self.conn = self._connect(self.path, readonly)
+                self.notice(f"index {self.path} was not trusted: {problem}; moved it to {aside} and rebuilding from the workspace")
+        if not readonly:
+            make_private_dirs(self.path.parent)
+            create_private_file(self.path)
+            for side in side_files(self.path):
+                make_private(side)
+        if self.missing:  # nothing on disk to read: an empty index in memory, so status has zeros to show
+            self.conn = self._connect_memory()
+        else:
+            self.conn = self._connect(self.path, readonly)
         self.inode = self.file_inode()
         if not readonly:
             self.ensure_schema()
@@ -320,6 +355,17 @@ class Store:
             return self.path.stat().st_ino
         except OSError:
             return None
+
+    def _connect_memory(self) -> Any:
+        conn = self.backend.module.connect(":memory:", check_same_thread=False, isolation_level=None)
+        if self.backend.vector_available:  # so status reports sqlite-vec as it will be used
+            try:
+                load_vec(conn)
+                self.vec_loaded = True
+            except Exception:
+                pass
+        conn.executescript(SCHEMA_SQL + FTS_SQL.format(tokenize=self.tokenize))
+        return conn
 
     def reopen(self) -> None:
         """Follow the file at our path after another process replaced it."""
@@ -333,7 +379,7 @@ class Store:
     def _connect(self, path: Path, readonly: bool) -> Any:
         mod = self.backend.module
         if readonly:
-            conn = mod.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+            conn = mod.connect(ro_uri(path), uri=True, check_same_thread=False, isolation_level=None)
         else:
             conn = mod.connect(str(path), check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 5000")
@@ -449,6 +495,7 @@ class Store:
         built.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         built.conn.execute("PRAGMA journal_mode = DELETE")
         built.close()
+        make_private(built.path)
         try:
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except Exception:

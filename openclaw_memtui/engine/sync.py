@@ -23,6 +23,7 @@ from ..config import IndexSettings
 from .chunking import TextChunk, chunk_markdown, remap_lines
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport
+from .scrub import scrub
 from .sources import SourceFile, flatten_session, list_memory_files, list_session_files, note_date_ms, is_evergreen
 from .store import Store, open_temp_beside
 from .textutil import segment_cjk_for_index, sha256_hex
@@ -195,7 +196,7 @@ class Syncer:
         report.seconds = time.perf_counter() - started
         if not report.cancelled:
             self.store.set_meta("last_sync", datetime.now(timezone.utc).isoformat(timespec="seconds"))
-            self.store.set_meta("last_sync_report", json.dumps(report.to_dict()))
+            self.store.set_meta("last_sync_report", scrub(json.dumps(report.to_dict())))  # never store a key
         self.progress(SyncProgress("done", report.files_total, report.files_total, "",
                                    "cancelled" if report.cancelled else "finished"))
         return report
@@ -357,8 +358,8 @@ class Syncer:
                 report.chunks_embedded += len(batch)
             store.set_meta("provider_error", "")
         except EmbeddingError as exc:
-            report.embed_error = str(exc)
-            store.set_meta("provider_error", str(exc))
+            report.embed_error = scrub(str(exc))  # shown by index/status and stored in meta: no key in it
+            store.set_meta("provider_error", report.embed_error)
         finally:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

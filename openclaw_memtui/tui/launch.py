@@ -14,7 +14,7 @@ def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .app import MemtuiApp
 
     now_ms = parse_now(getattr(args, "now", None))
-    index = open_index(args, cfg)
+    index = open_index(args, cfg, repair=True)  # the app syncs: like `index`, it may set an invalid file aside
     cfg = index.cfg
     app = MemtuiApp(index, cfg, origin=getattr(index, "origin", ""), now_ms=now_ms,
                     config_path=Path(args.config) if args.config else None, params=search_params(cfg))

@@ -3,7 +3,8 @@
 Retries: 429 and 5xx responses, timeouts and connection errors, up to `max_retries` more attempts.
 The wait is the server's Retry-After when it sends one (seconds or an HTTP date, capped at 60 s),
 else 0.5 s × 2^attempt with up to 20 % jitter, capped at 8 s — OpenClaw's schedule. API keys live
-only in request headers and are never part of an error message.
+only in request headers; every error message leaves through `_fail`, which scrubs them (and
+anything shaped like a key) out: a provider may echo our Authorization header in its error body.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Callable
 
 import httpx
 
+from ..scrub import scrub
 from .base import EmbeddingError
 
 RETRY_AFTER_CAP = 60.0
@@ -41,15 +43,21 @@ def backoff_seconds(attempt: int, rand: Callable[[], float] = random.random) -> 
 
 class HttpEmbedClient:
     def __init__(self, label: str, base_url: str, headers: dict[str, str], timeout: float = 60.0,
-                 max_retries: int = 3, sleep: Callable[[float], None] = time.sleep, key_hint: str = "") -> None:
+                 max_retries: int = 3, sleep: Callable[[float], None] = time.sleep, key_hint: str = "",
+                 secrets: tuple[str, ...] = ()) -> None:
         self.label = label
         self.base_url = base_url.rstrip("/")
         self.max_retries = max_retries
         self.sleep = sleep
         self.key_hint = key_hint
+        self.secrets = tuple(secrets)  # the key and sensitive header values this client sends
         self.requests = 0
         self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
                                     follow_redirects=False)
+
+    def _fail(self, message: str) -> EmbeddingError:
+        """The one way out for an error: scrubbed before anyone can print or store it."""
+        return EmbeddingError(scrub(message, self.secrets))
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         url = f"{self.base_url}{path}"
@@ -68,15 +76,16 @@ class HttpEmbedClient:
                     try:
                         return response.json()
                     except ValueError:
-                        raise EmbeddingError(f"{self.label}: malformed response (not JSON) from {self.base_url}") from None
+                        raise self._fail(f"{self.label}: malformed response (not JSON) from {self.base_url}") from None
                 if status in (401, 403):
-                    raise EmbeddingError(f"{self.label}: {status} invalid or unauthorised API key{self.key_hint}")
+                    raise self._fail(f"{self.label}: {status} invalid or unauthorised API key{self.key_hint}")
                 if status != 429 and status < 500:
-                    raise EmbeddingError(f"{self.label}: HTTP {status}: {_short(response.text)}")
+                    # scrub before shortening: a cut could leave a key's head that no longer matches
+                    raise self._fail(f"{self.label}: HTTP {status}: {_short(scrub(response.text, self.secrets))}")
                 problem = f"HTTP {status}" + (" rate limited" if status == 429 else "")
                 wait = retry_after_seconds(response.headers.get("retry-after"))
             if attempt >= self.max_retries:
-                raise EmbeddingError(f"{self.label}: {problem} after {attempt + 1} attempts")
+                raise self._fail(f"{self.label}: {problem} after {attempt + 1} attempts")
             self.sleep(wait if wait is not None else backoff_seconds(attempt))
             attempt += 1
 

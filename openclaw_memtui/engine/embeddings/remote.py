@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..scrub import register_headers, register_secret
 from .base import EmbeddingError, fingerprint, normalize_rows, plan_batches
 from .http import HttpEmbedClient
 
@@ -53,8 +54,12 @@ class RemoteProvider:
         env = DEFAULTS[provider_id][2]
         hint = f" (check {env} or remote.apiKey)" if env else ""
         kwargs = {"sleep": sleep} if sleep else {}
+        # Registered process-wide too: the sync and the CLI scrub text they never got from this client.
+        register_secret(api_key)
+        register_headers(self.extra_headers)
+        secrets = tuple(v for k, v in self.extra_headers.items() if k.lower() in ("authorization", "x-goog-api-key"))
         self.client = HttpEmbedClient(provider_id, self.base_url, self._headers(api_key) | self.extra_headers,
-                                      timeout, max_retries, key_hint=hint, **kwargs)
+                                      timeout, max_retries, key_hint=hint, secrets=(api_key, *secrets), **kwargs)
 
     def _headers(self, api_key: str) -> dict[str, str]:
         return {"Content-Type": "application/json", **({"Authorization": f"Bearer {api_key}"} if api_key else {})}

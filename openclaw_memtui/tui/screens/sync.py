@@ -41,7 +41,7 @@ class SyncScreen(Screen):
             self._ticks = getattr(self, "_ticks", 0) + 1
             if self._ticks % 5 == 0:  # counts grow while vectors fill in
                 self.refresh_status()
-            label.update(Text(f"Syncing — {p.phase} {p.done}/{p.total} {safe(p.path or p.message, False)}", style="bold"))
+            label.update(Text(f"Syncing — {p.phase} {p.done}/{p.total} {safe(p.path or p.message, one_line=True)}", style="bold"))
         else:
             bar.update(total=1, progress=1 if self.app.last_report else 0)
             label.update(Text("Idle — s: sync now, f: full rebuild", style="dim"))
@@ -96,5 +96,5 @@ class SyncScreen(Screen):
         text = Text()
         for key, value in rows:
             text.append(f"{key:<18}", style="bold")
-            text.append(safe(str(value), False) + "\n")
+            text.append(safe(str(value), one_line=True) + "\n")
         self.query_one("#sync-status", Static).update(text)

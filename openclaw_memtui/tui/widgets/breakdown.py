@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ...engine.search.rank import Result, SearchParams
+from ...render import safe
 
 def _bar(label: str, value: float | None, scale: float = 1.0, note: str = "", width: int = 24) -> Text:
     line = Text(f"{label:<10}", style="bold")
@@ -37,7 +38,7 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     lines.append(_bar("decay", result.decay, width=bar_width, note=f"{age}; {state}"))
     if window is not None:
         w = window.to_dict()
-        note = ("inside" if result.time_factor > 1 else "evergreen" if result.age_days is None else "outside") + f" “{w['text']}”"
+        note = ("inside" if result.time_factor > 1 else "evergreen" if result.age_days is None else "outside") + f" “{safe(w['text'], one_line=True)}”"
         lines.append(_bar("time", result.time_factor, width=bar_width, scale=max(1.0, result.time_factor), note=note))
     lines.append(_bar("final", result.score, width=bar_width))
     rank = Text(f"{'MMR rank':<10}", style="bold")

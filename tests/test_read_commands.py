@@ -1,0 +1,99 @@
+"""A read command never moves, creates or changes a file; only `index` sets an invalid one aside;
+an index path that is not a regular file (/dev/null, a folder, a FIFO) is refused in one line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from openclaw_memtui.cli import main
+
+
+def listing(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir()}
+
+
+def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.fixture
+def foreign_files(tmp_path) -> dict[str, Path]:
+    import sqlite3
+
+    folder = tmp_path / "other"
+    folder.mkdir()
+    conn = sqlite3.connect(folder / "app.db")
+    conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.execute("INSERT INTO notes VALUES ('precious')")
+    conn.commit()
+    conn.close()
+    (folder / "garbage.db").write_bytes(b"\x00garbage, not SQLite" * 50)
+    old = folder / "old.sqlite"
+    conn = sqlite3.connect(old)  # memtui's tables, but no schema version: an older or foreign index
+    conn.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); CREATE TABLE files (path TEXT);"
+                       "CREATE TABLE chunks (id TEXT); CREATE TABLE embedding_cache (hash TEXT);"
+                       "CREATE TABLE chunks_fts (text TEXT);")
+    conn.close()
+    return {"sqlite": folder / "app.db", "garbage": folder / "garbage.db", "old": old}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "garbage", "old"])
+@pytest.mark.parametrize("command", ["status", "status-json", "search"])
+def test_read_commands_report_an_invalid_index_without_touching_it(foreign_files, workspace, capsys, kind, command):
+    db = foreign_files[kind]
+    before = snapshot(db.parent)
+    argv = {"status": ["status"], "status-json": ["status", "--json"], "search": ["search", "oolong"]}[command]
+    code = main([*argv, "--workspace", str(workspace), "--db", str(db), "--provider", "none"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.strip().count("\n") == 0 and "not a memtui index" in err and "run `memtui index` to rebuild" in err
+    assert snapshot(db.parent) == before  # same files, same bytes, same mtimes: nothing moved or created
+
+
+def test_only_index_moves_an_invalid_file_aside(foreign_files, workspace, capsys):
+    db = foreign_files["sqlite"]
+    precious = db.read_bytes()
+    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    aside = [p for p in db.parent.glob("app.db.invalid-*")]
+    assert len(aside) == 1 and aside[0].read_bytes() == precious  # moved, never deleted
+    assert "moved it to" in capsys.readouterr().err
+
+
+def test_status_on_a_missing_index_creates_nothing(tmp_path, workspace, capsys):
+    folder = tmp_path / "nothing-here"
+    code = main(["status", "--workspace", str(workspace), "--db", str(folder / "i.sqlite"), "--provider", "none"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "not built yet" in out and "Files:       0" in out
+    assert not folder.exists()
+
+
+def test_status_on_a_valid_index_leaves_it_unchanged(tmp_path, workspace, capsys):
+    folder = tmp_path / "idx"
+    db = folder / "i.sqlite"
+    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    write(workspace / "memory" / "new.md", "changed on disk\n")  # dirty: status must only report it
+    names, before = listing(folder), db.read_bytes()
+    assert main(["status", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    assert "Dirty: yes" in capsys.readouterr().out
+    assert listing(folder) == names and db.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["status"], ["index"], ["search", "x"]])
+def test_non_regular_index_paths_are_refused_in_one_line(tmp_path, workspace, capsys, command):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    beside_null = ("/dev/null.lock", "/dev/null-journal", "/dev/null-wal")
+    existed = {p for p in beside_null if os.path.exists(p)}  # /dev is shared with every other process
+    for db, kind in (("/dev/null", "a device"), (str(folder), "a folder"), (str(fifo), "a FIFO")):
+        names = listing(tmp_path)
+        code = main([*command, "--workspace", str(workspace), "--db", db, "--provider", "none"])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and f"is {kind}, not a regular file" in err
+        assert listing(tmp_path) == names and listing(folder) == set()
+    assert {p for p in beside_null if os.path.exists(p)} <= existed

@@ -1,0 +1,208 @@
+"""API keys never printed or stored; index files and folders private regardless of the umask."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from openclaw_memtui.cli import main
+from openclaw_memtui.engine.scrub import scrub
+
+KEY = "sk-proj-Zq8vT3kLmN0pQrStUvWx1234567890abcd"
+HEADER_KEY = "azure-key-7f3e9a1b2c4d5e6f"
+
+
+class EchoAPI:
+    """A loopback provider that answers every request with `status` and a body echoing its headers."""
+
+    def __init__(self, status: int = 400, padding: int = 0, content_type: str = "application/json") -> None:
+        api = self
+        self.status, self.padding, self.content_type = status, padding, content_type
+        self.requests = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                api.requests += 1
+                # the credential headers first, so the 200-character cut of an error falls across them
+                order = sorted(self.headers.items(), key=lambda kv: kv[0].lower() not in ("authorization", "x-goog-api-key", "api-key"))
+                echoed = "; ".join(f"{k}: {v}" for k, v in order)
+                if api.content_type == "application/json":
+                    raw = json.dumps({"error": "x" * api.padding + f" bad request, you sent {echoed}",
+                                      "headers": dict(self.headers)}).encode()
+                else:
+                    raw = f"<html>{'x' * api.padding} {echoed}</html>".encode()
+                self.send_response(api.status)
+                self.send_header("Content-Type", api.content_type)
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def stored_bytes(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in folder.iterdir() if p.is_file())
+
+
+def assert_no_key(text: str | bytes, *keys: str) -> None:
+    for key in keys:
+        needle = key.encode() if isinstance(text, bytes) else key
+        assert needle not in text
+        # not even a recognisable head of it (a message cut at 200 characters must not keep half)
+        assert needle[:8] not in text
+
+
+@pytest.mark.parametrize("padding", [0, 135])  # 135: the 200-character cut falls inside the key
+def test_echoed_authorization_header_never_printed_or_stored(tmp_path, capsys, monkeypatch, padding):
+    api = EchoAPI(400, padding)
+    try:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", api.url)
+        ws = write(tmp_path / "ws" / "MEMORY.md", "zebracorn notes\n").parent
+        data = tmp_path / "data"
+        db = str(data / "i.sqlite")
+        common = ["--workspace", str(ws), "--db", db, "--provider", "openai"]
+        for argv in (["index", *common], ["index", *common, "--json"], ["search", "zebracorn", *common],
+                     ["search", "zebracorn", *common, "--json"], ["status", *common], ["status", *common, "--json"]):
+            code, output = run(capsys, *argv)
+            assert code == 0, output
+            assert_no_key(output, KEY)
+        assert api.requests >= 2  # both index runs reached the provider
+        code, output = run(capsys, "status", *common)
+        assert "HTTP 400" in output and ("[redacted]" in output or padding)  # still reported, minus the key
+        assert_no_key(stored_bytes(data), KEY)  # meta: provider_error, last_sync_report; the -wal too
+    finally:
+        api.close()
+
+
+def test_configured_key_and_credential_headers_scrubbed_gemini_and_config(tmp_path, capsys, monkeypatch):
+    api = EchoAPI(400, content_type="text/html")
+    try:
+        config = write(tmp_path / "config.toml", f'provider = "gemini"\n[remote]\nbaseUrl = "{api.url}"\n'
+                                                 f'apiKey = "{KEY}"\nheaders = {{ "api-key" = "{HEADER_KEY}" }}\n')
+        ws = write(tmp_path / "ws" / "MEMORY.md", "zebracorn\n").parent
+        data = tmp_path / "data"
+        common = ["--workspace", str(ws), "--db", str(data / "i.sqlite"), "--config", str(config)]
+        for argv in (["index", *common], ["status", *common], ["search", "zebracorn", *common]):
+            code, output = run(capsys, *argv)
+            assert code == 0
+            assert_no_key(output, KEY, HEADER_KEY)  # x-goog-api-key and the custom api-key header echoed
+        assert_no_key(stored_bytes(data), KEY, HEADER_KEY)
+    finally:
+        api.close()
+
+
+def test_credentials_in_base_url_are_not_shown(tmp_path, capsys, monkeypatch):
+    api = EchoAPI(200, content_type="text/plain")  # 200 but not JSON: the message names the base URL
+    try:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", api.url.replace("http://", "http://admin:hunter2secret@"))
+        ws = write(tmp_path / "ws" / "MEMORY.md", "zebracorn\n").parent
+        code, output = run(capsys, "index", "--workspace", str(ws), "--db", str(tmp_path / "i.sqlite"), "--provider", "openai")
+        assert code == 0 and "malformed response" in output
+        assert "hunter2secret" not in output and "[redacted]@127.0.0.1" in output
+    finally:
+        api.close()
+
+
+def test_scrub_catches_key_shapes_it_was_never_told_about():
+    text = ('{"Authorization": "Bearer abcdefghijklmnop", "x-goog-api-key": "AIzaSyA1234567890abcdefghijklmnopqrs"} '
+            "token=ghp_abcdefghijklmnopqrstuvwxyz012345 url https://u:p4ss@host/x?key=topsecret123")
+    out = scrub(text)
+    for secret in ("abcdefghijklmnop", "AIzaSy", "ghp_abc", "p4ss", "topsecret123"):
+        assert secret not in out
+    assert scrub("chunking tokens = 0 and 400 tokens") == "chunking tokens = 0 and 400 tokens"  # ordinary text kept
+
+
+# -- permissions ------------------------------------------------------------------------------
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_index_folders_0700_and_files_0600_under_umask_022(tmp_path, capsys, umask_022, workspace):
+    code, _ = run(capsys, "index", "--workspace", str(workspace), "--provider", "none")
+    assert code == 0
+    data = Path(os.environ["MEMTUI_DATA_DIR"])
+    assert mode(data) == 0o700 and mode(data / "indexes") == 0o700
+    files = list((data / "indexes").iterdir())
+    assert any(p.name.endswith(".sqlite") for p in files) and any(p.name.endswith(".lock") for p in files)
+    for p in files:
+        assert mode(p) == 0o600, p.name  # the index, its -wal/-shm and the lock
+    # an explicit --db in an existing shared folder: the folder is not ours to change, the file is
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    code, _ = run(capsys, "index", "--workspace", str(workspace), "--db", str(shared / "x.sqlite"), "--provider", "none")
+    assert code == 0 and mode(shared) == 0o755
+    assert all(mode(p) == 0o600 for p in shared.iterdir())
+
+
+def test_rebuild_temp_and_moved_aside_files_are_private(tmp_path, umask_022, workspace, make_settings, monkeypatch):
+    from openclaw_memtui.engine import store as store_mod
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    db = tmp_path / "idx" / "i.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(b"not an index at all")
+    os.chmod(db, 0o644)
+    index = MemoryIndex(make_settings(workspace, db=db), "none")
+    asides = list(db.parent.glob("i.sqlite.invalid-*"))
+    assert len(asides) == 1 and mode(asides[0]) == 0o600 and asides[0].read_bytes() == b"not an index at all"
+    temp_modes: list[int] = []
+
+    def progress(p):
+        if p.phase == "index":
+            temp_modes.extend(mode(t) for t in db.parent.glob("i.sqlite.tmp-*") if t.exists())
+
+    index.sync(force=True, progress=progress)
+    index.close()
+    assert temp_modes and set(temp_modes) == {0o600}
+    assert mode(db) == 0o600
+    # a second invalid file in the same second gets its own name: the first is not replaced
+    monkeypatch.setattr(store_mod.time, "strftime", lambda fmt, *a: "20261130-120000")
+    for content in (b"first garbage", b"second garbage"):
+        for side in store_mod.side_files(db):
+            side.unlink(missing_ok=True)
+        db.write_bytes(content)
+        MemoryIndex(make_settings(workspace, db=db), "none").close()
+    kept = sorted(p.read_bytes() for p in db.parent.glob("i.sqlite.invalid-20261130-120000*") if not p.name.endswith(("-wal", "-shm")))
+    assert kept == [b"first garbage", b"second garbage"]
+
+
+def test_index_from_an_older_memtui_is_tightened_to_0600(tmp_path, capsys, umask_022, workspace):
+    db = tmp_path / "old.sqlite"
+    assert run(capsys, "index", "--workspace", str(workspace), "--db", str(db), "--provider", "none")[0] == 0
+    os.chmod(db, 0o644)  # as an older memtui created it
+    assert run(capsys, "index", "--workspace", str(workspace), "--db", str(db), "--provider", "none")[0] == 0
+    assert mode(db) == 0o600
