@@ -261,11 +261,11 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.json:
         print(dumps_json(status.to_dict(), indent=2))
         return 0
-    print(f"Workspace:   {safe(status.workspace, one_line=True)} ({getattr(index, 'origin', '')})")
+    print(f"Workspace:   {safe(status.workspace, one_line=True)} ({safe(getattr(index, 'origin', ''), one_line=True)})")  # origin names an --agent id
     print(f"Index:       {safe(status.db_path, one_line=True)}" + ("  (not built yet: run memtui index)" if index.store.missing else ""))
     print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
-    print(f"Provider:    {status.provider} / {status.model}" + (f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""))
+    print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}" + (f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""))
     print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {'yes' if status.dirty else 'no'}   Last sync: {status.last_sync or 'never'}")
     for source, counts in sorted(status.sources.items()):
         print(f"  {source:9} {counts['files']} files · {counts['chunks']} chunks · {counts['embedded']} embedded")

@@ -206,3 +206,10 @@ async def test_tui_panes_toasts_and_file_view_show_nothing_raw(hostile_ws, tmp_p
             assert raw_found(status) == [] and "skip\\x01" in status
     finally:
         api.close()
+
+
+def test_status_escapes_a_hostile_model_name(tmp_path, capsys):
+    """Neighbour: the model name comes from the command line or the config, and status prints it."""
+    code, out, err = run(capsys, "status", "--demo", "--db", str(tmp_path / "i.sqlite"), "--provider", "ollama",
+                         "--model", "m" + NAME_CHARS)
+    assert code == 0 and raw_found(out + err) == [] and "Provider:    ollama / m\\x01" in out
