@@ -11,18 +11,20 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ...engine.redact import redact_secrets
 from ...render import safe
 
 
 class FileScreen(Screen):
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back", id="file.back")]
 
-    def __init__(self, path: Path, display: str, start: int, end: int) -> None:
+    def __init__(self, path: Path, display: str, start: int, end: int, source: str = "memory") -> None:
         super().__init__()
         self.file_path, self.display_name, self.start, self.end = path, display, start, end
+        self.source = source
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f" {safe(self.display_name, one_line=True)}  lines {self.start}-{self.end}", style="bold reverse"), id="file-title")
+        yield Static(Text(f" {safe(self.display_name, False)}  lines {self.start}-{self.end}", style="bold reverse"), id="file-title")
         with VerticalScroll(id="file-body"):
             yield Static(self._body(), id="file-text")
         yield Footer()
@@ -31,11 +33,13 @@ class FileScreen(Screen):
         try:
             raw = self.file_path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
-            return Text(f"{safe(self.display_name, one_line=True)} no longer exists on disk (it was deleted or moved); sync to drop it from the index.")
+            return Text(f"{self.display_name} no longer exists on disk (it was deleted or moved); sync to drop it from the index.")
         except OSError as exc:
-            return Text(f"cannot read {safe(self.display_name, one_line=True)}: {exc.strerror}")
+            return Text(f"cannot read {self.display_name}: {exc.strerror}")
         body = Text()
         for n, line in enumerate(raw.split("\n"), 1):
+            if self.source == "sessions":  # the raw transcript holds the secrets the index masks
+                line = redact_secrets(line)
             inside = self.start <= n <= self.end
             body.append(f"{n:5} ", style="bold" if inside else "dim")
             body.append(safe(line) + "\n", style="on #3a3320" if inside else "")
