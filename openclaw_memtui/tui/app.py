@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import sys
@@ -26,7 +25,7 @@ from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.query import STOP_WORDS, query_tokens
 from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..errors import describe
-from ..render import safe
+from ..render import dumps_json, safe
 from .messages import FilesChanged, SearchDone, SearchFailed, SyncFinished, SyncProgressed
 from .screens.file_view import FileScreen
 from .screens.help import HelpScreen
@@ -153,10 +152,10 @@ class MemtuiApp(App):
             self.notify(safe(error, False) + " — using the built-in themes", severity="error", markup=False, timeout=8)
         wanted = self.cfg.get("tui", {}).get("theme") or "memtui-dark"
         self.theme = wanted if wanted in self.available_themes else "memtui-dark"
-        self.sub_title = f"{safe(str(self.index.settings.workspace), False)}" + (f"  [{self.origin}]" if self.origin else "")
+        self.sub_title = safe(str(self.index.settings.workspace), one_line=True) + (f"  [{safe(self.origin, one_line=True)}]" if self.origin else "")
         for binding_id in (self.cfg.get("tui", {}).get("keys") or {}):
             if binding_id not in self._binding_ids():
-                self.notify(f"tui.keys: no binding with id '{binding_id}'", severity="warning", markup=False)
+                self.notify(f"tui.keys: no binding with id '{safe(binding_id, one_line=True)}'", severity="warning", markup=False)
         for notice in self.index.notices:
             self.notify(safe(notice, False), severity="warning", markup=False, timeout=10)
         if self.enable_watch:
@@ -263,7 +262,7 @@ class MemtuiApp(App):
             elif move < 0:
                 head.append(f"▼{-move:<2} ", style="bold red")
             head.append(f"{r.score:.3f} ", style="bold")
-            head.append(safe(f"{r.path}:{r.start_line}-{r.end_line}", False))
+            head.append(safe(f"{r.path}:{r.start_line}-{r.end_line}", one_line=True))
             age = "evergreen" if r.age_days is None else f"{r.age_days:.0f}d old"
             snippet = safe(" ".join(r.snippet.split()), False)
             tail = Text(f"    {r.source} · {age} · {snippet}", style="dim")
@@ -299,7 +298,7 @@ class MemtuiApp(App):
             preview.update(Text("No matches." if query and self.pool is not None else "Type to search.", style="dim"))
             breakdown.update("")
             return
-        text = Text(safe(f"{result.path}  lines {result.start_line}-{result.end_line}  [{result.source}]", False) + "\n\n",
+        text = Text(safe(f"{result.path}  lines {result.start_line}-{result.end_line}  [{result.source}]", one_line=True) + "\n\n",
                     style="bold")
         body = Text(safe(result.snippet))
         highlight_terms(body, self.pool.query if self.pool else "")
@@ -372,7 +371,7 @@ class MemtuiApp(App):
             self.notify(f"Could not save settings: {safe(describe(exc), False)}", severity="error", markup=False)
             return
         note = f" (backup {backup.name})" if backup else ""
-        self.notify(f"Saved search settings to {path}{note}", markup=False)
+        self.notify(safe(f"Saved search settings to {path}{note}", one_line=True), markup=False)
 
     def action_export_settings(self) -> None:
         from ..paths import config_dir
@@ -381,13 +380,15 @@ class MemtuiApp(App):
         text = openclaw_json(self.params, self.pool_size)
         target = config_dir() / "openclaw-memorySearch.json"
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            from ..engine.store import make_private_dirs
+
+            make_private_dirs(target.parent)  # the config dir may hold an API key: 0700 when we create it
             target.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
             self.notify(f"Could not export: {safe(describe(exc), False)}", severity="error", markup=False)
             return
         self.copy_to_clipboard(text)
-        self.notify(f"Exported memorySearch.query to {target} and the clipboard", markup=False)
+        self.notify(safe(f"Exported memorySearch.query to {target} and the clipboard", one_line=True), markup=False)
 
     # -- sync ------------------------------------------------------------------------------------
     def action_sync(self, force: bool = False) -> None:
@@ -505,7 +506,7 @@ class MemtuiApp(App):
     def action_copy_json(self) -> None:
         result = self.selected()
         if result:
-            self.copy_to_clipboard(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+            self.copy_to_clipboard(dumps_json(result.to_dict(), indent=2))
             self.notify("Result copied as JSON", markup=False, timeout=2)
 
     def get_system_commands(self, screen):

@@ -24,7 +24,7 @@ class FileScreen(Screen):
         self.source = source
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f" {safe(self.display_name, False)}  lines {self.start}-{self.end}", style="bold reverse"), id="file-title")
+        yield Static(Text(f" {safe(self.display_name, one_line=True)}  lines {self.start}-{self.end}", style="bold reverse"), id="file-title")
         with VerticalScroll(id="file-body"):
             yield Static(self._body(), id="file-text")
         yield Footer()
@@ -33,9 +33,9 @@ class FileScreen(Screen):
         try:
             raw = self.file_path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
-            return Text(f"{self.display_name} no longer exists on disk (it was deleted or moved); sync to drop it from the index.")
+            return Text(f"{safe(self.display_name, one_line=True)} no longer exists on disk (it was deleted or moved); sync to drop it from the index.")
         except OSError as exc:
-            return Text(f"cannot read {self.display_name}: {exc.strerror}")
+            return Text(f"cannot read {safe(self.display_name, one_line=True)}: {exc.strerror}")
         body = Text()
         for n, line in enumerate(raw.split("\n"), 1):
             if self.source == "sessions":  # the raw transcript holds the secrets the index masks
