@@ -4,10 +4,12 @@ an index path that is not a regular file (/dev/null, a folder, a FIFO) is refuse
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import env_for_subprocess, write
 
 from openclaw_memtui.cli import main
 
@@ -71,10 +73,24 @@ def test_status_on_a_missing_index_creates_nothing(tmp_path, workspace, capsys):
     assert not folder.exists()
 
 
-def test_status_on_a_valid_index_leaves_it_unchanged(tmp_path, workspace, capsys):
+@pytest.mark.parametrize("closed", [False, True])
+def test_status_on_a_valid_index_leaves_it_unchanged(tmp_path, workspace, capsys, closed):
+    """closed: the last connection has gone, so no -wal/-shm exist; a plain read-only open of a WAL
+    database would create both."""
+    import sqlite3
+
     folder = tmp_path / "idx"
     db = folder / "i.sqlite"
-    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    argv = ["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    if closed:  # in another process, so that no connection of ours stays open
+        subprocess.run([sys.executable, "-m", "openclaw_memtui", *argv], check=True, capture_output=True,
+                       env=env_for_subprocess(), timeout=120)
+        conn = sqlite3.connect(db)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        conn.close()  # the last connection to close checkpoints and removes -wal/-shm
+        assert not (folder / "i.sqlite-wal").exists()
+    else:
+        assert main(argv) == 0
     write(workspace / "memory" / "new.md", "changed on disk\n")  # dirty: status must only report it
     names, before = listing(folder), db.read_bytes()
     assert main(["status", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0

@@ -74,8 +74,17 @@ def make_private(path: Path) -> None:
 
 
 def ro_uri(path: Path) -> str:
-    """A read-only SQLite URI; the path is quoted so '?' or '#' in a folder name stays a name."""
-    return f"file:{quote(os.path.abspath(path))}?mode=ro"
+    """A read-only SQLite URI; the path is quoted so '?' or '#' in a folder name stays a name.
+
+    A read-only open of a WAL database still creates its -wal and -shm when they are absent.
+    They are absent only when no connection has the file open (a live one keeps them), so then
+    the file is opened `immutable` and nothing is created beside it. A writer that starts during
+    that one read is not seen (status is a snapshot; the next status sees it).
+    """
+    uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
+    if not any(os.path.exists(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")):
+        uri += "&immutable=1"
+    return uri
 
 
 def check_regular_file(path: Path) -> None:
