@@ -166,9 +166,28 @@ def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str
         raise UserError(str(exc)) from None
 
 
+def _installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> str | None:
+    """With no workspace chosen anywhere, the default agent of an installed OpenClaw (its workspace
+    and its transcripts), rather than a bare `~/.openclaw/workspace` without them."""
+    if args.demo or getattr(args, "workspace", None) or getattr(args, "workspace_arg", None) or cfg.get("workspace"):
+        return None
+    from .interop.agents import OpenClawError, config_path, load_installation
+
+    if config_path() is None:
+        return None
+    try:
+        inst = load_installation()
+    except OpenClawError:
+        return None  # a broken OpenClaw config must not stop memtui from opening; --agent reports it
+    default = next((a for a in inst.agents if a.default), None)
+    return default.id if default is not None and Path(default.workspace).is_dir() else None
+
+
 def open_index(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False, repair: bool = False):
     """The index for a command. Only `repair` (memtui index, the app) may move an invalid file aside;
     `read_only` (status) never creates, moves or changes a file."""
+    if not getattr(args, "agent", None):
+        args.agent = _installed_default_agent(args, cfg)
     from .config import index_settings
     from .engine.index import MemoryIndex
     from .engine.store import InvalidIndex
@@ -180,6 +199,11 @@ def open_index(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool
     workspace, origin = resolve_workspace(args, cfg)
     origin = agent_origin or origin
     settings = index_settings(cfg, workspace, Path(args.db) if args.db else None)
+    agent = getattr(args, "openclaw_agent", None)
+    if agent is not None:
+        from .interop.agents import agent_index_settings
+
+        settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
     provider = args.provider or cfg["provider"]
     model = args.model if args.model is not None else cfg["model"]
     try:
@@ -245,6 +269,8 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
               f"{report.files_removed} removed, {report.files_skipped} skipped")
         print(f"  chunks: {status.chunks} total, {report.chunks_written} written, {status.embedded}/{status.chunks} embedded "
               f"({report.chunks_embedded} new, {report.embed_cache_hits} from cache)")
+        if report.vectors_reset:
+            print(f"  vectors: {safe(report.vectors_reset, one_line=True)}")
         if report.embed_error:
             print(f"  embeddings failed: {safe(report.embed_error, one_line=True)} — keyword search still works")
         print(f"  index: {safe(status.db_path, one_line=True)}")
@@ -258,10 +284,16 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
     index = open_index(args, cfg, read_only=True)
     status = index.status()
+    agent = getattr(index, "openclaw_agent", None)
+    openclaw = _openclaw_summary(agent) if agent is not None else None
     if args.json:
-        print(dumps_json(status.to_dict(), indent=2))
+        print(dumps_json(status.to_dict() | ({"openclaw": openclaw} if openclaw else {}), indent=2))
         return 0
     print(f"Workspace:   {safe(status.workspace, one_line=True)} ({safe(getattr(index, 'origin', ''), one_line=True)})")  # origin names an --agent id
+    if openclaw:
+        where = ("live in its database" if agent.transcripts == "sqlite" else safe(agent.sessions_dir, one_line=True))
+        print(f"OpenClaw:    agent {safe(agent.id, one_line=True)} · {openclaw['layout']} layout · "
+              f"OpenClaw {safe(str(openclaw['version'] or 'unknown'), one_line=True)} · transcripts {where}")
     print(f"Index:       {safe(status.db_path, one_line=True)}" + ("  (not built yet: run memtui index)" if index.store.missing else ""))
     print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
@@ -269,6 +301,8 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {'yes' if status.dirty else 'no'}   Last sync: {status.last_sync or 'never'}")
     for source, counts in sorted(status.sources.items()):
         print(f"  {source:9} {counts['files']} files · {counts['chunks']} chunks · {counts['embedded']} embedded")
+    if status.integrity:
+        print(f"Integrity:   {integrity_line(status.integrity)}")
     if status.chunk_dates:
         print("Chunk dates: " + ", ".join(f"{k} {v}" for k, v in sorted(status.chunk_dates.items())))
     if status.skipped:
@@ -276,6 +310,42 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         for item in status.skipped:
             print(f"  {safe(item['path'], one_line=True)}: {safe(item['reason'], one_line=True)}")
     return 0
+
+
+def integrity_line(report: dict[str, Any]) -> str:
+    """`ok`, or what does not match and how to mend it (a sync repairs keyword rows, --force all)."""
+    if report.get("ok"):
+        return f"ok ({report['fts_rows']} keyword rows for {report['chunks']} chunks)"
+    problems = []
+    if report["fts_rows"] != report["chunks"]:
+        problems.append(f"{report['fts_rows']} keyword rows for {report['chunks']} chunks")
+    if report["orphan_fts_rows"]:
+        problems.append(f"{report['orphan_fts_rows']} keyword rows without a chunk")
+    if report["chunks_without_fts_row"]:
+        problems.append(f"{report['chunks_without_fts_row']} chunks without a keyword row")
+    if report["vectors_of_other_size"]:
+        problems.append(f"{report['vectors_of_other_size']} vectors of another size")
+    return "PROBLEM: " + "; ".join(problems) + " (run memtui index to repair, or memtui index --force)"
+
+
+def _openclaw_summary(agent: Any) -> dict[str, Any]:
+    """Which OpenClaw layout and version an agent comes from: the config's, else its database's."""
+    from .interop.agents import OpenClawError, load_installation
+
+    version = None
+    try:
+        version = load_installation().version
+    except OpenClawError:
+        pass
+    if version is None and agent.transcripts == "sqlite" and Path(agent.index_path).is_file():
+        from .engine.openclaw_db import OpenClawDbError, read_consistent, schema_meta
+
+        try:
+            version = read_consistent(Path(agent.index_path), schema_meta).get("app_version")
+        except OpenClawDbError:
+            pass
+    return {"agent": agent.id, "layout": agent.layout, "version": version, "index_path": agent.index_path,
+            "transcripts": agent.transcripts, "sources": agent.sources}
 
 
 def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
@@ -289,9 +359,7 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             agent = find_agent(args.agent or _default_agent_id())
         path = Path(args.openclaw_index).expanduser() if args.openclaw_index else Path(agent.index_path)
         workspace = Path(agent.workspace) if agent else (Path(args.workspace).expanduser() if args.workspace else None)
-        sessions = Path(agent.sessions_dir) if agent else None
-        extra = list(agent.memory_search.get("extraPaths") or []) if agent else []
-        report = inspect_openclaw_index(path, workspace if workspace and workspace.is_dir() else None, sessions, extra)
+        report = inspect_openclaw_index(path, agent, workspace if workspace and workspace.is_dir() else None)
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
     if args.json:
@@ -299,10 +367,15 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         return 0
     # the meta row comes from another program's file: every value is untrusted
     meta = {k: safe(str(v), one_line=True) for k, v in report["meta"].items()}
-    print(f"OpenClaw index: {safe(report['index_path'], one_line=True)} (read-only)")
+    version = safe(str(report.get("openclaw_version") or "unknown"), one_line=True)
+    print(f"OpenClaw index: {safe(report['index_path'], one_line=True)} (read-only; {report['layout']} layout, "
+          f"written by OpenClaw {version})")
+    if not report.get("built"):
+        print("Indexed:        nothing yet (run `openclaw memory index` to build OpenClaw's index)")
     print(f"Model:          {meta.get('provider')} / {meta.get('model')} · chunks {meta.get('chunkTokens')}/{meta.get('chunkOverlap')}"
           f" · dims {meta.get('vectorDims') or '-'} · tokenizer {meta.get('ftsTokenizer') or 'unicode61'}")
-    print(f"Indexed:        {report['files']} files · {report['chunks']} chunks")
+    print(f"Indexed:        {report['files']} files · {report['chunks']} chunks"
+          + (f" · {report['live_sessions']} live transcript(s) in the database" if report.get("live_sessions") else ""))
     for source, c in sorted(report["sources"].items()):
         print(f"  {safe(source, one_line=True):9} {c['files']} files · {c['chunks']} chunks")
     if "stale" in report:
@@ -322,53 +395,97 @@ def _default_agent_id() -> str:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
-    from .interop.agents import OpenClawError, list_agents
-    from .paths import openclaw_state_dir
+    from .interop.agents import OpenClawError, load_installation
     from .render import dumps_json, safe
 
     try:
-        agents, path = list_agents()
+        inst = load_installation()
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
     if args.json:
-        print(dumps_json({"state_dir": str(openclaw_state_dir()), "config": str(path) if path else None,
-                          "agents": [a.to_dict() for a in agents]}, indent=2))
+        print(dumps_json(inst.to_dict(), indent=2))
         return 0
-    print(f"OpenClaw state: {safe(str(openclaw_state_dir()), one_line=True)} · config: {safe(str(path or 'none found'), one_line=True)}")
-    for a in agents:
+    version = f"OpenClaw {safe(inst.version, one_line=True)}" if inst.version else "OpenClaw version unknown"
+    print(f"OpenClaw state: {safe(inst.state_dir, one_line=True)} · config: {safe(inst.config or 'none found', one_line=True)}"
+          f" · {inst.layout} layout · {version}")
+    for a in inst.agents:
         print(f"{'*' if a.default else ' '} {safe(a.id, one_line=True)}")
-        print(f"    workspace  {safe(a.workspace, one_line=True)}{'' if Path(a.workspace).is_dir() else '  (missing)'}")
-        print(f"    sessions   {safe(a.sessions_dir, one_line=True)}")
-        print(f"    index      {safe(a.index_path, one_line=True)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
+        print(f"    workspace    {safe(a.workspace, one_line=True)}{'' if Path(a.workspace).is_dir() else '  (missing)'}")
+        if a.transcripts == "sqlite":
+            print(f"    transcripts  live in the agent database (transcript_events); archives in {safe(a.sessions_dir, one_line=True)}")
+        else:
+            print(f"    transcripts  {safe(a.sessions_dir, one_line=True)}")
+        print(f"    index        {safe(a.index_path, one_line=True)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
+        print(f"    sources      {', '.join(a.sources)}")
     return 0
 
 
 def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .cli_search import params_from
     from .config import get
-    from .interop.agents import OpenClawError, config_path
-    from .settings_io import openclaw_json, write_openclaw_query
+    from .interop.agents import OpenClawError, config_path, detect_layout, read_config
+    from .interop.export import build_export, write_export
+    from .paths import openclaw_state_dir
+    from .render import safe
 
     cfg, _ = apply_agent(args, cfg)
     params = params_from(args, cfg)
     pool = get(cfg, "query.hybrid.candidatePool")
-    print(openclaw_json(params, pool))
+    target = Path(args.openclaw_config).expanduser() if args.openclaw_config else config_path()
+    try:
+        # the shape OpenClaw accepts depends on its layout: read it from the config being targeted
+        state = target.parent if target is not None else openclaw_state_dir()
+        layout = detect_layout(read_config(target) if target is not None and target.is_file() else {}, state)
+    except OpenClawError as exc:
+        raise UserError(str(exc)) from None
+    export = build_export(params, layout, pool)
+    print(export.to_json())
+    if export.not_exported:
+        print(f"memtui: OpenClaw {layout} accepts only maxResults and minScore; not exported: "
+              + "; ".join(export.not_exported)
+              + ". memtui's own search (app, `memtui search`) ranks with them.", file=sys.stderr)
     if args.write:
-        target = Path(args.openclaw_config).expanduser() if args.openclaw_config else config_path()
         if target is None:
             raise UserError("no OpenClaw config found to write; pass --openclaw-config FILE")
         try:
-            backup = write_openclaw_query(target, params, pool, args.agent)
+            backup = write_export(target, export, args.agent)
         except OpenClawError as exc:
             raise UserError(str(exc)) from None
-        from .render import safe
-
-        print(f"memtui: wrote memorySearch.query into {safe(str(target), one_line=True)} (backup: {safe(backup.name, one_line=True)})",
-              file=sys.stderr)
+        where = "memory.search.query" if layout == "2026.9" else "memorySearch.query"
+        scope = f"agent {args.agent}" if args.agent else "the defaults"
+        print(f"memtui: wrote {where} for {safe(scope, one_line=True)} into {safe(str(target), one_line=True)} "
+              f"(backup: {safe(backup.name, one_line=True)})", file=sys.stderr)
     return 0
 
 
+# 128 + SIGPIPE: what a Unix tool killed by a closed pipe reports (`memtui search … | head -1`)
+EXIT_BROKEN_PIPE = 141
+
+
+def _stdout_gone() -> int:
+    """The reader of our output went away: stop quietly, as Unix tools do.
+
+    stdout is pointed at /dev/null so the interpreter's last flush at exit cannot raise again.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout replaced by a non-file (tests) or closed
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # output still buffered meets the closed pipe here, inside the handler
+        return code
+    except BrokenPipeError:
+        return _stdout_gone()
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser() if argv and argv[0] in COMMANDS else build_tui_parser()
     args = parser.parse_args(argv)
@@ -407,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _stdout_gone()
     except Exception as exc:  # last line of defence: one line, never a traceback
         if os.environ.get("MEMTUI_DEBUG"):
             raise

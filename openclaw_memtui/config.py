@@ -7,6 +7,7 @@ wrong type is one `ConfigError` line naming the key, so a typo never silently do
 from __future__ import annotations
 
 import copy
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -113,8 +114,44 @@ def _check(defaults: dict[str, Any], given: dict[str, Any], prefix: str, where: 
     return merged
 
 
+# config key of each SearchParams field, to name it in an out-of-range error
+PARAM_KEYS = {"vector_weight": "query.hybrid.vectorWeight", "text_weight": "query.hybrid.textWeight",
+              "mmr_lambda": "query.hybrid.mmr.lambda", "half_life_days": "query.hybrid.temporalDecay.halfLifeDays",
+              "min_score": "query.minScore", "max_results": "query.maxResults", "time_boost": "query.time.boost",
+              "time_floor": "query.time.floor", "chunk_tokens": "chunking.tokens", "chunk_overlap": "chunking.overlap"}
+
+# other numbers: (least allowed, True when the least itself is not allowed)
+MINIMUMS: dict[str, tuple[float, bool]] = {
+    "remote.timeoutSeconds": (0, True), "remote.maxRetries": (0, False), "remote.concurrency": (1, False),
+    "store.maxFileBytes": (1, False), "store.vector.memoryBudgetMB": (1, False), "query.hybrid.candidatePool": (1, False),
+    "cache.maxEntries": (0, False), "sync.watchDebounceMs": (0, False), "sync.intervalMinutes": (0, False),
+    "sync.pollSeconds": (0, True),
+}
+
+
+def _check_numbers(cfg: dict[str, Any], where: str) -> None:
+    """Ranges: the ranking and chunking rule shared with the CLI and the TUI, then the other numbers.
+
+    TOML reads `nan` and `inf` as floats and any sign as valid; none of those is a usable setting.
+    """
+    from .engine.models import InvalidParams, check_chunking
+
+    try:
+        search_params(cfg).validate()
+        check_chunking(get(cfg, "chunking.tokens"), get(cfg, "chunking.overlap"))
+    except InvalidParams as exc:
+        raise ConfigError(f"{where}: '{PARAM_KEYS.get(exc.field, exc.field)}': {exc}") from None
+    for key, (least, strict) in MINIMUMS.items():
+        value = get(cfg, key)
+        if not math.isfinite(value) or value < least or (strict and value == least):
+            bound = f"greater than {least}" if strict else f"at least {least}"
+            raise ConfigError(f"{where}: '{key}' must be a number {bound}, got {value!r}")
+
+
 def validate(given: dict[str, Any], where: str = "config") -> dict[str, Any]:
-    return _check(DEFAULTS, given, "", where)
+    merged = _check(DEFAULTS, given, "", where)
+    _check_numbers(merged, where)
+    return merged
 
 
 def load_config(path: Path | None = None, explicit: bool = False) -> tuple[dict[str, Any], Path]:
@@ -162,6 +199,14 @@ class IndexSettings:
     vector_memory_budget_mb: int = 1024
     watch_debounce_ms: int = 1500
     poll_seconds: float = 5.0
+    # files at the workspace root indexed besides memory/** (OpenClaw 2026.9: MEMORY.md and USER.md)
+    root_files: tuple[str, ...] = ("MEMORY.md", "memory.md", "USER.md")
+    # an OpenClaw 2026.9 agent database whose transcript_events are live transcripts (read-only)
+    transcripts_db: Path | None = None
+    # how transcripts are named in the index: OpenClaw 2026.9 uses sessions/<agent>/<session>.jsonl
+    sessions_prefix: str = "sessions"
+    # split transcript messages longer than this into several lines, as OpenClaw 2026.9 does (0 = never)
+    transcript_wrap_chars: int = 0
 
 
 def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = None) -> IndexSettings:

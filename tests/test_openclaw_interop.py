@@ -157,8 +157,8 @@ def test_stale_report_leaves_the_index_untouched(openclaw_home):
     path = build_openclaw_index(openclaw_home)
     before = (open(path, "rb").read(), os.stat(path).st_mtime_ns)
     main = find_agent("main")
-    report = inspect_openclaw_index(type(openclaw_home["state"])(path), openclaw_home["main_ws"],
-                                    openclaw_home["sessions"], main.memory_search.get("extraPaths"))
+    report = inspect_openclaw_index(type(openclaw_home["state"])(path), main)
+    assert report["layout"] == "legacy" and main.layout == "legacy" and main.transcripts == "jsonl"
     assert report["meta"]["model"] == "text-embedding-3-small" and report["meta"]["vectorDims"] == 1536
     assert report["sources"]["memory"] == {"files": 3, "chunks": 3} and report["files"] == 4
     assert report["changed_since_indexed"] == ["memory/2026-11-01.md"]

@@ -20,6 +20,14 @@ def demo_app(tmp_path):
     return lambda **kw: make_app(ws, tmp_path, **kw)
 
 
+@pytest.fixture(autouse=True)
+def no_cursor_blink(monkeypatch):
+    """A blinking cursor is captured on or off at random: freeze it (as Harlequin's tests do)."""
+    from textual.widgets import Input
+
+    monkeypatch.setattr(Input, "cursor_blink", False)
+
+
 async def _settle(pilot, query: str):
     app = pilot.app
     await wait_for(pilot, lambda: not app.sync_running)
@@ -28,6 +36,13 @@ async def _settle(pilot, query: str):
     app.start_search()
     await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query)
     app.clear_notifications()
+    await _quiet(pilot)
+
+
+async def _quiet(pilot):
+    """Wait until workers are done and nothing is scheduled, then let one more frame render."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause(0.2)
 
 
@@ -42,7 +57,7 @@ def test_tuning_panel_light_theme(snap_compare, demo_app):
     async def run_before(pilot):
         await _settle(pilot, "鉴权")
         await pilot.press("ctrl+t")
-        await pilot.pause(0.2)
+        await _quiet(pilot)
 
     assert snap_compare(demo_app(cfg={"tui": {"theme": "memtui-light"}}), terminal_size=(120, 36), run_before=run_before)
 

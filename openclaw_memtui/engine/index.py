@@ -15,7 +15,7 @@ from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport
 from .scrub import scrub
-from .store import Store, SyncLock
+from .store import Store, SyncLock, check_integrity
 from .sync import CancelFlag, Syncer, fts_tokenize_clause, list_sources
 
 
@@ -125,11 +125,15 @@ class MemoryIndex:
             row = known.get(sf.path)
             if row is None:
                 return True
-            try:
-                st = os.stat(sf.abs_path)
-            except OSError:
-                return True
-            if float(row[0]) != st.st_mtime_ns / 1e6 or int(row[1]) != st.st_size:
+            if sf.stamp is not None:  # a transcript in OpenClaw's database: its stamps came with the listing
+                mtime_ms, size = sf.stamp
+            else:
+                try:
+                    st = os.stat(sf.abs_path)
+                except OSError:
+                    return True
+                mtime_ms, size = st.st_mtime_ns / 1e6, st.st_size
+            if float(row[0]) != mtime_ms or int(row[1]) != size:
                 return True
             seen += 1
         return seen != len(known)
@@ -137,18 +141,22 @@ class MemoryIndex:
     # -- status ---------------------------------------------------------------------------------
     def status(self, check_dirty: bool = True) -> Status:
         conn = self.reader()
+        dims_raw = self.store.get_meta("vectorDims")
+        # a vector of another size than the index's is not usable: it does not count as embedded
+        vec_bytes = 4 * int(dims_raw) if dims_raw else 0
         sources: dict[str, dict[str, int]] = {}
         for source, files in conn.execute("SELECT source, count(*) FROM files GROUP BY source"):
             sources.setdefault(source, {"files": 0, "chunks": 0, "embedded": 0})["files"] = files
         for source, chunks, embedded in conn.execute(
-            "SELECT source, count(*), sum(length(embedding) > 0) FROM chunks GROUP BY source"
+            "SELECT source, count(*), sum(length(embedding) > 0 AND (? = 0 OR length(embedding) = ?)) FROM chunks GROUP BY source",
+            (vec_bytes, vec_bytes),
         ):
             entry = sources.setdefault(source, {"files": 0, "chunks": 0, "embedded": 0})
             entry["chunks"], entry["embedded"] = chunks, int(embedded or 0)
         dates = {k: v for k, v in conn.execute("SELECT date_source, count(*) FROM chunks GROUP BY date_source")}
         skipped = [{"path": p, "source": s, "reason": r} for p, s, r in conn.execute("SELECT path, source, reason FROM skipped ORDER BY path")]
         provider = self.provider
-        dims_raw = self.store.get_meta("vectorDims")
+        integrity = check_integrity(conn, int(dims_raw) if dims_raw else None)
         stored_error = self.store.get_meta("provider_error") or ""
         backend = self.store.backend
         return Status(
@@ -173,6 +181,7 @@ class MemoryIndex:
             provider_error=scrub(self.provider_error or stored_error),  # an index written before scrubbing may hold a key
             watcher=self.watcher_state,
             notices=list(self.notices),
+            integrity=integrity,
         )
 
     # -- search ---------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ never walked (OpenClaw walked them and ran out of file descriptors, spec §11).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .redact import redact_secrets
+from .textutil import clean_text
 
 IGNORED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__", ".mypy_cache",
@@ -28,8 +30,11 @@ _DATED_NOTE = re.compile(r"(?:^|/)memory/(?:[^/]+/)*(\d{4})-(\d{2})-(\d{2})(?:-[
 @dataclass(frozen=True, slots=True)
 class SourceFile:
     abs_path: str  # a plain string: 10,000 Path objects cost more than the whole no-op sync
-    path: str  # workspace-relative with "/" (sessions: "sessions/<name>")
+    path: str  # workspace-relative with "/" (sessions: "sessions/<name>", 2026.9: "sessions/<agent>/<id>.jsonl")
     source: str  # "memory" | "sessions"
+    # (mtime ms, size) of a transcript that lives in OpenClaw's database rather than in a file; its
+    # abs_path is then `openclaw-db:<session id>` (see DB_SESSION_PREFIX)
+    stamp: tuple[float, int] | None = None
 
 
 def rel_path(workspace: Path | str, target: Path | str) -> str:
@@ -43,9 +48,38 @@ def _is_md(name: str) -> bool:
     return name.endswith(".md")
 
 
+def display_path(path: str) -> str:
+    """`path` as valid text: undecodable file-name bytes (kept by Python as lone surrogates) become `\\xff`.
+
+    SQLite, JSON and the terminal all refuse lone surrogates, so a raw one stops a whole sync.
+    """
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        pass
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that is not an escaped byte
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def has_undecodable_name(path: str) -> bool:
+    return display_path(path) != path
+
+
 def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
     found: list[str] = []
     stack = [str(root)]
+    # Followed links can point back up the tree (`a -> .`): a folder already walked, known by
+    # (device, inode), is never walked again, so the walk always ends.
+    visited: set[tuple[int, int]] = set()
+    if follow_symlinks:
+        try:
+            st = os.stat(root)
+            visited.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
     while stack:
         folder = stack.pop()
         try:
@@ -58,6 +92,11 @@ def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
                     continue
                 if entry.is_dir(follow_symlinks=follow_symlinks):
                     if entry.name not in IGNORED_DIRS:
+                        if follow_symlinks:
+                            st = entry.stat(follow_symlinks=True)
+                            if (st.st_dev, st.st_ino) in visited:
+                                continue
+                            visited.add((st.st_dev, st.st_ino))
                         stack.append(entry.path)
                 elif _is_md(entry.name) and entry.is_file(follow_symlinks=follow_symlinks):
                     found.append(entry.path)
@@ -66,10 +105,14 @@ def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
     return sorted(found)
 
 
+DEFAULT_ROOT_FILES = ("MEMORY.md", "memory.md", "USER.md")
+DB_SESSION_PREFIX = "openclaw-db:"
+
+
 def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] = (),
-                      follow_symlinks: bool = False) -> list[SourceFile]:
+                      follow_symlinks: bool = False, root_files: tuple[str, ...] = DEFAULT_ROOT_FILES) -> list[SourceFile]:
     candidates: list[str] = []
-    for name in ("MEMORY.md", "memory.md"):
+    for name in root_files:
         p = workspace / name
         if p.is_file() and (follow_symlinks or not p.is_symlink()):
             candidates.append(str(p))
@@ -99,7 +142,7 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             continue
         seen.add(k)
         norm = os.path.normpath(p)
-        out.append(SourceFile(norm, rel_path(workspace, norm), "memory"))
+        out.append(SourceFile(norm, display_path(rel_path(workspace, norm)), "memory"))
     return out
 
 
@@ -109,14 +152,31 @@ def is_transcript_name(name: str) -> bool:
     return name.endswith(".jsonl") or ".jsonl.reset." in name or ".jsonl.deleted." in name
 
 
-def list_session_files(sessions_dir: Path | None) -> list[SourceFile]:
+def list_db_sessions(sessions: list[tuple[str, float, int]], prefix: str) -> list[SourceFile]:
+    """Live transcripts kept in an OpenClaw 2026.9 agent database: (session id, mtime ms, size) each."""
+    return [SourceFile(DB_SESSION_PREFIX + sid, display_path(f"{prefix}/{sid}.jsonl"), "sessions", (mtime, size))
+            for sid, mtime, size in sessions]
+
+
+def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False, prefix: str = "sessions") -> list[SourceFile]:
+    """Transcripts in `sessions_dir`. The symlink rule is the one `memory/` follows: a linked folder
+    or file is only read when `followSymlinks` is on (a linked `sessions/` used to be followed always)."""
     if sessions_dir is None or not sessions_dir.is_dir():
         return []
+    if sessions_dir.is_symlink() and not follow_symlinks:
+        return []
     out = []
-    for entry in sorted(os.scandir(sessions_dir), key=lambda e: e.name):
-        if entry.is_symlink() or not entry.is_file() or not is_transcript_name(entry.name):
+    try:
+        entries = sorted(os.scandir(sessions_dir), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            if (entry.is_symlink() and not follow_symlinks) or not entry.is_file() or not is_transcript_name(entry.name):
+                continue
+        except OSError:
             continue
-        out.append(SourceFile(entry.path, f"sessions/{entry.name}", "sessions"))
+        out.append(SourceFile(entry.path, display_path(f"{prefix}/{entry.name}"), "sessions"))
     return out
 
 
@@ -152,26 +212,68 @@ def _message_text(content: object) -> str | None:
     return None
 
 
+# The last instant `datetime` can show: a later (or infinite) time would be stored and then break
+# every age, decay and time-window computation on it.
+MAX_TS_MS = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc).timestamp() * 1000.0
+
+
 def parse_timestamp_ms(value: object) -> float:
+    """Epoch ms of a transcript timestamp (seconds, ms or ISO text); 0.0 when missing or unusable.
+
+    JSON allows `Infinity` and `NaN` and numbers like 1e308: none is a time, all are rejected.
+    """
     if isinstance(value, bool):
         return 0.0
     if isinstance(value, (int, float)):
-        if value != value or value <= 0:
+        try:
+            ms = float(value) * 1000.0 if value < 1e11 else float(value)
+        except OverflowError:  # an int too large for a float
             return 0.0
-        return float(value) * 1000.0 if value < 1e11 else float(value)
+        return ms if math.isfinite(ms) and 0 < ms <= MAX_TS_MS else 0.0
     if isinstance(value, str) and value:
         try:
             dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=timezone.utc)
+            ms = dt.timestamp() * 1000.0
+        except (ValueError, OverflowError):
             return 0.0
-        if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=timezone.utc)
-        return dt.timestamp() * 1000.0
+        return ms if 0 < ms <= MAX_TS_MS else 0.0
     return 0.0
 
 
-def flatten_session(raw: str, redact: bool = True) -> FlatSession:
-    """Turn a transcript into `User: …` / `Assistant: …` lines, remembering each line's origin."""
+def split_long_line(text: str, max_chars: int) -> list[str]:
+    """OpenClaw 2026.9's `splitLongSessionLine`: cut at the last space at or before `max_chars`.
+
+    OpenClaw counts UTF-16 units and this counts code points, so lines with characters outside the
+    Basic Multilingual Plane (emoji) may be cut a few characters later than OpenClaw cuts them.
+    """
+    text = text.strip()
+    if not text:
+        return []
+    if max_chars <= 0 or len(text) <= max_chars:
+        return [text]
+    segments: list[str] = []
+    cursor = 0
+    while cursor < len(text):
+        if len(text) - cursor <= max_chars:
+            segments.append(text[cursor:].strip())
+            break
+        limit = cursor + max_chars
+        split_at = next((i for i in range(limit, cursor, -1) if text[i] == " "), limit)
+        segments.append(text[cursor:split_at].strip())
+        cursor = split_at
+        while cursor < len(text) and text[cursor] == " ":
+            cursor += 1
+    return [seg for seg in segments if seg]
+
+
+def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0) -> FlatSession:
+    """Turn a transcript into `User: …` / `Assistant: …` lines, remembering each line's origin.
+
+    `wrap_chars` > 0 splits long messages into several lines of the same origin, as OpenClaw 2026.9
+    does, so chunk line ranges match the ones OpenClaw stores for the same session.
+    """
     lines_out: list[str] = []
     flat = FlatSession("")
     for index, line in enumerate(raw.split("\n")):
@@ -179,7 +281,7 @@ def flatten_session(raw: str, redact: bool = True) -> FlatSession:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting (`[[[[…`) exhausts the parser's stack
             flat.malformed_lines += 1
             continue
         if not isinstance(record, dict) or record.get("type") != "message":
@@ -190,13 +292,15 @@ def flatten_session(raw: str, redact: bool = True) -> FlatSession:
         text = _message_text(message.get("content"))
         if not text:
             continue
+        text = clean_text(text)  # a JSON `\ud800` escape is a lone surrogate SQLite cannot store
         if redact:
             text = redact_secrets(text)
         label = "User" if message["role"] == "user" else "Assistant"
-        lines_out.append(f"{label}: {text}")
-        flat.line_map.append(index + 1)
         ts = parse_timestamp_ms(message.get("timestamp")) or parse_timestamp_ms(record.get("timestamp"))
-        flat.timestamps_ms.append(ts)
+        for segment in (split_long_line(text, wrap_chars) if wrap_chars else [text]):
+            lines_out.append(f"{label}: {segment}")
+            flat.line_map.append(index + 1)
+            flat.timestamps_ms.append(ts)
     flat.content = "\n".join(lines_out)
     return flat
 
@@ -214,10 +318,10 @@ def note_date_ms(path: str) -> float | None:
 
 
 def is_evergreen(path: str, source: str) -> bool:
-    """MEMORY.md, memory.md and undated files under memory/ never age."""
+    """MEMORY.md, memory.md, USER.md and undated files under memory/ never age."""
     p = path.replace("\\", "/").removeprefix("./")
     if source != "memory":
         return False
-    if p in ("MEMORY.md", "memory.md"):
+    if p in DEFAULT_ROOT_FILES:
         return True
     return (p.startswith("memory/") or "/memory/" in p) and note_date_ms(p) is None

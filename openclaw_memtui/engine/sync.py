@@ -13,6 +13,7 @@ import json
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
@@ -24,7 +25,9 @@ from .chunking import TextChunk, chunk_markdown, remap_lines
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport
 from .scrub import scrub
-from .sources import SourceFile, flatten_session, list_memory_files, list_session_files, note_date_ms, is_evergreen
+from .openclaw_db import OpenClawDbError, list_sessions, read_consistent, read_session_jsonl
+from .sources import (DB_SESSION_PREFIX, DEFAULT_ROOT_FILES, SourceFile, flatten_session, has_undecodable_name,
+                      is_evergreen, list_db_sessions, list_memory_files, list_session_files, note_date_ms)
 from .store import Store, open_temp_beside
 from .textutil import segment_cjk_for_index, sha256_hex
 
@@ -66,6 +69,16 @@ def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None
         "followSymlinks": settings.follow_symlinks,
         "sessionsDir": str(settings.sessions_dir) if "sessions" in settings.sources else "",
     }
+    # OpenClaw-layout settings join the scope only when they differ from the plain-workspace
+    # defaults, so indexes of plain workspaces keep their identity (and are not rebuilt)
+    if settings.root_files != DEFAULT_ROOT_FILES:
+        scope["rootFiles"] = list(settings.root_files)
+    if settings.transcripts_db is not None and "sessions" in settings.sources:
+        scope["transcriptsDb"] = str(settings.transcripts_db)
+    if settings.sessions_prefix != "sessions":
+        scope["sessionsPrefix"] = settings.sessions_prefix
+    if settings.transcript_wrap_chars:
+        scope["transcriptWrapChars"] = settings.transcript_wrap_chars
     return {
         "model": provider.model if provider else FTS_ONLY_MODEL,
         "provider": provider.id if provider else "none",
@@ -91,6 +104,61 @@ def chunk_id(source: str, path: str, chunk: TextChunk, model: str) -> str:
     return sha256_hex(f"{source}:{path}:{chunk.start_line}:{chunk.end_line}:{chunk.hash}:{model}")
 
 
+def chunk_ids(source: str, path: str, chunks: list[TextChunk], model: str) -> list[str]:
+    """One id per chunk, unique within the file.
+
+    A long line of one repeated character is cut into identical segments on the same line, so
+    (path, lines, text) alone repeats: the repeat replaced its twin in `chunks` and orphaned its
+    FTS row, and a later edit collided on that rowid (IntegrityError on every sync). The first
+    occurrence keeps the plain id (stable across versions); each repeat gets its ordinal.
+    """
+    seen: dict[str, int] = {}
+    out = []
+    for chunk in chunks:
+        base = chunk_id(source, path, chunk, model)
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.append(base if n == 0 else sha256_hex(f"{base}:dup:{n}"))
+    return out
+
+
+def repair_fts(store: Store, segment: bool) -> int:
+    """Make `chunks_fts` hold exactly one row per chunk; returns how many rows were fixed.
+
+    Indexes written before chunk ids were unique per file hold orphan FTS rows whose rowids later
+    collide; they are removed and missing rows re-added, so the old index heals on the next sync.
+    Cheap when healthy: two counts.
+    """
+    conn = store.conn
+    (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+    (fts,) = conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+    if chunks == fts:
+        return 0
+    removed = conn.execute(
+        "DELETE FROM chunks_fts WHERE rowid IN (SELECT f.rowid FROM chunks_fts f WHERE NOT EXISTS"
+        " (SELECT 1 FROM chunks c WHERE c.rowid = f.rowid AND c.id = f.id))"
+    ).rowcount
+    missing = conn.execute(
+        "SELECT rowid, text, id, path, source, model, start_line, end_line FROM chunks c"
+        " WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.rowid)"
+    ).fetchall()
+    conn.executemany(
+        "INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(r[0], segment_cjk_for_index(r[1]) if segment else r[1], *r[2:]) for r in missing],
+    )
+    if removed > 0 or missing:
+        store.bump_generation()
+    return max(removed, 0) + len(missing)
+
+
+class _VectorSizeChanged(Exception):
+    """The provider returned vectors of another size than the index holds (old 0: unknown)."""
+
+    def __init__(self, old: int, new: int) -> None:
+        super().__init__(f"vector size changed from {old} to {new}")
+        self.old, self.new = old, new
+
+
 class Skip(Exception):
     """This file cannot be indexed now; the reason is shown in `status`."""
 
@@ -107,12 +175,16 @@ class ChunkRow:
 
 
 def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
+    if has_undecodable_name(sf.abs_path):
+        raise Skip("file name is not valid UTF-8; rename the file to index it")
     try:
         before = os.stat(sf.abs_path)
         if before.st_size > max_bytes:
             raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
         with open(sf.abs_path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+            # read(n) allocates n bytes up front: ask for what the file holds (+1 to notice growth),
+            # never for the limit itself (maxFileBytes = 1e11 was a MemoryError)
+            data = fh.read(before.st_size + 1)
         after = os.stat(sf.abs_path)
     except FileNotFoundError:
         raise Deferred() from None
@@ -134,7 +206,7 @@ def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
 def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSettings) -> tuple[str, list[ChunkRow], int]:
     """Chunks of one file with their dates. Returns (content hash, rows, malformed transcript lines)."""
     if sf.source == "sessions":
-        flat = flatten_session(text)
+        flat = flatten_session(text, wrap_chars=settings.transcript_wrap_chars)
         digest = sha256_hex(
             flat.content + "\n" + ",".join(map(str, flat.line_map)) + "\n" + ",".join(f"{t:.0f}" for t in flat.timestamps_ms)
         )
@@ -161,10 +233,72 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
 def list_sources(settings: IndexSettings) -> list[SourceFile]:
     files: list[SourceFile] = []
     if "memory" in settings.sources:
-        files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks))
+        files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
+                                       settings.root_files))
     if "sessions" in settings.sources:
-        files.extend(list_session_files(settings.sessions_dir))
+        files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix))
+        if settings.transcripts_db is not None:
+            files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix))
     return files
+
+
+def list_db_transcripts(db: Path, prefix: str) -> list[SourceFile]:
+    """Live transcripts of an OpenClaw 2026.9 agent database; none (not an error) while it does not exist."""
+    if not db.is_file():
+        return []
+    try:
+        sessions = read_consistent(db, list_sessions)
+    except OpenClawDbError:
+        return []  # `status` reports an unreadable OpenClaw database; the memory files are still indexed
+    return list_db_sessions([(s.session_id, s.updated_ms, s.size) for s in sessions], prefix)
+
+
+def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
+    """The current text of an indexed file, by its index path (for showing it whole).
+
+    Transcripts named `<sessions prefix>/<id>.jsonl` come from OpenClaw's database when that is
+    where they live; other transcripts from the sessions folder; memory files from the workspace
+    (extra paths outside it are stored relative to it). Raises FileNotFoundError when it is gone.
+    """
+    if source == "sessions":
+        name = path.removeprefix(settings.sessions_prefix + "/")
+        if settings.transcripts_db is not None and name.endswith(".jsonl") and settings.transcripts_db.is_file():
+            session_id = name[: -len(".jsonl")]
+            try:
+                text = read_consistent(settings.transcripts_db, lambda conn: read_session_jsonl(conn, session_id))
+            except OpenClawDbError as exc:
+                raise FileNotFoundError(str(exc)) from None
+            if text:
+                return text
+        if settings.sessions_dir is None:
+            raise FileNotFoundError(path)
+        target = settings.sessions_dir / name
+    else:
+        target = (settings.workspace / path).resolve()
+    return target.read_text(encoding="utf-8", errors="replace")
+
+
+class _DbStamp:
+    """The part of an os.stat_result the sync uses, for a transcript kept in a database."""
+
+    def __init__(self, mtime_ms: float, size: int) -> None:
+        self.st_mtime_ns = int(round(mtime_ms * 1e6))
+        self.st_size = size
+
+
+def read_db_transcript(sf: SourceFile, db: Path | None, max_bytes: int) -> tuple[str, _DbStamp]:
+    """A live transcript from OpenClaw's database as JSONL text (line N = event N, as OpenClaw maps it)."""
+    assert sf.stamp is not None
+    if db is None:
+        raise Skip("transcript database not configured")
+    if sf.stamp[1] > max_bytes:
+        raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
+    session_id = sf.abs_path[len(DB_SESSION_PREFIX):]
+    try:
+        text = read_consistent(db, lambda conn: read_session_jsonl(conn, session_id))
+    except OpenClawDbError as exc:
+        raise Skip(f"unreadable OpenClaw database: {exc}") from None
+    return text, _DbStamp(*sf.stamp)
 
 
 class Syncer:
@@ -176,6 +310,7 @@ class Syncer:
         self.progress = progress or (lambda _p: None)
         self.cancel = cancel or _Never()
         self.model = provider.model if provider else FTS_ONLY_MODEL
+        self._previous_skips: dict[str, tuple[str, str, str]] = {}
 
     # -- entry point ---------------------------------------------------------------------------
     def run(self, force: bool = False, embed: bool = True) -> SyncReport:
@@ -230,9 +365,14 @@ class Syncer:
         report.files_total = len(files)
         known = {row[0]: row[1:] for row in conn.execute("SELECT path, hash, mtime, size FROM files")}
         skipped: list[tuple[str, str, str]] = []
+        # an unchanged file is not read again, so the note of its malformed lines is carried over
+        self._previous_skips = {p: (p, s, r) for p, s, r in conn.execute("SELECT path, source, reason FROM skipped")
+                                if "malformed" in r}
         has_vec = store.vec_dims() is not None
         conn.execute("BEGIN")
         try:
+            if not force:
+                repair_fts(store, self.settings.cjk_segmentation == "bigram")
             for done, sf in enumerate(files, 1):
                 self._check_cancel()  # the handler below commits the whole files written so far
                 if done % 64 == 0:
@@ -241,7 +381,7 @@ class Syncer:
                     conn.execute("COMMIT")
                     conn.execute("BEGIN")
                 self.progress(SyncProgress("index", done, len(files), sf.path))
-                self._index_one(store, sf, known.get(sf.path), force, has_vec, report, skipped)
+                self._index_one_safely(store, sf, known.get(sf.path), force, has_vec, report, skipped)
             listed = {sf.path for sf in files}
             for path in known.keys() - listed:
                 self._delete_path(store, path, has_vec)
@@ -256,19 +396,42 @@ class Syncer:
                 conn.execute("COMMIT")  # keep whole files already written; the rest resumes next sync
             raise
 
+    def _index_one_safely(self, store: Store, sf: SourceFile, known: tuple | None, force: bool, has_vec: bool,
+                          report: SyncReport, skipped: list[tuple[str, str, str]]) -> None:
+        """Index one file inside a savepoint: a file that cannot be written is rolled back whole and
+        listed as skipped, and the files after it are still indexed (one bad file used to stop
+        every later sync)."""
+        conn = store.conn
+        conn.execute("SAVEPOINT one_file")
+        try:
+            self._index_one(store, sf, known, force, has_vec, report, skipped)
+        except Exception as exc:  # SyncCancelled is raised between files, never in here
+            conn.execute("ROLLBACK TO one_file")
+            from ..errors import describe
+
+            skipped.append((sf.path, sf.source, f"could not be indexed: {describe(exc)}"))
+            report.files_skipped += 1
+        finally:
+            conn.execute("RELEASE one_file")
+
     def _index_one(self, store: Store, sf: SourceFile, known: tuple | None, force: bool, has_vec: bool,
                    report: SyncReport, skipped: list[tuple[str, str, str]]) -> None:
         conn = store.conn
         if known is not None and not force:
             try:
-                st = os.stat(sf.abs_path)
+                st = _DbStamp(*sf.stamp) if sf.stamp is not None else os.stat(sf.abs_path)
             except OSError:
                 st = None
             if st is not None and float(known[1]) == st.st_mtime_ns / 1e6 and int(known[2]) == st.st_size:
                 report.files_unchanged += 1
+                if sf.path in self._previous_skips:
+                    skipped.append(self._previous_skips[sf.path])
                 return
         try:
-            text, st = read_source(sf, self.settings.max_file_bytes)
+            if sf.stamp is not None:
+                text, st = read_db_transcript(sf, self.settings.transcripts_db, self.settings.max_file_bytes)
+            else:
+                text, st = read_source(sf, self.settings.max_file_bytes)
         except Skip as exc:
             skipped.append((sf.path, sf.source, str(exc)))
             report.files_skipped += 1
@@ -289,11 +452,11 @@ class Syncer:
         self._delete_path(store, sf.path, has_vec)
         now = int(time.time() * 1000)
         segment = self.settings.cjk_segmentation == "bigram"
-        for row in rows:
+        ids = chunk_ids(sf.source, sf.path, [row.chunk for row in rows], self.model)
+        for row, cid in zip(rows, ids):
             c = row.chunk
-            cid = chunk_id(sf.source, sf.path, c, self.model)
             cur = conn.execute(
-                "INSERT OR REPLACE INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding,"
+                "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding,"
                 " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)",
                 (cid, sf.path, sf.source, c.start_line, c.end_line, c.hash, self.model, c.text, now, row.ts, row.date_source),
             )
@@ -321,6 +484,46 @@ class Syncer:
 
     # -- embedding phase -----------------------------------------------------------------------
     def _embed_missing(self, report: SyncReport) -> None:
+        """Embed every chunk without a vector; when the provider's vector size changed for the same
+        model, drop every vector of the old size and embed all chunks again (once per sync)."""
+        try:
+            self._embed_pass(report)
+        except _VectorSizeChanged as change:
+            provider = self.provider
+            assert provider is not None
+            report.vectors_reset = (f"{provider.id}/{provider.model} now returns {change.new}-dim vectors, the index "
+                                    f"holds {change.old or 'other'}-dim ones: re-embedding every chunk")
+            self._drop_vectors(change.new)
+            try:
+                self._embed_pass(report)
+            except _VectorSizeChanged:
+                message = f"{provider.id} keeps changing its vector size; check the model setting"
+                report.embed_error = message
+                self.store.set_meta("provider_error", message)
+
+    def _drop_vectors(self, keep_dims: int) -> None:
+        """Forget all stored vectors and the cached ones of another size than `keep_dims`."""
+        provider = self.provider
+        assert provider is not None
+        store, conn = self.store, self.store.conn
+        conn.execute("BEGIN")
+        try:
+            conn.execute("UPDATE chunks SET embedding = x'' WHERE length(embedding) > 0")
+            if store.vec_dims() is not None:
+                conn.execute("DROP TABLE chunks_vec")
+            conn.execute(
+                "DELETE FROM embedding_cache WHERE provider = ? AND model = ? AND provider_key = ?"
+                " AND (dims IS NULL OR dims != ?)",
+                (provider.id, provider.model, provider.provider_key(), keep_dims),
+            )
+            conn.execute("DELETE FROM meta WHERE key = 'vectorDims'")
+            store.bump_generation()
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _embed_pass(self, report: SyncReport) -> None:
         provider = self.provider
         assert provider is not None
         store, conn = self.store, self.store.conn
@@ -340,8 +543,11 @@ class Syncer:
                 batch = pending[start : start + batch_size]
                 self.progress(SyncProgress("embed", done, total, "", f"embedding {done}/{total} chunks"))
                 vectors = self._vectors_for(batch, key, report)
-                conn.execute("BEGIN")
                 dims = vectors.shape[1]
+                stored_dims = store.get_meta("vectorDims")
+                if stored_dims and int(stored_dims) != dims:
+                    raise _VectorSizeChanged(int(stored_dims), dims)
+                conn.execute("BEGIN")
                 if store.ensure_vec_table(dims):
                     conn.executemany("DELETE FROM chunks_vec WHERE id = ?", [(r[1],) for r in batch])
                     conn.executemany(
@@ -406,6 +612,9 @@ class Syncer:
                 )
         rows = [cached[h] if h in cached else fresh[i] for i, h in enumerate(hashes)]
         dims = {len(r) for r in rows}
+        fresh_dims = {len(v) for v in fresh.values()}
+        if len(dims) != 1 and len(fresh_dims) == 1:  # the cache holds the old size, the provider a new one
+            raise _VectorSizeChanged(0, fresh_dims.pop())
         if len(dims) != 1:
             raise EmbeddingError(f"{provider.id} returned vectors of different sizes {sorted(dims)}; check the model setting")
         return np.vstack(rows).astype(np.float32)

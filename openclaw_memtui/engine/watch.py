@@ -2,8 +2,10 @@
 
 Two `watchfiles` watchers: one recursive over the memory folder, extra folders and the sessions
 folder, one non-recursive over the workspace root (for MEMORY.md), so a workspace that also holds a
-huge repository never costs one inotify watch per folder of it. If the OS refuses watches (inotify
-limits, network file systems) the watcher falls back to a periodic stat scan and says so.
+huge repository never costs one inotify watch per folder of it. With an OpenClaw 2026.9 agent, a
+third one watches the folder of its database (and only the database and its WAL in it): a new agent
+turn is a write there. If the OS refuses watches (inotify limits, network file systems) the watcher
+falls back to a periodic stat scan and says so.
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ class MemoryWatcher:
         self.state = "watching"
         self._spawn(self._watch_loop, recursive, True)
         self._spawn(self._watch_loop, [self.settings.workspace], False)
+        db = self._transcripts_db()
+        if db is not None and db.parent.is_dir():
+            names = {db.name, f"{db.name}-wal"}
+            self._spawn(self._watch_loop, [db.parent], False, lambda path: Path(path).name in names)
+
+    def _transcripts_db(self) -> Path | None:
+        s = self.settings
+        return s.transcripts_db if "sessions" in s.sources and s.transcripts_db is not None else None
 
     def stop(self) -> None:
         self._stop.set()
@@ -72,7 +82,7 @@ class MemoryWatcher:
         return roots
 
     # -- native watching ---------------------------------------------------------------------
-    def _watch_loop(self, roots: list[Path], recursive: bool) -> None:
+    def _watch_loop(self, roots: list[Path], recursive: bool, relevant: Callable[[str], bool] = _relevant) -> None:
         if not roots:
             return
         from watchfiles import watch
@@ -80,7 +90,7 @@ class MemoryWatcher:
         try:
             for changes in watch(
                 *roots,
-                watch_filter=lambda _change, path: _relevant(path),
+                watch_filter=lambda _change, path: relevant(path),
                 debounce=self.settings.watch_debounce_ms,
                 stop_event=self._stop,
                 recursive=recursive,
@@ -98,6 +108,9 @@ class MemoryWatcher:
     def _signature(self) -> dict[str, tuple[int, int]]:
         sig = {}
         for sf in list_sources(self.settings):
+            if sf.stamp is not None:  # a transcript in OpenClaw's database: the listing read its stamps
+                sig[sf.abs_path] = (int(sf.stamp[0] * 1e6), sf.stamp[1])
+                continue
             try:
                 st = os.stat(sf.abs_path)
             except OSError:

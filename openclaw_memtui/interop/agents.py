@@ -1,23 +1,45 @@
-"""Find OpenClaw's state dir, read its JSON5 config, and list agents with their effective settings.
+"""Find OpenClaw's state dir, read its JSON5 config, and list its agents as OpenClaw sees them.
 
-Rules follow OpenClaw (spec §2.2, §4.1, §9.1, §12): `agents.defaults.memorySearch` deep-merged with
-each agent's own `memorySearch` (the agent wins; `extraPaths` are concatenated), under the newer
-top-level `memory.search` block when present; workspace from the agent, else the defaults (other
-agents get `<defaults.workspace>/<id>`), else `~/.openclaw/workspace` / `<state>/workspace-<id>`.
+Two layouts exist, detected per installation and never mixed:
+
+* **2026.9** (what OpenClaw 2026.9.x writes): agents in the map `agents.entries.<id>`, search
+  settings in `memory.search` and `agents.entries.<id>.memory.search`, one SQLite file per agent at
+  `<state>/agents/<id>/agent/openclaw-agent.sqlite` holding both its memory index (`memory_index_*`)
+  and its live transcripts (`transcript_events`). Rules follow OpenClaw's own code
+  (`agent-scope-config`, `memory-search`, `memory-search-source-policy`): per key the agent's value
+  wins over `memory.search`, `extraPaths` are concatenated, chunking is fixed at 400/80, and
+  transcripts are a source whenever "remember across conversations" is on (its default).
+* **legacy** (the builtin engine of `shared/reference`): agents in `agents.list`, settings in
+  `agents.defaults.memorySearch` deep-merged with each agent's own `memorySearch` (spec §2.2, §4.1,
+  §9.1, §12), the index at `<state>/memory/<id>.sqlite`, transcripts in `sessions/*.jsonl`.
+
+Workspaces in both: the agent's own, else the defaults' (the default agent gets it, others
+`<defaults.workspace>/<id>`), else `~/.openclaw/workspace` / `<state>/workspace-<id>`.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from ..engine.openclaw_db import AGENT_DB_NAME
 from ..paths import openclaw_state_dir
 
 CONFIG_NAMES = ("openclaw.json", "clawdbot.json")
 DEFAULT_AGENT = "main"
+Layout = Literal["2026.9", "legacy"]
+NEW_LAYOUT: Layout = "2026.9"
+LEGACY_LAYOUT: Layout = "legacy"
+# OpenClaw 2026.9 hard-codes these (memory-search.ts); memtui indexes with the same budgets
+NEW_LAYOUT_CHUNKING = {"tokens": 400, "overlap": 80}
+# files at the workspace root that each layout indexes besides memory/**
+ROOT_FILES = {NEW_LAYOUT: ("MEMORY.md", "USER.md"), LEGACY_LAYOUT: ("MEMORY.md", "memory.md")}
+# OpenClaw 2026.9 splits transcript messages longer than this into several lines (session-files.ts)
+NEW_LAYOUT_WRAP_CHARS = 800
 
 
 class OpenClawError(ValueError):
@@ -29,9 +51,34 @@ class Agent:
     id: str
     default: bool
     workspace: str
-    sessions_dir: str
-    index_path: str
-    memory_search: dict[str, Any] = field(default_factory=dict)
+    agent_dir: str
+    sessions_dir: str  # JSONL transcripts (the legacy layout's live ones; 2026.9's archives)
+    index_path: str  # OpenClaw's own index: what `openclaw memory status --json` calls dbPath
+    layout: Layout = LEGACY_LAYOUT
+    transcripts: str = "jsonl"  # "sqlite": live transcripts in index_path's transcript_events
+    sources: list[str] = field(default_factory=lambda: ["memory"])  # what OpenClaw indexes for it
+    memory_search: dict[str, Any] = field(default_factory=dict)  # effective settings, memorySearch-shaped
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def transcripts_db(self) -> str:
+        return self.index_path if self.transcripts == "sqlite" else ""
+
+    @property
+    def sessions_prefix(self) -> str:
+        """How OpenClaw names this agent's transcripts in its index: `sessions/<agent>/<id>.jsonl` in 2026.9."""
+        return f"sessions/{self.id}" if self.layout == NEW_LAYOUT else "sessions"
+
+
+@dataclass
+class Installation:
+    state_dir: str
+    config: str | None
+    layout: Layout
+    version: str | None  # meta.lastTouchedVersion of the config
+    agents: list[Agent]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -53,14 +100,20 @@ def read_config(path: Path | None) -> dict[str, Any]:
         return {}
     import json5
 
+    from .validate import OpenClawConfigTypeError, check_openclaw_config
+
     try:
         data = json5.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise OpenClawError(f"cannot read OpenClaw config {path}: {exc.strerror}") from None
     except ValueError as exc:
         raise OpenClawError(f"OpenClaw config {path} is not valid JSON5: {exc}") from None
-    if not isinstance(data, dict):
-        raise OpenClawError(f"OpenClaw config {path} must hold an object")
+    except RecursionError:  # json5 parses recursively: 100k nested brackets exhaust the stack
+        raise OpenClawError(f"OpenClaw config {path} is nested too deeply to read") from None
+    try:
+        check_openclaw_config(data, path)  # wrong types: one line naming the key, not Python's own text
+    except OpenClawConfigTypeError as exc:
+        raise OpenClawError(str(exc)) from None
     return data
 
 
@@ -88,46 +141,207 @@ def _normalize_extra_paths(ms: dict[str, Any]) -> dict[str, Any]:
     return ms
 
 
-def list_agents(state_dir: Path | None = None) -> tuple[list[Agent], Path | None]:
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+_INVALID_ID_CHARS = re.compile(r"[^a-z0-9_-]+")
+_VALID_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$", re.I)
+
+
+def normalize_agent_id(raw: Any) -> str:
+    """OpenClaw's `normalizeAgentId`: lower case, filesystem-safe, `main` when nothing is left."""
+    trimmed = raw.strip() if isinstance(raw, str) else ""
+    if _VALID_ID.match(trimmed):
+        return trimmed.lower()
+    cleaned = _INVALID_ID_CHARS.sub("-", trimmed.lower()).strip("-")[:64]
+    return cleaned or DEFAULT_AGENT
+
+
+def detect_layout(cfg: dict[str, Any], state: Path) -> Layout:
+    """Which OpenClaw wrote this state. The config decides; without one, the files on disk do."""
+    agents = _obj(cfg.get("agents"))
+    if "entries" in agents or "search" in _obj(cfg.get("memory")):
+        return NEW_LAYOUT
+    if "list" in agents or "memorySearch" in _obj(agents.get("defaults")):
+        return LEGACY_LAYOUT
+    version = _obj(cfg.get("meta")).get("lastTouchedVersion")
+    if isinstance(version, str) and _version_tuple(version) >= (2026, 9):
+        return NEW_LAYOUT
+    if any((state / "agents").glob(f"*/agent/{AGENT_DB_NAME}")):
+        return NEW_LAYOUT
+    return LEGACY_LAYOUT
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split(".")[:3]:
+        digits = re.match(r"\d+", piece)
+        parts.append(int(digits.group(0)) if digits else 0)
+    return tuple(parts)
+
+
+def _roster(cfg: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(id, entry) in config order from `agents.entries` (2026.9) or `agents.list` (legacy)."""
+    agents = _obj(cfg.get("agents"))
+    if isinstance(agents.get("entries"), dict):
+        listed = [(str(key), entry) for key, entry in agents["entries"].items() if isinstance(entry, dict)]
+    elif isinstance(agents.get("list"), list):
+        listed = [(entry["id"], entry) for entry in agents["list"]
+                  if isinstance(entry, dict) and isinstance(entry.get("id"), str)]
+    else:
+        return [(DEFAULT_AGENT, {})]  # no roster at all: OpenClaw's implicit single agent
+    seen: set[str] = set()
+    out = []
+    for raw_id, entry in listed:
+        agent_id = normalize_agent_id(raw_id)
+        if agent_id not in seen:  # OpenClaw keeps the first of two entries that normalise alike
+            seen.add(agent_id)
+            out.append((agent_id, entry))
+    return out
+
+
+def _default_agent_id(cfg: dict[str, Any], ids: list[str]) -> str:
+    """OpenClaw's ambient owner: defaults.systemAgent, a single `default: true`, the sole agent."""
+    agents = _obj(cfg.get("agents"))
+    system = _obj(_obj(agents.get("defaults")).get("systemAgent")).get("agentId")
+    if isinstance(system, str) and normalize_agent_id(system) in ids:
+        return normalize_agent_id(system)
+    if agents.get("ownership") != "explicit":
+        marked = [agent_id for agent_id, entry in _roster(cfg) if entry.get("default") is True]
+        if len(marked) == 1:
+            return marked[0]
+    if DEFAULT_AGENT in ids or not ids:
+        return DEFAULT_AGENT
+    return ids[0]
+
+
+def _workspace(entry: dict[str, Any], defaults: dict[str, Any], agent_id: str, is_default: bool, state: Path) -> Path:
+    if isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
+        return Path(os.path.expanduser(entry["workspace"].strip()))
+    fallback = defaults.get("workspace")
+    if isinstance(fallback, str) and fallback.strip():
+        root = Path(os.path.expanduser(fallback.strip()))
+        return root if is_default else root / agent_id
+    home = Path(os.environ.get("OPENCLAW_HOME") or Path.home())
+    return home / ".openclaw" / "workspace" if is_default else state / f"workspace-{agent_id}"
+
+
+def _remember_across_conversations(cfg: dict[str, Any], overrides: dict[str, Any], defaults: dict[str, Any]) -> bool:
+    explicit = overrides.get("rememberAcrossConversations", defaults.get("rememberAcrossConversations"))
+    if isinstance(explicit, bool):
+        return explicit
+    dm_scope = _obj(cfg.get("session")).get("dmScope")
+    bindings = cfg.get("bindings") if isinstance(cfg.get("bindings"), list) else []
+    scoped = any(isinstance(b, dict) and "dmScope" in _obj(b.get("session")) for b in bindings)
+    return dm_scope in (None, "main") and not scoped
+
+
+def _policy_sources(configured: Any, session_memory: bool) -> list[str]:
+    wanted = configured if isinstance(configured, list) and configured else ["memory"]
+    out = [s for s in ("memory", "sessions") if s in wanted and (s == "memory" or session_memory)]
+    return out or ["memory"]
+
+
+def effective_memory_search_2026(cfg: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """OpenClaw 2026.9's `resolveMemorySearchIndexConfig`, as a memorySearch-shaped dict."""
+    defaults = _obj(_obj(cfg.get("memory")).get("search"))
+    overrides = _obj(_obj(entry.get("memory")).get("search"))
+
+    def pick(key: str) -> Any:
+        return overrides[key] if overrides.get(key) is not None else defaults.get(key)
+
+    def pick_in(block: str, key: str) -> Any:
+        value = _obj(overrides.get(block)).get(key)
+        return value if value is not None else _obj(defaults.get(block)).get(key)
+
+    remember = _remember_across_conversations(cfg, overrides, defaults)
+    configured_sessions = bool(pick_in("experimental", "sessionMemory"))
+    configured = pick("sources")
+    search_sources = _policy_sources(configured, configured_sessions or (
+        remember and isinstance(configured, list) and "sessions" in configured))
+    sources = _policy_sources([*search_sources, "sessions"] if remember else configured, remember or configured_sessions)
+    ms: dict[str, Any] = {
+        "enabled": pick("enabled") is not False,
+        "sources": sources,
+        "searchSources": search_sources,
+        "extraPaths": [*(defaults.get("extraPaths") or []), *(overrides.get("extraPaths") or [])],
+        "chunking": dict(NEW_LAYOUT_CHUNKING),
+    }
+    for key in ("provider", "model"):
+        if isinstance(pick(key), str) and pick(key).strip():
+            ms[key] = pick(key).strip()
+    remote = {k: pick_in("remote", k) for k in ("baseUrl", "apiKey", "headers") if pick_in("remote", k) is not None}
+    if remote:
+        ms["remote"] = remote
+    query = {k: pick_in("query", k) for k in ("maxResults", "minScore") if pick_in("query", k) is not None}
+    if query:
+        ms["query"] = query
+    return _normalize_extra_paths(ms)
+
+
+def _effective_memory_search_legacy(cfg: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    defaults = _obj(_obj(cfg.get("agents")).get("defaults"))
+    newer = _obj(_obj(cfg.get("memory")).get("search"))
+    base = deep_merge(_normalize_extra_paths(newer), _normalize_extra_paths(_obj(defaults.get("memorySearch"))))
+    ms = deep_merge(base, _normalize_extra_paths(_obj(entry.get("memorySearch"))))
+    sources = ms.get("sources")
+    ms["sources"] = [s for s in ("memory", "sessions") if isinstance(sources, list) and s in sources] or ["memory"]
+    return ms
+
+
+def load_installation(state_dir: Path | None = None) -> Installation:
+    """The OpenClaw installation: its layout, version and agents with their effective settings."""
     state = state_dir or openclaw_state_dir()
     path = config_path(state)
     cfg = read_config(path)
-    agents_cfg = cfg.get("agents") if isinstance(cfg.get("agents"), dict) else {}
-    defaults = agents_cfg.get("defaults") if isinstance(agents_cfg.get("defaults"), dict) else {}
-    listed = [a for a in agents_cfg.get("list") or [] if isinstance(a, dict) and isinstance(a.get("id"), str)]
-    if not listed:
-        listed = [{"id": DEFAULT_AGENT}]
-    default_id = next((a["id"] for a in listed if a.get("default")), listed[0]["id"])
-    newer = cfg.get("memory", {}).get("search") if isinstance(cfg.get("memory"), dict) else None
-    base = _normalize_extra_paths(newer) if isinstance(newer, dict) else {}
-    base = deep_merge(base, _normalize_extra_paths(defaults.get("memorySearch") or {}))
-    home = Path(os.environ.get("OPENCLAW_HOME") or Path.home())
+    layout = detect_layout(cfg, state)
+    defaults = _obj(_obj(cfg.get("agents")).get("defaults"))
+    roster = _roster(cfg)
+    ids = [agent_id for agent_id, _ in roster]
+    default_id = _default_agent_id(cfg, ids)
     agents = []
-    for entry in listed:
-        agent_id = entry["id"]
+    for agent_id, entry in roster:
         is_default = agent_id == default_id
-        ms = deep_merge(base, _normalize_extra_paths(entry.get("memorySearch") or {}))
-        if entry.get("workspace"):
-            workspace = Path(os.path.expanduser(entry["workspace"]))
-        elif defaults.get("workspace"):
-            root = Path(os.path.expanduser(defaults["workspace"]))
-            workspace = root if is_default else root / agent_id
+        workspace = _workspace(entry, defaults, agent_id, is_default, state)
+        configured_dir = entry.get("agentDir")
+        agent_dir = (Path(os.path.expanduser(configured_dir.strip())) if isinstance(configured_dir, str)
+                     and configured_dir.strip() else state / "agents" / agent_id / "agent")
+        sessions_dir = state / "agents" / agent_id / "sessions"
+        if layout == NEW_LAYOUT:
+            ms = effective_memory_search_2026(cfg, entry)
+            # OpenClaw resolves the database under the state dir, whatever agentDir says
+            index = state / "agents" / agent_id / "agent" / AGENT_DB_NAME
+            transcripts = "sqlite"
         else:
-            workspace = home / ".openclaw" / "workspace" if is_default else state / f"workspace-{agent_id}"
-        store = (ms.get("store") or {}).get("path") if isinstance(ms.get("store"), dict) else None
-        index = Path(os.path.expanduser(store.replace("{agentId}", agent_id))) if store else state / "memory" / f"{agent_id}.sqlite"
-        agents.append(Agent(agent_id, is_default, str(workspace), str(state / "agents" / agent_id / "sessions"), str(index), ms))
-    return agents, path
+            ms = _effective_memory_search_legacy(cfg, entry)
+            store = _obj(ms.get("store")).get("path")
+            index = (Path(os.path.expanduser(store.replace("{agentId}", agent_id))) if isinstance(store, str) and store
+                     else state / "memory" / f"{agent_id}.sqlite")
+            transcripts = "jsonl"
+        agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
+                            layout, transcripts, list(ms["sources"]), ms))
+    version = _obj(cfg.get("meta")).get("lastTouchedVersion")
+    return Installation(str(state), str(path) if path else None, layout,
+                        version if isinstance(version, str) else None, agents)
+
+
+def list_agents(state_dir: Path | None = None) -> tuple[list[Agent], Path | None]:
+    inst = load_installation(state_dir)
+    return inst.agents, Path(inst.config) if inst.config else None
 
 
 def find_agent(agent_id: str, state_dir: Path | None = None) -> Agent:
-    agents, path = list_agents(state_dir)
-    for agent in agents:
-        if agent.id == agent_id:
+    inst = load_installation(state_dir)
+    wanted = normalize_agent_id(agent_id) if isinstance(agent_id, str) and agent_id.strip() else agent_id
+    for agent in inst.agents:
+        if agent.id == wanted:
             return agent
-    known = ", ".join(a.id for a in agents) or "none"
-    where = f" in {path}" if path else " (no OpenClaw config found)"
-    raise OpenClawError(f"no OpenClaw agent '{agent_id}'{where}; known agents: {known}")
+    from ..render import safe
+
+    known = ", ".join(a.id for a in inst.agents) or "none"
+    where = f" in {inst.config}" if inst.config else " (no OpenClaw config found)"
+    raise OpenClawError(f"no OpenClaw agent '{safe(agent_id, keep_newlines=False)}'{where}; known agents: {known}")
 
 
 def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
@@ -139,8 +353,11 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
         out["extraPaths"] = list(ms["extraPaths"])
     for key in ("provider", "model"):  # OpenClaw's `fallback` has no memtui twin: a failing provider degrades to keywords
         if isinstance(ms.get(key), str) and ms[key]:
-            out[key] = ms[key] if key != "provider" or ms[key] in ("auto", "local", "openai", "gemini", "voyage", "mistral",
-                                                                     "ollama", "none") else "auto"
+            if key == "provider" and ms[key] not in ("auto", "local", "openai", "gemini", "voyage", "mistral", "ollama"):
+                # OpenClaw's "none" (keyword-only) and providers memtui lacks: memtui still builds its own
+                # index, so its own provider (the offline local model by default) applies
+                continue
+            out[key] = ms[key]
     remote = ms.get("remote") if isinstance(ms.get("remote"), dict) else {}
     r = {k: remote[k] for k in ("baseUrl", "apiKey") if isinstance(remote.get(k), str)}
     if isinstance(remote.get("headers"), dict):
@@ -172,3 +389,13 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
     if q:
         out["query"] = q
     return out
+
+
+def agent_index_settings(settings: Any, agent: Agent) -> Any:
+    """An IndexSettings for indexing `agent` the way OpenClaw does: its root files, transcripts and names."""
+    from dataclasses import replace
+
+    if agent.layout == NEW_LAYOUT:
+        return replace(settings, root_files=ROOT_FILES[NEW_LAYOUT], transcripts_db=Path(agent.index_path),
+                       sessions_prefix=agent.sessions_prefix, transcript_wrap_chars=NEW_LAYOUT_WRAP_CHARS)
+    return replace(settings, root_files=ROOT_FILES[LEGACY_LAYOUT])

@@ -312,12 +312,11 @@ class MemtuiApp(App):
         result = self.selected()
         if result is None:
             return
+        from ..engine.sync import read_indexed_file
+
         settings = self.index.settings
-        if result.source == "sessions" and settings.sessions_dir is not None:
-            path = settings.sessions_dir / result.path.removeprefix("sessions/")
-        else:
-            path = (settings.workspace / result.path).resolve()
-        self.push_screen(FileScreen(path, result.path, result.start_line, result.end_line, result.source))
+        self.push_screen(FileScreen(lambda: read_indexed_file(settings, result.path, result.source), result.path,
+                                    result.start_line, result.end_line, result.source))
 
     @_skip_when_torn_down
     def _update_info(self) -> None:
@@ -373,12 +372,26 @@ class MemtuiApp(App):
         note = f" (backup {backup.name})" if backup else ""
         self.notify(safe(f"Saved search settings to {path}{note}", one_line=True), markup=False)
 
-    def action_export_settings(self) -> None:
-        from ..paths import config_dir
-        from ..settings_io import openclaw_json
+    def _openclaw_layout(self) -> str:
+        """The layout of the OpenClaw this export is for: the agent's, else the installed one's."""
+        agent = getattr(self.index, "openclaw_agent", None)
+        if agent is not None:
+            return agent.layout
+        from ..interop.agents import OpenClawError, load_installation
 
-        text = openclaw_json(self.params, self.pool_size)
-        target = config_dir() / "openclaw-memorySearch.json"
+        try:
+            return load_installation().layout
+        except OpenClawError:
+            return "legacy"
+
+    def action_export_settings(self) -> None:
+        from ..interop.export import build_export
+        from ..paths import config_dir
+
+        export = build_export(self.params, self._openclaw_layout(), self.pool_size)  # type: ignore[arg-type]
+        text = export.to_json()
+        name = "openclaw-memory.search.json" if export.layout == "2026.9" else "openclaw-memorySearch.json"
+        target = config_dir() / name
         try:
             from ..engine.store import make_private_dirs
 
@@ -388,7 +401,11 @@ class MemtuiApp(App):
             self.notify(f"Could not export: {safe(describe(exc), False)}", severity="error", markup=False)
             return
         self.copy_to_clipboard(text)
-        self.notify(safe(f"Exported memorySearch.query to {target} and the clipboard", one_line=True), markup=False)
+        block = "memory.search.query" if export.layout == "2026.9" else "memorySearch.query"
+        self.notify(safe(f"Exported {block} to {target} and the clipboard", one_line=True), markup=False)
+        if export.not_exported:
+            self.notify(safe("This OpenClaw takes only maxResults and minScore; not exported: "
+                             + "; ".join(export.not_exported), one_line=True), severity="warning", markup=False, timeout=8)
 
     # -- sync ------------------------------------------------------------------------------------
     def action_sync(self, force: bool = False) -> None:

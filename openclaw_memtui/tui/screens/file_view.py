@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,9 +18,10 @@ from ...render import safe
 class FileScreen(Screen):
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back", id="file.back")]
 
-    def __init__(self, path: Path, display: str, start: int, end: int, source: str = "memory") -> None:
+    def __init__(self, load: Callable[[], str], display: str, start: int, end: int, source: str = "memory") -> None:
+        """`load` reads the file's current text (a transcript may live in OpenClaw's database)."""
         super().__init__()
-        self.file_path, self.display_name, self.start, self.end = path, display, start, end
+        self.load, self.display_name, self.start, self.end = load, display, start, end
         self.source = source
 
     def compose(self) -> ComposeResult:
@@ -31,7 +32,7 @@ class FileScreen(Screen):
 
     def _body(self) -> Text:
         try:
-            raw = self.file_path.read_text(encoding="utf-8", errors="replace")
+            raw = self.load()
         except FileNotFoundError:
             return Text(f"{safe(self.display_name, one_line=True)} no longer exists on disk (it was deleted or moved); sync to drop it from the index.")
         except OSError as exc:

@@ -57,18 +57,25 @@ class SyncScreen(Screen):
         from ...interop.inspect_index import inspect_openclaw_index
 
         try:
-            r = inspect_openclaw_index(Path(agent.index_path), Path(agent.workspace), Path(agent.sessions_dir),
-                                       list(agent.memory_search.get("extraPaths") or []))
+            r = inspect_openclaw_index(Path(agent.index_path), agent)
         except OpenClawError as exc:
             return [("OpenClaw index", str(exc))]
         meta = r["meta"]
-        return [
-            ("OpenClaw index", f"{r['index_path']} (read-only)"),
+        rows = [
+            ("OpenClaw index", f"{r['index_path']} (read-only; {r['layout']} layout, OpenClaw {r.get('openclaw_version') or '?'})"),
             ("  model", f"{meta.get('provider')} / {meta.get('model')} · dims {meta.get('vectorDims') or '-'}"),
             ("  indexed", f"{r['files']} files · {r['chunks']} chunks"),
             ("  stale", f"{len(r['changed_since_indexed'])} changed, {len(r['not_indexed'])} never indexed, "
                         f"{len(r['indexed_but_missing'])} missing on disk"),
         ]
+        shown = 6  # the CLI (`memtui status --agent ID --openclaw-index`) lists them all
+        for key, label in (("changed_since_indexed", "  changed"), ("not_indexed", "  never indexed"),
+                           ("indexed_but_missing", "  gone")):
+            names = r[key]
+            if names:
+                more = f" … and {len(names) - shown} more" if len(names) > shown else ""
+                rows.append((label, ", ".join(names[:shown]) + more))
+        return rows
 
     def refresh_status(self) -> None:
         status = self.app.index.status(check_dirty=False)

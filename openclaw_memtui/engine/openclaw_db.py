@@ -1,0 +1,205 @@
+"""Read an OpenClaw 2026.9 agent database (`openclaw-agent.sqlite`) without leaving a trace.
+
+OpenClaw 2026.9 keeps an agent's memory index *and* its live chat transcripts in one WAL-mode
+SQLite file, `<state>/agents/<id>/agent/openclaw-agent.sqlite`. memtui reads it and never writes it.
+
+Why not a plain `mode=ro` open: in WAL mode even a read-only connection maps the `-shm` index and
+writes its read marks there, and creates `-shm` when it is missing. So:
+
+* WAL absent or empty (OpenClaw checkpoints after each write burst, so this is the common case):
+  the main file is complete on its own and is opened with `immutable=1`, which takes no locks and
+  opens neither `-wal` nor `-shm`. The file's size and mtime are compared before and after the read;
+  if OpenClaw wrote meanwhile the read is retried.
+* WAL with frames: the database and its WAL are copied into a private folder (0700) and the copy is
+  opened; SQLite replays the WAL into the copy only. The copy is checked the same way and removed.
+
+Either way OpenClaw's files keep their bytes and mtimes, nothing is checkpointed, and no file is
+created beside them (tested).
+
+Transcripts: `transcript_events(session_id, seq, event_json | event_zstd, event_utf8_bytes, ...)`
+holds the same event objects as the older `sessions/*.jsonl` files, one row per line. Rows larger
+than 1 KiB may be stored as a zstd frame (`event_zstd`, with `event_json` NULL); they are decoded
+with `zstandard` (python-zstandard: maintained, wheels for every platform, the reference binding).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
+
+from .store import SQLITE_HEADER, detect_backend
+
+AGENT_DB_NAME = "openclaw-agent.sqlite"
+_ATTEMPTS = 3
+T = TypeVar("T")
+
+
+class OpenClawDbError(ValueError):
+    """OpenClaw's database cannot be read; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStat:
+    """What OpenClaw itself uses to decide whether a live transcript changed."""
+
+    session_id: str
+    events: int
+    size: int  # bytes of the transcript as JSONL (events joined by newlines), as OpenClaw counts it
+    updated_ms: float  # session_windows.updated_at (OpenClaw's `mtime` for the session)
+    revision_ms: float  # session_windows.transcript_updated_at (OpenClaw's hash prefix `sqlite:<rev>:`)
+
+
+def _stamp(path: Path) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    try:
+        wal = os.stat(f"{path}-wal")
+        wal_stamp = (wal.st_size, wal.st_mtime_ns)
+    except FileNotFoundError:
+        wal_stamp = (-1, -1)
+    return (st.st_size, st.st_mtime_ns, *wal_stamp)
+
+
+def _check_header(path: Path) -> None:
+    if not path.is_file():
+        raise OpenClawDbError(f"no OpenClaw database at {path}")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise OpenClawDbError(f"cannot read {path}: {exc.strerror}") from None
+    if head != SQLITE_HEADER:
+        raise OpenClawDbError(f"{path} is not an SQLite database (corrupt, or not OpenClaw's)")
+
+
+def _connect_uri(path: Path, immutable: bool) -> Any:
+    module = detect_backend().module
+    flags = "mode=ro&immutable=1" if immutable else "mode=ro"
+    conn = module.connect(f"file:{urllib.parse.quote(str(path))}?{flags}", uri=True, check_same_thread=False)
+    conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+def read_consistent(path: Path, read: Callable[[Any], T]) -> T:
+    """Run `read(conn)` on a read-only, consistent view of OpenClaw's database (see the module doc).
+
+    `read` may run more than once: when OpenClaw wrote during the read, the result is dropped and
+    the read is repeated on a fresh view, so it must only read from this one database.
+    """
+    path = Path(path)
+    _check_header(path)
+    errors = _module_errors()
+    for _attempt in range(_ATTEMPTS):
+        before = _stamp(path)
+        if before[2] <= 0:  # no WAL frames: the main file alone is the whole database
+            conn = _connect_uri(path, immutable=True)
+            try:
+                result = read(conn)
+            except errors as exc:
+                if _stamp(path) == before:
+                    raise OpenClawDbError(f"{path} cannot be read ({exc}); it may be corrupt") from None
+                continue  # a torn read while OpenClaw wrote: read again
+            finally:
+                conn.close()
+            if _stamp(path) == before:
+                return result
+            continue
+        with _private_copy(path, before) as copy:
+            if copy is None:
+                continue  # OpenClaw wrote while we copied: copy again
+            conn = _connect_uri(copy, immutable=False)
+            try:
+                return read(conn)
+            except errors as exc:
+                raise OpenClawDbError(f"{path} cannot be read ({exc}); it may be corrupt") from None
+            finally:
+                conn.close()
+    raise OpenClawDbError(f"{path} kept changing while being read; try again when OpenClaw is idle")
+
+
+def _module_errors() -> tuple[type[BaseException], ...]:
+    return (detect_backend().module.DatabaseError,)
+
+
+@contextlib.contextmanager
+def _private_copy(path: Path, before: tuple[int, int, int, int]) -> Iterator[Path | None]:
+    folder = Path(tempfile.mkdtemp(prefix="memtui-openclaw-"))  # mkdtemp: 0700, ours alone
+    try:
+        copy = folder / path.name
+        shutil.copyfile(path, copy)
+        shutil.copyfile(f"{path}-wal", f"{copy}-wal")
+        for name in (copy, Path(f"{copy}-wal")):
+            os.chmod(name, 0o600)
+        yield copy if _stamp(path) == before else None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- what is in it --------------------------------------------------------------------------------
+
+def table_names(conn: Any) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+
+
+def schema_meta(conn: Any) -> dict[str, Any]:
+    """OpenClaw's own record of which version wrote the file (`schema_meta`), if it has one."""
+    if "schema_meta" not in table_names(conn):
+        return {}
+    row = conn.execute(
+        "SELECT schema_version, app_version, agent_id FROM schema_meta ORDER BY updated_at DESC LIMIT 1").fetchone()
+    if not row:
+        return {}
+    return {"schema_version": row[0], "app_version": row[1], "agent_id": row[2]}
+
+
+def has_transcripts(conn: Any) -> bool:
+    return "transcript_events" in table_names(conn)
+
+
+def list_sessions(conn: Any) -> list[SessionStat]:
+    """Every session with transcript rows, with the stamps OpenClaw compares (size, times)."""
+    if not has_transcripts(conn):
+        return []
+    windows = "session_windows" in table_names(conn)
+    join = ("LEFT JOIN session_windows w ON w.session_id = e.session_id" if windows else "")
+    updated = "coalesce(w.updated_at, max(e.created_at))" if windows else "max(e.created_at)"
+    revision = "coalesce(w.transcript_updated_at, max(e.created_at))" if windows else "max(e.created_at)"
+    sql = (f"SELECT e.session_id, count(*), sum(coalesce(e.event_utf8_bytes, length(CAST(e.event_json AS BLOB)))),"
+           f" {updated}, {revision} FROM transcript_events e {join} GROUP BY e.session_id ORDER BY e.session_id")
+    out = []
+    for sid, count, size, upd, rev in conn.execute(sql):
+        if not isinstance(sid, str) or not sid:
+            continue
+        # JSONL size: the events' bytes plus one newline between each pair, as OpenClaw counts it
+        out.append(SessionStat(sid, int(count), int(size or 0) + max(0, int(count) - 1), float(upd or 0), float(rev or 0)))
+    return out
+
+
+def read_session_jsonl(conn: Any, session_id: str) -> str:
+    """The session's events as JSONL text: line N is the event at position N (OpenClaw's line map)."""
+    lines = []
+    for event_json, event_zstd, size in conn.execute(
+            "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq",
+            (session_id,)):
+        if event_json is not None:
+            lines.append(event_json.replace("\n", " "))  # one event, one line, whatever it holds
+        elif event_zstd is not None:
+            lines.append(_decode_zstd(bytes(event_zstd), size))
+        else:
+            lines.append("")  # an empty row keeps the following line numbers aligned with OpenClaw's
+    return "\n".join(lines)
+
+
+def _decode_zstd(blob: bytes, size: int | None) -> str:
+    import zstandard
+
+    try:
+        raw = zstandard.ZstdDecompressor().decompress(blob, max_output_size=max(int(size or 0), 1 << 22))
+        return raw.decode("utf-8").replace("\n", " ")
+    except (zstandard.ZstdError, UnicodeDecodeError, ValueError):
+        return "{malformed compressed event}"  # not JSON: counted as a malformed line, the rest is kept

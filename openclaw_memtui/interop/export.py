@@ -1,0 +1,142 @@
+"""Carry tuned ranking settings into OpenClaw's config, in the shape its layout accepts.
+
+* **2026.9**: its schema takes only `memory.search.query.maxResults` and `minScore` (globally or
+  under `agents.entries.<id>.memory.search`); hybrid weights, MMR and temporal decay are hard-coded
+  (0.7/0.3, MMR λ 0.7 on, 30-day decay on) and any other key makes OpenClaw refuse to start
+  ("Unrecognized key"). So only those two are written, and the values it cannot take are named.
+* **legacy**: the builtin engine's `memorySearch.query` block (with `hybrid.*`), under
+  `agents.defaults` or the agent's entry in `agents.list`.
+
+Writing goes through `settings_io.rewrite_file` (mode, owner and symlinks kept, a backup that never
+overwrites another, an atomic replace). Only plain JSON is rewritten: a JSON5 file with comments
+would lose them, so it is refused with a message saying to paste the printed block instead.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engine.search.rank import SearchParams
+from .agents import NEW_LAYOUT, Layout, OpenClawError, deep_merge, normalize_agent_id
+
+# what OpenClaw 2026.9 ranks with, whatever its config says (memory-search.ts)
+FIXED_2026 = {"vectorWeight": 0.7, "textWeight": 0.3, "mmr": True, "mmrLambda": 0.7, "decay": True, "halfLifeDays": 30.0}
+
+
+@dataclass
+class Export:
+    """The block to put into openclaw.json, where it goes, and what this OpenClaw cannot take."""
+
+    layout: Layout
+    block: dict[str, Any]  # the whole nested object, e.g. {"memory": {"search": {"query": {...}}}}
+    not_exported: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(self.block, indent=2)
+
+
+def legacy_query_block(params: SearchParams, pool_size: int = 100) -> dict[str, Any]:
+    """The older engine's `memorySearch.query` object with these settings."""
+    from ..settings_io import openclaw_query_block
+
+    return openclaw_query_block(params, pool_size)
+
+
+def build_export(params: SearchParams, layout: Layout, pool_size: int = 100) -> Export:
+    if layout != NEW_LAYOUT:
+        return Export(layout, {"memorySearch": {"query": legacy_query_block(params, pool_size)}})
+    query = {"maxResults": int(params.max_results), "minScore": round(float(params.min_score), 4)}
+    vw, tw = params.weights()
+    missing = []
+    if (round(vw, 4), round(tw, 4)) != (FIXED_2026["vectorWeight"], FIXED_2026["textWeight"]):
+        missing.append(f"weights vector {vw:.2f} / text {tw:.2f} (OpenClaw 2026.9 always uses 0.70 / 0.30)")
+    if params.mmr != FIXED_2026["mmr"] or (params.mmr and round(params.mmr_lambda, 4) != FIXED_2026["mmrLambda"]):
+        missing.append(f"MMR {'on, λ ' + format(params.mmr_lambda, '.2f') if params.mmr else 'off'} "
+                       "(OpenClaw 2026.9 always uses MMR on, λ 0.70)")
+    if params.decay != FIXED_2026["decay"] or (params.decay and params.half_life_days != FIXED_2026["halfLifeDays"]):
+        missing.append(f"temporal decay {'half-life ' + format(params.half_life_days, 'g') + ' days' if params.decay else 'off'} "
+                       "(OpenClaw 2026.9 always decays with a 30-day half-life)")
+    if params.time_mode != "off":
+        missing.append(f"time windows from the query ({params.time_mode}; OpenClaw has no such feature)")
+    return Export(layout, {"memory": {"search": {"query": query}}}, missing)
+
+
+def _obj_at(data: dict[str, Any], keys: list[str], config_file: Path) -> dict[str, Any]:
+    """The object at `keys`, created when absent; one line naming the key when something else is there."""
+    node = data
+    walked = []
+    for key in keys:
+        walked.append(key)
+        value = node.get(key)
+        if value is None:
+            value = node[key] = {}
+        if not isinstance(value, dict):
+            raise OpenClawError(f"{config_file}: '{'.'.join(walked)}' must be an object, not {type(value).__name__}; "
+                                "fix it (or run `openclaw doctor`) before exporting")
+        node = value
+    return node
+
+
+def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, config_file: Path) -> dict[str, Any]:
+    """`data` (a parsed openclaw.json) with the export set for the defaults or for one agent; nothing else changes."""
+    if export.layout == NEW_LAYOUT:
+        query = export.block["memory"]["search"]["query"]
+        if agent_id is None:
+            holder = _obj_at(data, ["memory", "search"], config_file)
+        else:
+            entries = _obj_at(data, ["agents", "entries"], config_file)
+            wanted = normalize_agent_id(agent_id)
+            key = next((k for k in entries if normalize_agent_id(k) == wanted), None)
+            if key is None:
+                known = ", ".join(entries) or "none"
+                raise OpenClawError(f"no agent '{agent_id}' under agents.entries in {config_file}; known agents: {known}")
+            holder = _obj_at(entries, [key, "memory", "search"], config_file)
+        holder["query"] = {**(holder.get("query") if isinstance(holder.get("query"), dict) else {}), **query}
+        return data
+    block = export.block["memorySearch"]["query"]
+    if agent_id is None:
+        holder = _obj_at(data, ["agents", "defaults"], config_file)
+    else:
+        agents = _obj_at(data, ["agents"], config_file)
+        listed = agents.get("list")
+        if not isinstance(listed, list):
+            raise OpenClawError(f"no agent '{agent_id}' in {config_file} (it has no agents.list)")
+        matches = [a for a in listed if isinstance(a, dict) and a.get("id") == agent_id]
+        if not matches:
+            raise OpenClawError(f"no agent '{agent_id}' in {config_file}")
+        holder = matches[0]
+    ms = _obj_at(holder, ["memorySearch"], config_file)
+    ms["query"] = deep_merge(ms.get("query") if isinstance(ms.get("query"), dict) else {}, block)
+    return data
+
+
+def write_export(config_file: Path, export: Export, agent_id: str | None = None) -> Path:
+    """Set the export in `config_file` (plain JSON only) and return the backup of the original."""
+    from ..settings_io import RewriteError, rewrite_file
+
+    try:
+        text = config_file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise OpenClawError(f"cannot read {config_file}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise OpenClawError(f"{config_file} is not UTF-8 text; memtui will not rewrite it") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise OpenClawError(f"{config_file} uses JSON5 (comments, trailing commas); memtui only rewrites plain JSON "
+                            "so nothing else changes — paste the printed block into it instead") from None
+    except RecursionError:
+        raise OpenClawError(f"{config_file} is nested too deeply to rewrite") from None
+    if not isinstance(data, dict):
+        raise OpenClawError(f"{config_file} must hold a JSON object")
+    data = apply_export(data, export, agent_id, config_file)
+    try:
+        backup = rewrite_file(config_file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    except RewriteError as exc:
+        raise OpenClawError(str(exc)) from None
+    if backup is None:  # the file was read above, so it existed; a vanished file is reported, not assumed
+        raise OpenClawError(f"{config_file} disappeared while it was being rewritten")
+    return backup

@@ -1,0 +1,376 @@
+"""memtui against what the real OpenClaw 2026.9.6 wrote (tests/fixtures/openclaw-2026.9.6, made by
+scripts/make_openclaw_fixture.py from shared/openclaw-real/make-state.sh): agents, effective
+settings, indexed files, live transcripts in SQLite, the stale report and a settings export that
+OpenClaw accepts. A last test repeats the comparison against a live OpenClaw when one is on PATH."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from openclaw_memtui.cli import main as memtui_main
+from openclaw_memtui.engine.store import detect_backend
+
+# OpenClaw's triggers call octet_length() (SQLite 3.43+): write to its database with the same modern
+# SQLite binding memtui uses, not whatever the interpreter was built with
+std_sqlite = detect_backend().module
+
+FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
+EXPECTED = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
+SESSION_MAIN = "sessions/main/c2b41606-f542-483b-b12e-c1ee957fd8c0.jsonl"
+
+
+@pytest.fixture
+def oc(tmp_path, monkeypatch) -> Path:
+    """A private copy of the real state, with its absolute paths pointed at this test's folder."""
+    root = tmp_path / "oc"
+    shutil.copytree(FIXTURE, root)
+    cfg = root / "state" / "openclaw.json"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("{ROOT}", str(root)), encoding="utf-8")
+    os.chmod(cfg, 0o600)  # as OpenClaw creates it: it holds the gateway token
+    for agent in ("main", "research"):
+        (root / "state" / "agents" / agent / "sessions").mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return root
+
+
+def expected(value: object, root: Path) -> object:
+    return json.loads(json.dumps(value).replace("{ROOT}", str(root)))
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = memtui_main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fingerprint(folder: Path) -> dict[str, tuple[str, int, int]]:
+    """Every file of OpenClaw's agent folder: content hash, size and mtime."""
+    out = {}
+    for f in sorted(folder.iterdir()):
+        data = f.read_bytes()
+        st = f.stat()
+        out[f.name] = (hashlib.sha256(data).hexdigest(), st.st_size, st.st_mtime_ns)
+    return out
+
+
+def indexed_paths(db: Path) -> list[str]:
+    conn = std_sqlite.connect(db)
+    try:
+        return sorted(r[0] for r in conn.execute("SELECT path FROM files"))
+    finally:
+        conn.close()
+
+
+# -- agents and settings ----------------------------------------------------------------------------
+
+def test_agents_are_the_ones_openclaw_lists(oc, capsys):
+    code, out, _ = run(capsys, "agents", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["layout"] == "2026.9" and data["version"] == "2026.9.6"
+    ours = {a["id"]: a for a in data["agents"]}
+    theirs = {a["id"]: a for a in expected(EXPECTED["agents"], oc)}
+    assert list(ours) == list(theirs) == ["main", "research"]
+    for agent_id, agent in theirs.items():
+        status = expected(EXPECTED["status"][agent_id], oc)
+        mine = ours[agent_id]
+        assert mine["default"] == agent["isDefault"]
+        assert mine["workspace"] == agent["workspace"] == status["workspaceDir"]
+        assert mine["agent_dir"] == agent["agentDir"]
+        assert mine["index_path"] == status["dbPath"]  # what `openclaw memory status --json` calls dbPath
+        assert mine["transcripts"] == "sqlite" and mine["layout"] == "2026.9"
+        # the effective settings merged as OpenClaw merges them
+        assert mine["sources"] == status["sources"]
+        assert mine["memory_search"]["extraPaths"] == status["extraPaths"]
+    # research overrides sources to ["memory"], yet OpenClaw indexes its transcripts: remember-across-
+    # conversations is on by default; and its own maxResults (5) wins over the global 10
+    assert ours["research"]["memory_search"]["searchSources"] == ["memory"]
+    assert ours["research"]["memory_search"]["query"] == {"maxResults": 5, "minScore": 0}
+
+
+def test_agents_text_output_names_layout_and_existing_index(oc, capsys):
+    code, out, _ = run(capsys, "agents")
+    assert code == 0
+    assert "2026.9 layout" in out and "OpenClaw 2026.9.6" in out
+    assert "(not built)" not in out and "openclaw-agent.sqlite" in out
+
+
+@pytest.mark.parametrize("agent_id", ["main", "research"])
+def test_indexes_the_same_files_as_openclaw(oc, capsys, tmp_path, agent_id):
+    db = tmp_path / f"{agent_id}.sqlite"
+    code, _, err = run(capsys, "index", "--agent", agent_id, "--provider", "none", "--db", str(db))
+    assert code == 0, err
+    assert indexed_paths(db) == EXPECTED["indexed_sources"][agent_id]  # USER.md and live transcripts included
+
+
+def test_live_transcript_chunks_match_openclaws_line_ranges(oc, capsys, tmp_path):
+    db = tmp_path / "m.sqlite"
+    assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))[0] == 0
+    conn = std_sqlite.connect(db)
+    ours = sorted([p, s, e] for p, s, e in conn.execute("SELECT path, start_line, end_line FROM chunks WHERE source = 'sessions'"))
+    conn.close()
+    assert ours == EXPECTED["session_chunks"]["main"]
+    code, out, _ = run(capsys, "search", "replication quota Frankfurt", "--agent", "main", "--provider", "none",
+                       "--db", str(db), "--json")
+    assert code == 0
+    hits = json.loads(out)["results"]
+    assert hits and hits[0]["path"] == SESSION_MAIN and hits[0]["source"] == "sessions"
+
+
+def test_reads_never_touch_openclaws_files(oc, capsys, tmp_path):
+    agent_dir = oc / "state" / "agents" / "main" / "agent"
+    before = fingerprint(agent_dir)
+    db = tmp_path / "m.sqlite"
+    for argv in (["index", "--agent", "main", "--provider", "none", "--db", str(db)],
+                 ["search", "Kafka", "--agent", "main", "--provider", "none", "--db", str(db)],
+                 ["status", "--agent", "main", "--openclaw-index", "--json"],
+                 ["status", "--agent", "main", "--provider", "none", "--db", str(db)]):
+        assert run(capsys, *argv)[0] == 0
+    assert fingerprint(agent_dir) == before  # same files (no -shm, -wal or journal created), same bytes and mtimes
+
+
+def test_a_wal_with_frames_is_read_from_a_private_copy(oc, capsys, tmp_path):
+    """While OpenClaw holds unflushed WAL frames, even a read-only open would write -shm read marks."""
+    db_file = oc / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    writer = std_sqlite.connect(db_file)  # plays OpenClaw: writes a turn and keeps it in the WAL
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    _append_turn(writer, "c2b41606-f542-483b-b12e-c1ee957fd8c0", "The pager escalation policy moved to Opsgenie.")
+    try:
+        assert os.path.getsize(f"{db_file}-wal") > 0
+        before = fingerprint(db_file.parent)
+        db = tmp_path / "m.sqlite"
+        assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))[0] == 0
+        code, out, _ = run(capsys, "search", "Opsgenie escalation", "--agent", "main", "--provider", "none",
+                           "--db", str(db), "--json")
+        assert json.loads(out)["results"][0]["path"] == SESSION_MAIN  # the WAL's content was seen
+        assert fingerprint(db_file.parent) == before
+    finally:
+        writer.close()
+
+
+def _append_turn(conn: object, session_id: str, text: str, *, compress: bool = False) -> None:
+    """Add a user message the way OpenClaw stores one (optionally as its zstd-compressed form)."""
+    (seq, last) = conn.execute("SELECT max(seq), max(created_at) FROM transcript_events WHERE session_id = ?",
+                               (session_id,)).fetchone()
+    now = last + 60_000
+    event = json.dumps({"type": "message", "id": f"t{seq + 1}", "parentId": None, "timestamp": "2026-11-30T23:30:00.000Z",
+                        "message": {"role": "user", "content": text, "timestamp": now}}, ensure_ascii=False)
+    raw = event.encode("utf-8")
+    if compress:
+        import zstandard
+
+        blob = zstandard.ZstdCompressor(level=1, write_checksum=True).compress(raw)
+        # OpenClaw stores a compressed row with a small navigation projection beside it (schema CHECK)
+        navigation = json.dumps({"version": 1, "report": {"kind": "canonical"}, "navigation": {}, "reset": {}, "model": {},
+                                 "modelBytes": len(raw), "modelWithoutCheckpointBytes": len(raw),
+                                 "withoutCustomDataBytes": len(raw)})
+        conn.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes,"
+                     " navigation_json) VALUES (?, ?, NULL, ?, ?, ?, ?)", (session_id, seq + 1, now, blob, len(raw), navigation))
+    else:
+        conn.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at, event_utf8_bytes)"
+                     " VALUES (?, ?, ?, ?, ?)", (session_id, seq + 1, event, now, len(raw)))
+    conn.execute("UPDATE session_windows SET updated_at = ?, transcript_updated_at = ? WHERE session_id = ?",
+                 (now, now, session_id))
+    conn.commit()
+
+
+def test_only_the_grown_session_is_reindexed_and_compressed_rows_are_read(oc, capsys, tmp_path):
+    db = tmp_path / "m.sqlite"
+    db_file = oc / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))[0] == 0
+    code, out, _ = run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db), "--json")
+    assert json.loads(out)["report"]["files_indexed"] == 0  # nothing changed: no session is read again
+    conn = std_sqlite.connect(db_file)
+    long_text = "Rotation note: " + " ".join(f"the zeppelin runbook step {i} was verified." for i in range(60))
+    _append_turn(conn, "c2b41606-f542-483b-b12e-c1ee957fd8c0", long_text, compress=True)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    code, out, _ = run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db), "--json")
+    report = json.loads(out)["report"]
+    assert report["files_indexed"] == 1 and report["files_unchanged"] == 6
+    code, out, _ = run(capsys, "search", "zeppelin runbook", "--agent", "main", "--provider", "none",
+                       "--db", str(db), "--json")
+    hit = json.loads(out)["results"][0]
+    assert hit["path"] == SESSION_MAIN and hit["end_line"] == 11  # line 11 = the 11th event, as OpenClaw counts
+    assert "zeppelin" in hit["snippet"]
+
+
+def test_watcher_sees_a_new_agent_turn(oc, tmp_path, make_settings):
+    from dataclasses import replace
+
+    from openclaw_memtui.engine.watch import MemoryWatcher
+    from openclaw_memtui.interop.agents import agent_index_settings, find_agent
+
+    agent = find_agent("main")
+    settings = agent_index_settings(replace(make_settings(Path(agent.workspace)), watch_debounce_ms=50), agent)
+    changed: list[set[str]] = []
+    seen = threading.Event()
+    watcher = MemoryWatcher(settings, lambda paths: (changed.append(paths), seen.set()))
+    watcher.start()
+    try:
+        # the watcher thread registers its inotify watch asynchronously: a write made before that is
+        # not seen, so the agent keeps taking turns until one is reported (bounded, no fixed sleep)
+        for turn in range(20):
+            conn = std_sqlite.connect(agent.index_path)
+            _append_turn(conn, "c2b41606-f542-483b-b12e-c1ee957fd8c0", f"Turn {turn} about the quokka migration.")
+            conn.close()
+            if seen.wait(1.0):
+                break
+        assert seen.is_set(), "the watcher did not report the database writes"
+    finally:
+        watcher.stop()
+    assert any(Path(p).name.startswith("openclaw-agent.sqlite") for paths in changed for p in paths)
+
+
+# -- OpenClaw's own index -----------------------------------------------------------------------------
+
+def test_stale_report_names_exactly_what_changed(oc, capsys):
+    code, out, _ = run(capsys, "status", "--agent", "main", "--openclaw-index", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["layout"] == "2026.9" and report["openclaw_version"] == "2026.9.6"
+    assert report["files"] == EXPECTED["status"]["main"]["files"]
+    assert report["chunks"] == EXPECTED["status"]["main"]["chunks"]
+    assert report["stale"] is False  # OpenClaw indexed this state last
+    ws = oc / "ws-main"
+    with open(ws / "memory" / "2026-11-22.md", "a", encoding="utf-8") as fh:
+        fh.write("- Edited after indexing.\n")
+    (ws / "memory" / "2026-11-29.md").write_text("# 2026-11-29\n\n- Added after indexing.\n", encoding="utf-8")
+    (ws / "memory" / "2026-11-20.md").unlink()
+    conn = std_sqlite.connect(oc / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite")
+    _append_turn(conn, "c2b41606-f542-483b-b12e-c1ee957fd8c0", "One more turn after indexing.")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    code, out, _ = run(capsys, "status", "--agent", "main", "--openclaw-index", "--json")
+    report = json.loads(out)
+    assert report["changed_since_indexed"] == ["memory/2026-11-22.md", SESSION_MAIN]
+    assert report["not_indexed"] == ["memory/2026-11-29.md"]
+    assert report["indexed_but_missing"] == ["memory/2026-11-20.md"]
+    code, out, _ = run(capsys, "status", "--agent", "main", "--openclaw-index")
+    assert "2026.9 layout" in out and "changed since indexed: memory/2026-11-22.md" in out
+
+
+def test_missing_agent_database_says_what_to_run(oc, capsys):
+    (oc / "state" / "agents" / "research" / "agent" / "openclaw-agent.sqlite").unlink()
+    code, _, err = run(capsys, "status", "--agent", "research", "--openclaw-index")
+    assert code != 0 and "no OpenClaw index" in err and "openclaw memory index" in err and "Traceback" not in err
+
+
+# -- settings export ------------------------------------------------------------------------------------
+
+def test_export_writes_only_keys_openclaw_2026_accepts(oc, capsys):
+    cfg = oc / "state" / "openclaw.json"
+    original = json.loads(cfg.read_text(encoding="utf-8"))
+    code, out, err = run(capsys, "export-settings", "--write", "--max-results", "8", "--min-score", "0.2", "--mmr-lambda", "0.5",
+                         "--mmr")
+    assert code == 0, err
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    assert data["memory"]["search"]["query"] == {"maxResults": 8, "minScore": 0.2}
+    assert "memorySearch" not in json.dumps(data)  # the key OpenClaw 2026.9 refuses to start with
+    rest = {k: v for k, v in data.items() if k != "memory"}
+    assert rest == {k: v for k, v in original.items() if k != "memory"}  # nothing else changed
+    assert "weights" in err and "MMR on, λ 0.50" in err and "not exported" in err
+    assert stat.S_IMODE(cfg.stat().st_mode) == 0o600  # holds the gateway token: stays private
+    code, out, err = run(capsys, "export-settings", "--agent", "research", "--write", "--max-results", "3")
+    assert code == 0, err
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    assert data["agents"]["entries"]["research"]["memory"]["search"]["query"]["maxResults"] == 3
+    assert data["agents"]["entries"]["research"]["memory"]["search"]["sources"] == ["memory"]  # kept
+    backups = sorted(p.name for p in cfg.parent.glob("openclaw.json.bak-*"))
+    assert len(backups) == 2  # one per write, never overwritten
+
+
+def test_export_to_unknown_agent_is_one_line(oc, capsys):
+    code, _, err = run(capsys, "export-settings", "--agent", "nobody", "--write")
+    assert code != 0 and "nobody" in err and err.count("\n") == 1
+
+
+# -- against a live OpenClaw ------------------------------------------------------------------------------
+
+@pytest.mark.skipif(shutil.which("openclaw") is None or not os.environ.get("OPENCLAW_STATE_DIR_LIVE"),
+                    reason="needs `openclaw` on PATH and OPENCLAW_STATE_DIR_LIVE pointing at a make-state.sh state")
+def test_live_openclaw_agrees(capsys, monkeypatch):
+    """Run with: source ROOT/env.sh; OPENCLAW_STATE_DIR_LIVE=$OPENCLAW_STATE_DIR pytest tests/test_openclaw_2026.py"""
+    state = os.environ["OPENCLAW_STATE_DIR_LIVE"]
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", state)
+    theirs = json.loads(subprocess.run(["openclaw", "agents", "list", "--json"], capture_output=True, text=True,
+                                       check=True).stdout)
+    code, out, _ = run(capsys, "agents", "--json")
+    ours = json.loads(out)["agents"]
+    assert [a["id"] for a in ours] == [a["id"] for a in theirs]
+    for mine in ours:
+        raw = subprocess.run(["openclaw", "memory", "status", "--agent", mine["id"], "--json"], capture_output=True,
+                             text=True, check=True).stdout
+        status = json.loads(raw)[0]["status"]
+        assert mine["index_path"] == status["dbPath"] and mine["sources"] == status["sources"]
+        assert mine["memory_search"]["extraPaths"] == status["extraPaths"]
+
+
+# -- the app ----------------------------------------------------------------------------------------------
+
+async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
+    from textual.widgets import Static
+
+    from openclaw_memtui.cli import build_parser, load_cfg, open_index
+    from openclaw_memtui.paths import config_dir
+    from openclaw_memtui.tui.app import MemtuiApp
+
+    (oc / "ws-main" / "memory" / "2026-11-29.md").write_text("# 2026-11-29\n\n- Added after indexing.\n", encoding="utf-8")
+    args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
+    index = open_index(args, load_cfg(args))
+    app = MemtuiApp(index, index.cfg, origin=index.origin, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause(0.3)
+        text = str(app.screen.query_one("#sync-status", Static).render())
+        assert "2026.9 layout" in text and "OpenClaw 2026.9.6" in text
+        assert "never indexed" in text and "memory/2026-11-29.md" in text
+        await pilot.press("escape")
+        app.action_export_settings()
+        await pilot.pause(0.1)
+    exported = json.loads((config_dir() / "openclaw-memory.search.json").read_text(encoding="utf-8"))
+    assert set(exported["memory"]["search"]["query"]) == {"maxResults", "minScore"}
+    index.close()
+
+
+def test_status_names_the_layout_and_version(oc, capsys, tmp_path):
+    code, out, _ = run(capsys, "status", "--agent", "research", "--provider", "none", "--db", str(tmp_path / "r.sqlite"), "--json")
+    assert code == 0
+    assert json.loads(out)["openclaw"] | {"index_path": None} == {
+        "agent": "research", "layout": "2026.9", "version": "2026.9.6", "index_path": None, "transcripts": "sqlite",
+        "sources": ["memory", "sessions"]}
+
+
+def test_whole_file_view_reads_a_live_transcript_from_the_database(oc):
+    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.engine.sync import read_indexed_file
+    from openclaw_memtui.interop.agents import agent_index_settings, find_agent
+
+    agent = find_agent("main")
+    settings = agent_index_settings(index_settings(validate({}), Path(agent.workspace), oc / "x.sqlite"), agent)
+    text = read_indexed_file(settings, SESSION_MAIN, "sessions")
+    lines = text.split("\n")
+    assert len(lines) == 10 and json.loads(lines[0])["type"] == "session"  # line N = event N, as in search results
+    assert "Grafana dashboard" in lines[4]
+    assert "Priya Raman" in read_indexed_file(settings, "MEMORY.md", "memory")
+    with pytest.raises(FileNotFoundError):
+        read_indexed_file(settings, "sessions/main/no-such-session.jsonl", "sessions")
+
+
+def test_no_workspace_chosen_opens_the_default_agent(oc, capsys, tmp_path):
+    code, out, _ = run(capsys, "status", "--provider", "none", "--db", str(tmp_path / "d.sqlite"), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["workspace"] == str(oc / "ws-main") and data["openclaw"]["agent"] == "main"
+    code, out, _ = run(capsys, "status", "--demo", "--provider", "none", "--db", str(tmp_path / "e.sqlite"), "--json")
+    assert "openclaw" not in json.loads(out)  # an explicit choice wins
