@@ -374,3 +374,17 @@ def test_no_workspace_chosen_opens_the_default_agent(oc, capsys, tmp_path):
     assert data["workspace"] == str(oc / "ws-main") and data["openclaw"]["agent"] == "main"
     code, out, _ = run(capsys, "status", "--demo", "--provider", "none", "--db", str(tmp_path / "e.sqlite"), "--json")
     assert "openclaw" not in json.loads(out)  # an explicit choice wins
+
+
+@pytest.mark.parametrize("shape, key", [({"agents": [], "memory": {"search": {}}}, "agents"),
+                                        ({"memory": {"search": None}, "agents": {"entries": {"main": {}}}}, None),
+                                        ({"memory": 5, "agents": {"entries": {}}}, "memory")])
+def test_export_on_unexpected_shapes_is_one_line(tmp_path, capsys, shape, key):
+    cfg = tmp_path / "openclaw.json"
+    cfg.write_text(json.dumps(shape), encoding="utf-8")
+    code, _, err = run(capsys, "export-settings", "--write", "--openclaw-config", str(cfg), "--max-results", "7")
+    if key is None:  # a null block is simply absent: it is created
+        assert code == 0 and json.loads(cfg.read_text())["memory"]["search"]["query"]["maxResults"] == 7
+    else:
+        assert code != 0 and f"'{key}'" in err and err.count("\n") == 1 and "Traceback" not in err
+        assert json.loads(cfg.read_text()) == shape  # the original is untouched

@@ -16,7 +16,7 @@ from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.engine.sources import flatten_session, list_session_files
 from openclaw_memtui.interop.agents import OpenClawError, find_agent, list_agents, memtui_overrides
 from openclaw_memtui.interop.inspect_index import inspect_openclaw_index
-from openclaw_memtui.settings_io import openclaw_query_block, write_openclaw_query
+from openclaw_memtui.interop.export import build_export, legacy_query_block, write_export
 
 CONFIG = """
 // OpenClaw config written by hand: comments and trailing commas are allowed (JSON5)
@@ -192,7 +192,9 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
         "provider": "openai", "query": {"hybrid": {"enabled": True}}}}}}, indent=2))
     params = SearchParams(vector_weight=0.6, text_weight=0.2, mmr=True, mmr_lambda=0.55, decay=True, half_life_days=14.7,
                           min_score=0.25, max_results=5)
-    backup = write_openclaw_query(cfg, params, pool_size=100)
+    export = build_export(params, "legacy", 100)
+    assert export.not_exported == []  # the older layout takes every tuned value
+    backup = write_export(cfg, export)
     data = json.loads(cfg.read_text())
     query = data["agents"]["defaults"]["memorySearch"]["query"]
     assert query == {"maxResults": 5, "minScore": 0.25, "hybrid": {
@@ -200,10 +202,10 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
         "mmr": {"enabled": True, "lambda": 0.55}, "temporalDecay": {"enabled": True, "halfLifeDays": 14}}}
     assert data["gateway"] == {"port": 1} and data["agents"]["defaults"]["memorySearch"]["provider"] == "openai"
     assert json.loads(backup.read_text())["agents"]["defaults"]["memorySearch"]["query"] == {"hybrid": {"enabled": True}}
-    assert set(openclaw_query_block(params)) == {"maxResults", "minScore", "hybrid"}
+    assert set(legacy_query_block(params)) == {"maxResults", "minScore", "hybrid"}
     json5_cfg = write(tmp_path / "commented.json", "// keep me\n{agents: {}}\n")
     with pytest.raises(OpenClawError, match="JSON5"):
-        write_openclaw_query(json5_cfg, params)
+        write_export(json5_cfg, export)
     assert json5_cfg.read_text() == "// keep me\n{agents: {}}\n"
 
 

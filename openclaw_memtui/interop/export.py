@@ -15,6 +15,7 @@ would lose them, so it is refused with a message saying to paste the printed blo
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,9 +41,19 @@ class Export:
 
 def legacy_query_block(params: SearchParams, pool_size: int = 100) -> dict[str, Any]:
     """The older engine's `memorySearch.query` object with these settings."""
-    from ..settings_io import openclaw_query_block
-
-    return openclaw_query_block(params, pool_size)
+    vw, tw = params.weights()
+    multiplier = min(20, max(1, math.ceil(pool_size / max(1, params.max_results))))
+    return {
+        "maxResults": int(params.max_results),
+        "minScore": round(params.min_score, 4),
+        "hybrid": {
+            "vectorWeight": round(vw, 4),
+            "textWeight": round(tw, 4),
+            "candidateMultiplier": multiplier,
+            "mmr": {"enabled": params.mmr, "lambda": round(params.mmr_lambda, 4)},
+            "temporalDecay": {"enabled": params.decay, "halfLifeDays": int(max(1, math.floor(params.half_life_days)))},
+        },
+    }
 
 
 def build_export(params: SearchParams, layout: Layout, pool_size: int = 100) -> Export:
