@@ -26,9 +26,14 @@ def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool =
     params = search_params(cfg)
     if eval_mode:
         params = replace(params, min_score=0.0, max_results=10)
+    from .engine.models import InvalidParams
 
     flags = {name: getattr(args, name) for name in RANKING_FLAGS if getattr(args, name, None) is not None}
-    return replace(params, **flags)
+    try:  # the rule the config and the TUI use too: `--mmr-lambda 2` or `nan` is an error, not a silent clamp
+        return replace(params, **flags).validate()
+    except InvalidParams as exc:
+        flag = f"--{exc.field.replace('_', '-')}" if exc.field in flags else ""
+        raise UserError(f"{flag}: {exc}" if flag else str(exc)) from None
 
 
 def parse_now(value: str | None) -> float | None:
@@ -53,8 +58,6 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .engine.search.rank import rank
     from .render import dumps_json, safe
 
-    if args.max_results is not None and args.max_results < 1:
-        raise UserError("--max-results must be at least 1")
     started = time.perf_counter()
     index = open_index(args, cfg)
     cfg = index.cfg

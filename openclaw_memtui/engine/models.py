@@ -6,6 +6,31 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+class InvalidParams(ValueError):
+    """A ranking or chunking number out of range, phrased as one line (the same for CLI, config and TUI).
+
+    `field` is the SearchParams field (or "chunk_tokens"/"chunk_overlap") so a caller can name its own key.
+    """
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def check_chunking(tokens: int, overlap: int) -> None:
+    """Chunk budget rule: `tokens` at least MIN_CHUNK_TOKENS, 0 ≤ overlap < tokens."""
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < MIN_CHUNK_TOKENS:
+        raise InvalidParams(f"chunking tokens must be a whole number of at least {MIN_CHUNK_TOKENS}, got {tokens!r}",
+                            "chunk_tokens")
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 0 <= overlap < tokens:
+        raise InvalidParams(f"chunking overlap must be a whole number from 0 to tokens - 1 ({tokens - 1}), got {overlap!r}",
+                            "chunk_overlap")
+
+
+# Below this a chunk is a few words: every line becomes many chunks, and 0 made each character one.
+MIN_CHUNK_TOKENS = 16
+
+
 @dataclass(frozen=True, slots=True)
 class SyncProgress:
     """One progress event: phase is scan | index | embed | swap | done."""
@@ -32,6 +57,7 @@ class SyncReport:
     rebuild_reason: str = ""
     cancelled: bool = False
     embed_error: str = ""
+    vectors_reset: str = ""  # the provider changed vector size for the same model: why all were re-embedded
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +91,7 @@ class Status:
     provider_error: str = ""
     watcher: str = "off"
     notices: list[str] = field(default_factory=list)
+    integrity: dict[str, Any] = field(default_factory=dict)  # store.check_integrity: FTS rows and vectors vs chunks
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -287,6 +287,30 @@ def _check_file(path: Path) -> bool:
     return True
 
 
+def check_integrity(conn: Any, dims: int | None) -> dict[str, Any]:
+    """Do the keyword rows and vectors match the chunks? Read-only; `status` reports it.
+
+    `ok` is False when an FTS row has no chunk (or another chunk's id), a chunk has no FTS row,
+    or a stored vector has another size than the index's `dims`.
+    """
+    (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+    (fts_rows,) = conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+    (orphans,) = conn.execute(
+        "SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = f.rowid AND c.id = f.id)"
+    ).fetchone()
+    (unindexed,) = conn.execute(
+        "SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.rowid)"
+    ).fetchone()
+    other_size = 0
+    if dims:
+        (other_size,) = conn.execute(
+            "SELECT count(*) FROM chunks WHERE length(embedding) > 0 AND length(embedding) != ?", (4 * int(dims),)
+        ).fetchone()
+    return {"ok": fts_rows == chunks and not orphans and not unindexed and not other_size,
+            "chunks": chunks, "fts_rows": fts_rows, "orphan_fts_rows": orphans, "chunks_without_fts_row": unindexed,
+            "vectors_of_other_size": other_size}
+
+
 def side_files(path: Path) -> list[Path]:
     return [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
 

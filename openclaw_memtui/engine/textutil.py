@@ -16,6 +16,19 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def clean_text(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD; escaped surrogate pairs become their character.
+
+    They arrive from undecodable command-line bytes (Python's surrogateescape) and from JSON
+    escapes like `"\\ud800"`; SQLite, tokenizers and stdout all refuse to encode them.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def utf16_len(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 

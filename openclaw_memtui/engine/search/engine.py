@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from ..embeddings.base import EmbeddingError
+from ..textutil import clean_text
 from .keyword import keyword_search
 from .rank import Candidate, Pool
 from .timewindow import detect_time_window
@@ -19,7 +20,9 @@ MAX_QUERY_CHARS = 2000  # longer input is cut: FTS and embedding models gain not
 def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-or",
              now_ms: float | None = None, use_vectors: bool = True, time_aware: bool = True) -> Pool:
     now_ms = now_ms if now_ms is not None else time.time() * 1000
-    query = " ".join(query.split())[:MAX_QUERY_CHARS]
+    # undecodable argv bytes and JSON "\ud800" escapes arrive as lone surrogates, which the
+    # tokenizer, SQLite and stdout all refuse to encode: they become U+FFFD here, once for every path
+    query = " ".join(clean_text(query).split())[:MAX_QUERY_CHARS]
     pool = Pool(query=query, candidates=[], now_ms=now_ms, mode="keyword", leg_query=query)
     if not query:
         return pool

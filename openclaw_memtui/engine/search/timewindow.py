@@ -116,9 +116,20 @@ def _season(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
 
 
 def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, str]:
-    """Returns (window or None, the query with the time expression removed)."""
+    """Returns (window or None, the query with the time expression removed).
+
+    A window that would end past year 9999 or start before year 1 ("since 9999-12-31", "last year"
+    with --now 0001-01-01) cannot be a datetime: such a query has no window, it is searched as text.
+    """
     if not _HINT.search(query):
         return None, query
+    try:
+        return _detect_time_window(query, now_ms)
+    except (OverflowError, ValueError, OSError):  # OSError: fromtimestamp out of the platform's range
+        return None, query
+
+
+def _detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, str]:
     now = datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc).replace(tzinfo=None)
     season = _season(query, now)
     if season:

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Switch
 
+from ...engine.models import InvalidParams
 from ...engine.search.rank import SearchParams
 from .slider import Slider
 
@@ -105,10 +106,29 @@ class TuningPanel(VerticalScroll):
             self._syncing = False
         self._publish(params)
 
-    def _set_field(self, field: str, value: float) -> None:
+    def _set_field(self, field: str, value: float) -> bool:
+        """Publish `field = value` if the shared rule (SearchParams.validate) accepts it; else show its
+        one-line message, put the control back to the old value and return False."""
         cast = int(round(value)) if field == "max_results" else value
-        if getattr(self.params, field) != cast:
-            self._publish(replace(self.params, **{field: cast}))
+        if getattr(self.params, field) == cast:
+            return True
+        try:
+            params = replace(self.params, **{field: cast}).validate()
+        except InvalidParams as exc:
+            self._show_field(field, float(getattr(self.params, field)))
+            self.app.notify(str(exc), severity="warning", markup=False)
+            return False
+        self._publish(params)
+        return True
+
+    def _show_field(self, field: str, value: float) -> None:
+        """Put the slider and the input of `field` at `value` without publishing anything."""
+        self._syncing = True
+        try:
+            self.query_one(f"#sl-{field}", Slider).set_value(value, notify=False)
+            self.query_one(f"#in-{field}", Input).value = self._fmt(field, value)
+        finally:
+            self._syncing = False
 
     def on_slider_changed(self, event: Slider.Changed) -> None:
         event.stop()
@@ -136,10 +156,13 @@ class TuningPanel(VerticalScroll):
             widget.value = self._fmt(field, slider.value)
             self.app.notify(f"{field.replace('_', ' ')} needs a number", severity="warning", markup=False)
             return
-        clamped = min(slider.maximum, max(slider.minimum, value))
-        widget.value = self._fmt(field, clamped)
-        slider.set_value(clamped, notify=False)
-        self._set_field(field, clamped)
+        # An out-of-range value (-3, 2, nan, 0 days) is refused with the CLI's and the config's
+        # message and the old value stays; it used to be clamped silently to the slider's end.
+        if not self._set_field(field, value):
+            return
+        shown = min(slider.maximum, max(slider.minimum, value))  # a valid value past the slider's end
+        slider.set_value(shown, notify=False)
+        widget.value = self._fmt(field, value)
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         event.stop()
