@@ -252,7 +252,7 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     index = open_index(args, cfg, repair=True)
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
-        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed)
+        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)
     except KeyboardInterrupt:
         bar.close()
         print("memtui: index interrupted; what was written is kept and the next sync resumes", file=sys.stderr)

@@ -359,3 +359,33 @@ def test_output_into_a_closed_pipe_exits_quietly(tmp_path):
         os.close(write_end)
     assert proc.stderr == ""
     assert proc.returncode == EXIT_BROKEN_PIPE
+
+
+def test_vector_size_change_with_nothing_to_embed_is_seen_by_search_and_fixed_by_index(tmp_path, capsys, monkeypatch):
+    from test_providers import FakeAPI
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
+    api = FakeAPI("openai")
+    try:
+        ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
+        for i in range(3):
+            write(ws / "memory" / f"n{i}.md", f"note {i} about manatees\n")
+        cfg = write(tmp_path / "c.toml", f'provider = "openai"\n[remote]\nbaseUrl = "{api.url}"\n')
+        base = ["-w", str(ws), "--db", str(db), "--config", str(cfg)]
+        assert run(capsys, "index", *base)[0] == 0
+        api.dims = 16  # every chunk already has an 8-dim vector: no sync would send anything
+        code, out, err = run(capsys, "search", "manatees", *base, "--json")
+        assert code == 0, err
+        result = json.loads(out)
+        assert result["mode"] == "keyword"  # not a "hybrid" search whose vector leg scores nothing
+        assert any("now returns 16-dim vectors, the index holds 8-dim ones" in w for w in result["warnings"])
+        code, out, err = run(capsys, "index", *base)
+        assert code == 0, err
+        assert "re-embedding every chunk" in out
+        status = json.loads(run(capsys, "status", *base, "--json")[1])
+        assert status["dims"] == 16 and status["embedded"] == status["chunks"] == 3
+        result = json.loads(run(capsys, "search", "manatees", *base, "--json")[1])
+        assert result["mode"] == "hybrid" and result["warnings"] == []
+        assert all(r["vector_score"] is not None for r in result["results"])
+    finally:
+        api.close()

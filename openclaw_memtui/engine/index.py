@@ -76,8 +76,12 @@ class MemoryIndex:
 
     # -- sync -----------------------------------------------------------------------------------
     def sync(self, force: bool = False, progress: Callable[[SyncProgress], None] | None = None,
-             cancel: CancelFlag | None = None, embed: bool = True, wait: bool = True) -> SyncReport | None:
-        """Sync the workspace. With wait=False, returns None at once if another process is syncing."""
+             cancel: CancelFlag | None = None, embed: bool = True, wait: bool = True,
+             verify_dims: bool = False) -> SyncReport | None:
+        """Sync the workspace. With wait=False, returns None at once if another process is syncing.
+
+        `verify_dims` (an explicit `memtui index`) may spend one embedding call to learn whether the
+        provider's vector size changed although no chunk needs a vector (see Syncer)."""
         if self.read_only:
             raise RuntimeError("this index was opened read-only")  # a programming error, not a user's
         with self._sync_lock:
@@ -89,16 +93,17 @@ class MemoryIndex:
                     progress(SyncProgress("scan", 0, 0, "", "waiting for another memtui to finish syncing"))
                 lock.acquire(wait=True)
             try:
-                return self._sync_locked(force, progress, cancel, embed)
+                return self._sync_locked(force, progress, cancel, embed, verify_dims)
             finally:
                 lock.release()
 
-    def _sync_locked(self, force, progress, cancel, embed) -> SyncReport:
+    def _sync_locked(self, force, progress, cancel, embed, verify_dims=False) -> SyncReport:
         if self.store.file_inode() != self.store.inode:  # another process swapped in a rebuilt file
             self.store.reopen()
             self._epoch += 1
         before = self.store.inode
-        report = Syncer(self.store, self.settings, self.provider, progress, cancel).run(force=force, embed=embed)
+        report = Syncer(self.store, self.settings, self.provider, progress, cancel,
+                        verify_dims=verify_dims).run(force=force, embed=embed)
         if report.embed_error:
             self.provider_error = report.embed_error
         elif self._provider is not None and not report.cancelled:

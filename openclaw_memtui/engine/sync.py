@@ -303,8 +303,10 @@ def read_db_transcript(sf: SourceFile, db: Path | None, max_bytes: int) -> tuple
 
 class Syncer:
     def __init__(self, store: Store, settings: IndexSettings, provider: EmbeddingProvider | None,
-                 progress: ProgressFn | None = None, cancel: CancelFlag | None = None) -> None:
+                 progress: ProgressFn | None = None, cancel: CancelFlag | None = None, *,
+                 verify_dims: bool = False) -> None:
         self.store = store
+        self.verify_dims = verify_dims
         self.settings = settings
         self.provider = provider
         self.progress = progress or (lambda _p: None)
@@ -487,6 +489,7 @@ class Syncer:
         """Embed every chunk without a vector; when the provider's vector size changed for the same
         model, drop every vector of the old size and embed all chunks again (once per sync)."""
         try:
+            self._check_vector_size()
             self._embed_pass(report)
         except _VectorSizeChanged as change:
             provider = self.provider
@@ -500,6 +503,27 @@ class Syncer:
                 message = f"{provider.id} keeps changing its vector size; check the model setting"
                 report.embed_error = message
                 self.store.set_meta("provider_error", message)
+
+    def _check_vector_size(self) -> None:
+        """Raise _VectorSizeChanged when the provider's vectors no longer have the stored size.
+
+        With every chunk embedded nothing is sent to the provider, so a size change would go unseen
+        and queries would silently lose their vector leg. The size the provider already reported
+        (a local model's is fixed; a remote one's is known after a query) costs nothing; only an
+        explicit `memtui index` (verify_dims) spends one short embedding call to ask.
+        """
+        provider = self.provider
+        stored = self.store.get_meta("vectorDims")
+        if provider is None or not stored:
+            return
+        dims = provider.dims
+        if dims is None and self.verify_dims:
+            try:
+                dims = int(provider.embed_query("memtui vector size check").shape[-1])
+            except EmbeddingError:
+                return  # the embedding pass reports provider errors
+        if dims is not None and int(dims) != int(stored):
+            raise _VectorSizeChanged(int(stored), int(dims))
 
     def _drop_vectors(self, keep_dims: int) -> None:
         """Forget all stored vectors and the cached ones of another size than `keep_dims`."""

@@ -58,6 +58,13 @@ def retrieve(index, query: str, pool_size: int = 100, keyword_mode: str = "and-o
             except EmbeddingError as exc:
                 pool.warnings.append(f"keyword-only: query embedding failed ({exc})")
             pool.timings_ms["embed"] = (time.perf_counter() - t) * 1000
+            stored = conn.execute("SELECT value FROM meta WHERE key = 'vectorDims'").fetchone()
+            if qvec is not None and stored and stored[0] and int(stored[0]) != len(qvec):
+                # the provider changed its vector size: no stored vector is comparable, say so
+                # instead of a "hybrid" search whose vector leg silently scores nothing
+                pool.warnings.append(f"keyword-only: {provider.id} now returns {len(qvec)}-dim vectors, the index "
+                                     f"holds {stored[0]}-dim ones (run memtui index to re-embed)")
+                qvec = None
             if qvec is not None:
                 t = time.perf_counter()
                 searcher = index.vector_searcher
