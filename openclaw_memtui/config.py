@@ -168,6 +168,8 @@ def load_config(path: Path | None = None, explicit: bool = False) -> tuple[dict[
         raise ConfigError(f"cannot read config {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses arrays and inline tables recursively
+        raise ConfigError(f"config {path} is nested too deeply to read") from None
     return validate(data, str(path)), path
 
 

@@ -17,7 +17,30 @@ CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-ho
 METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 
 
+def _check_query(q: dict[str, Any], where: str) -> None:
+    """Types the scorer relies on: a wrong one used to surface mid-run as Python's own error text."""
+    if not isinstance(q["question"], str):
+        raise ValueError(f"{where}: 'question' must be a string")
+    targets = q.get("targets")
+    if targets is None:
+        return
+    if not isinstance(targets, list):
+        raise ValueError(f"{where}: 'targets' must be a list")
+    for i, t in enumerate(targets):
+        ok = (isinstance(t, dict) and isinstance(t.get("path"), str) and isinstance(t.get("line"), int)
+              and not isinstance(t.get("line"), bool) and t["line"] >= 1)
+        if not ok:
+            raise ValueError(f"{where}: targets[{i}] must be {{\"path\": string, \"line\": whole number ≥ 1}}")
+
+
 def load_queries(path: Path) -> list[dict[str, Any]]:
+    try:
+        return _load_queries(path)
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not valid UTF-8; save it as UTF-8 JSON lines") from None
+
+
+def _load_queries(path: Path) -> list[dict[str, Any]]:
     queries = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
@@ -25,10 +48,11 @@ def load_queries(path: Path) -> list[dict[str, Any]]:
                 continue
             try:
                 q = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply for the parser
                 raise ValueError(f"{path}:{n} is not valid JSON; each line must be one query object") from None
             if not isinstance(q, dict) or "qid" not in q or "question" not in q:
                 raise ValueError(f"{path}:{n} needs at least 'qid' and 'question'")
+            _check_query(q, f"{path}:{n}")
             queries.append(q)
     return queries
 

@@ -1,0 +1,55 @@
+"""Issue 11 neighbours: the nesting, encoding and type classes in the eval queries file and the TOML config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from openclaw_memtui.cli import main
+
+
+def one_error_line(capsys, argv: list[str]) -> str:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code != 0 and len(lines) == 1 and lines[0].startswith("memtui: error: ") and "Error;" not in err, err
+    return lines[0]
+
+
+@pytest.fixture
+def ws(tmp_path) -> Path:
+    return write(tmp_path / "ws" / "memory" / "n.md", "heron\n").parent.parent
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("[" * 100_000, "q.jsonl:1 is not valid JSON"),
+    ('{"qid": "a", "question": ' + "[" * 5000 + "]" * 5000 + "}", "q.jsonl:1 is not valid JSON"),
+    ('{"qid": "a", "question": null}', "q.jsonl:1: 'question' must be a string"),
+    ('{"qid": "a", "question": "heron", "targets": 5}', "q.jsonl:1: 'targets' must be a list"),
+    ('{"qid": "a", "question": "heron", "targets": [{"path": "memory/n.md", "line": "abc"}]}',
+     "q.jsonl:1: targets[0] must be"),
+    ('{"qid": "a", "question": "heron", "targets": [{"line": 1}]}', "q.jsonl:1: targets[0] must be"),
+], ids=["100k-deep", "5000-deep-question", "null-question", "targets-5", "line-abc", "no-path"])
+def test_hostile_eval_queries_are_one_line_naming_the_line(ws, tmp_path, capsys, line, expected):
+    queries = write(tmp_path / "q.jsonl", line + "\n")
+    err = one_error_line(capsys, ["eval", "--queries", str(queries), "-w", str(ws), "--db", str(tmp_path / "i.sqlite"),
+                                  "--provider", "none"])
+    assert expected in err
+
+
+def test_eval_queries_file_that_is_not_utf8(ws, tmp_path, capsys):
+    queries = tmp_path / "q.jsonl"
+    queries.write_bytes(b'{"qid": "a", "question": "\xff"}\n')
+    err = one_error_line(capsys, ["eval", "--queries", str(queries), "-w", str(ws), "--db", str(tmp_path / "i.sqlite"),
+                                  "--provider", "none"])
+    assert f"{queries} is not valid UTF-8" in err
+
+
+@pytest.mark.parametrize("text", ["a = " + "[" * 100_000 + "]" * 100_000, "a = " + "{b = " * 100_000 + "1" + "}" * 100_000],
+                         ids=["arrays", "inline-tables"])
+def test_config_nested_100k_deep_is_one_line(ws, tmp_path, capsys, text):
+    cfg = write(tmp_path / "c.toml", text + "\n")
+    err = one_error_line(capsys, ["status", "-w", str(ws), "--db", str(tmp_path / "i.sqlite"), "--config", str(cfg)])
+    assert err == f"memtui: error: config {cfg} is nested too deeply to read"
