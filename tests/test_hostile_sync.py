@@ -389,3 +389,19 @@ def test_vector_size_change_with_nothing_to_embed_is_seen_by_search_and_fixed_by
         assert all(r["vector_score"] is not None for r in result["results"])
     finally:
         api.close()
+
+
+async def test_the_app_status_screen_shows_integrity(tmp_path):
+    from test_tui import make_app, wait_for
+    from textual.widgets import Static
+
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "x" * 40_000)  # many identical chunks on one line
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
+        await pilot.press("f2")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
+        status = str(app.screen.query_one("#sync-status", Static).render())
+        chunks = app.index.status().chunks
+        assert chunks > 20 and f"Integrity         ok ({chunks} keyword rows for {chunks} chunks)" in status

@@ -311,6 +311,22 @@ def check_integrity(conn: Any, dims: int | None) -> dict[str, Any]:
             "vectors_of_other_size": other_size}
 
 
+def describe_integrity(report: dict[str, Any]) -> str:
+    """`ok`, or what does not match and how to mend it (a sync repairs keyword rows, --force all)."""
+    if report.get("ok"):
+        return f"ok ({report['fts_rows']} keyword rows for {report['chunks']} chunks)"
+    problems = []
+    if report["fts_rows"] != report["chunks"]:
+        problems.append(f"{report['fts_rows']} keyword rows for {report['chunks']} chunks")
+    if report["orphan_fts_rows"]:
+        problems.append(f"{report['orphan_fts_rows']} keyword rows without a chunk")
+    if report["chunks_without_fts_row"]:
+        problems.append(f"{report['chunks_without_fts_row']} chunks without a keyword row")
+    if report["vectors_of_other_size"]:
+        problems.append(f"{report['vectors_of_other_size']} vectors of another size")
+    return "PROBLEM: " + "; ".join(problems) + " (run memtui index to repair, or memtui index --force)"
+
+
 def side_files(path: Path) -> list[Path]:
     return [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
 

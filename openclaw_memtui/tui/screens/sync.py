@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
+from ...engine.store import describe_integrity
 from ...render import safe
 
 
@@ -94,6 +95,8 @@ class SyncScreen(Screen):
         ]
         for source, c in sorted(status.sources.items()):
             rows.append((f"  {source}", f"{c['files']} files · {c['chunks']} chunks · {c['embedded']} embedded"))
+        if status.integrity:  # keyword rows and vectors against the chunks, as `memtui status` shows it
+            rows.append(("Integrity", describe_integrity(status.integrity)))
         if status.chunk_dates:
             rows.append(("Chunk dates", ", ".join(f"{k} {v}" for k, v in sorted(status.chunk_dates.items()))))
         rows.extend(self._openclaw_rows())
