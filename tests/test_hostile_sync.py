@@ -405,3 +405,22 @@ async def test_the_app_status_screen_shows_integrity(tmp_path):
         status = str(app.screen.query_one("#sync-status", Static).render())
         chunks = app.index.status().chunks
         assert chunks > 20 and f"Integrity         ok ({chunks} keyword rows for {chunks} chunks)" in status
+
+
+def test_integrity_check_runs_once_per_index_change(tmp_path, make_settings, monkeypatch):
+    from openclaw_memtui.engine import index as index_module
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    calls = []
+    real = index_module.check_integrity
+    monkeypatch.setattr(index_module, "check_integrity", lambda *a: calls.append(1) or real(*a))
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "alpha\n")
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    for _ in range(3):  # the app's status screen refreshes every second
+        assert index.status(check_dirty=False).integrity["ok"]
+    assert len(calls) == 1
+    write(ws / "memory" / "b.md", "beta\n")
+    index.sync()
+    assert index.status(check_dirty=False).integrity["chunks"] == 2 and len(calls) == 2

@@ -161,7 +161,7 @@ class MemoryIndex:
         dates = {k: v for k, v in conn.execute("SELECT date_source, count(*) FROM chunks GROUP BY date_source")}
         skipped = [{"path": p, "source": s, "reason": r} for p, s, r in conn.execute("SELECT path, source, reason FROM skipped ORDER BY path")]
         provider = self.provider
-        integrity = check_integrity(conn, int(dims_raw) if dims_raw else None)
+        integrity = self._integrity(conn, int(dims_raw) if dims_raw else None)
         stored_error = self.store.get_meta("provider_error") or ""
         backend = self.store.backend
         return Status(
@@ -188,6 +188,15 @@ class MemoryIndex:
             notices=list(self.notices),
             integrity=integrity,
         )
+
+    def _integrity(self, conn, dims: int | None) -> dict[str, Any]:
+        """check_integrity, cached until the index changes: the app's status screen refreshes every
+        second during a sync, and the check reads every row."""
+        key = (self.store_generation(), dims)
+        cached = getattr(self, "_integrity_cache", None)
+        if cached is None or cached[0] != key:
+            self._integrity_cache = cached = (key, check_integrity(conn, dims))
+        return dict(cached[1])
 
     # -- search ---------------------------------------------------------------------------------
     @property
