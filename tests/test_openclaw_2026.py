@@ -388,3 +388,26 @@ def test_export_on_unexpected_shapes_is_one_line(tmp_path, capsys, shape, key):
     else:
         assert code != 0 and f"'{key}'" in err and err.count("\n") == 1 and "Traceback" not in err
         assert json.loads(cfg.read_text()) == shape  # the original is untouched
+
+
+@pytest.mark.parametrize("patch, key", [
+    ({"agents": {"entries": {"main": {"workspace": 5}}}}, "agents.entries.main.workspace"),
+    ({"agents": {"entries": {"research": {"memory": {"search": {"extraPaths": 5}}}}}}, "agents.entries.research.memory.search.extraPaths"),
+    ({"memory": {"search": {"experimental": {"sessionMemory": "yes"}}}}, "memory.search.experimental.sessionMemory"),
+    ({"agents": {"entries": ["main"]}}, "agents.entries"),
+])
+def test_wrong_types_in_a_2026_config_are_one_line(oc, capsys, patch, key):
+    cfg = oc / "state" / "openclaw.json"
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+
+    def merge(into: dict, extra: dict) -> None:
+        for k, v in extra.items():
+            if isinstance(v, dict) and isinstance(into.get(k), dict):
+                merge(into[k], v)
+            else:
+                into[k] = v
+
+    merge(data, patch)
+    cfg.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = run(capsys, "agents")
+    assert code != 0 and f"'{key}'" in err and err.count("\n") == 1 and "Traceback" not in err

@@ -78,11 +78,21 @@ MEMORY_SEARCH: dict[str, Any] = {
     },
 }
 
+# OpenClaw 2026.9's memory.search: the keys above that it still reads, plus its own
+MEMORY_SEARCH_2026: dict[str, Any] = MEMORY_SEARCH | {
+    "rememberAcrossConversations": _boolean,
+    "experimental": {"sessionMemory": _boolean},
+}
+
 AGENT: dict[str, Any] = {"id": _string, "default": _boolean, "workspace": _string, "memorySearch": MEMORY_SEARCH}
+# an entry of the 2026.9 map agents.entries.<id>
+AGENT_ENTRY: dict[str, Any] = {"workspace": _string, "agentDir": _string, "memory": {"search": MEMORY_SEARCH_2026}}
 
 ROOT: dict[str, Any] = {
-    "agents": {"defaults": {"workspace": _string, "memorySearch": MEMORY_SEARCH}},
-    "memory": {"search": MEMORY_SEARCH},
+    "agents": {"defaults": {"workspace": _string, "memorySearch": MEMORY_SEARCH,
+                            "systemAgent": {"agentId": _string}}},
+    "memory": {"search": MEMORY_SEARCH_2026},
+    "meta": {"lastTouchedVersion": _string},
 }
 
 
@@ -118,6 +128,16 @@ def check_openclaw_config(data: Any, path: Path | str) -> None:
         raise OpenClawConfigTypeError(f"{where} must hold an object, got {_show(data)}")
     _walk(ROOT, data, where, "")
     agents = data.get("agents")
+    entries = agents.get("entries") if isinstance(agents, dict) else None
+    if entries is not None:
+        if not isinstance(entries, dict):
+            raise OpenClawConfigTypeError(f"{where}: 'agents.entries' must be an object of agents, got {_show(entries)}")
+        for agent_id, entry in entries.items():
+            if entry is None:
+                continue  # OpenClaw skips a null entry
+            if not isinstance(entry, dict):
+                raise OpenClawConfigTypeError(f"{where}: 'agents.entries.{agent_id}' must be an object, got {_show(entry)}")
+            _walk(AGENT_ENTRY, entry, where, f"agents.entries.{agent_id}.")
     listed = agents.get("list") if isinstance(agents, dict) else None
     if listed is None:
         return
