@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .errors import UserError  # re-exported: callers and tests import it from here
+
 PROVIDER_CHOICES = ["auto", "local", "openai", "gemini", "voyage", "mistral", "ollama", "none"]
 
-
-class UserError(Exception):
-    """An error already phrased for the user."""
+__all__ = ["UserError", "build_parser", "build_tui_parser", "load_cfg", "main", "open_index"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,98 +122,16 @@ def load_cfg(args: argparse.Namespace) -> dict[str, Any]:
     return cfg
 
 
-def resolve_workspace(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[Path, str]:
-    from .paths import demo_workspace, openclaw_state_dir
+def open_index(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False, repair: bool = False) -> Any:
+    """Deprecated: use `session.open_session`. The index with what was resolved patched onto it, for
+    callers not yet switched to the typed `Session`."""
+    from .session import open_session
 
-    chosen = getattr(args, "workspace", None) or getattr(args, "workspace_arg", None)
-    if args.demo:
-        return demo_workspace(), "demo"
-    if chosen:
-        path = Path(chosen).expanduser()
-        if not path.is_dir():
-            raise UserError(f"workspace {path} is not a directory (pass an existing folder, or --demo)")
-        return path.resolve(), "argument"
-    if cfg.get("workspace"):
-        path = Path(cfg["workspace"]).expanduser()
-        if not path.is_dir():
-            raise UserError(f"workspace {path} from the config is not a directory (fix 'workspace' in the config)")
-        return path.resolve(), "config"
-    openclaw = openclaw_state_dir() / "workspace"
-    if openclaw.is_dir():
-        return openclaw, "openclaw"
-    return demo_workspace(), "demo"
-
-
-def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """With --agent, the agent's workspace, transcripts and effective memorySearch override the config."""
-    agent_id = getattr(args, "agent", None)
-    if not agent_id:
-        return cfg, ""
-    from .config import ConfigError, validate
-    from .interop.agents import OpenClawError, deep_merge, find_agent, memtui_overrides
-
-    try:
-        agent = find_agent(agent_id)
-    except OpenClawError as exc:
-        raise UserError(str(exc)) from None
-    if not Path(agent.workspace).is_dir():
-        raise UserError(f"agent '{agent_id}' workspace {agent.workspace} does not exist")
-    overrides = memtui_overrides(agent.memory_search) | {"workspace": agent.workspace, "sessionsDir": agent.sessions_dir}
-    args.openclaw_agent = agent
-    try:
-        return validate(deep_merge(cfg, overrides), f"agent {agent_id}"), f"agent {agent_id}"
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> str | None:
-    """With no workspace chosen anywhere, the default agent of an installed OpenClaw (its workspace
-    and its transcripts), rather than a bare `~/.openclaw/workspace` without them."""
-    if args.demo or getattr(args, "workspace", None) or getattr(args, "workspace_arg", None) or cfg.get("workspace"):
-        return None
-    from .interop.agents import OpenClawError, config_path, load_installation
-
-    if config_path() is None:
-        return None
-    try:
-        inst = load_installation()
-    except OpenClawError:
-        return None  # a broken OpenClaw config must not stop memtui from opening; --agent reports it
-    default = next((a for a in inst.agents if a.default), None)
-    return default.id if default is not None and Path(default.workspace).is_dir() else None
-
-
-def open_index(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False, repair: bool = False):
-    """The index for a command. Only `repair` (memtui index, the app) may move an invalid file aside;
-    `read_only` (status) never creates, moves or changes a file."""
-    if not getattr(args, "agent", None):
-        args.agent = _installed_default_agent(args, cfg)
-    from .config import index_settings
-    from .engine.index import MemoryIndex
-    from .engine.store import InvalidIndex
-    from .render import safe
-
-    cfg, agent_origin = apply_agent(args, cfg)
-    if agent_origin:
-        args.workspace = cfg["workspace"]
-    workspace, origin = resolve_workspace(args, cfg)
-    origin = agent_origin or origin
-    settings = index_settings(cfg, workspace, Path(args.db) if args.db else None)
-    agent = getattr(args, "openclaw_agent", None)
-    if agent is not None:
-        from .interop.agents import agent_index_settings
-
-        settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
-    provider = args.provider or cfg["provider"]
-    model = args.model if args.model is not None else cfg["model"]
-    try:
-        index = MemoryIndex(settings, provider, model, cfg["remote"], read_only=read_only, repair=repair,
-                            notice=lambda m: print(f"memtui: {safe(m, one_line=True)}", file=sys.stderr))
-    except InvalidIndex as exc:
-        raise UserError(str(exc)) from None
-    index.origin = origin  # type: ignore[attr-defined]
-    index.cfg = cfg  # type: ignore[attr-defined]  # effective config (with an agent's settings applied)
-    index.openclaw_agent = getattr(args, "openclaw_agent", None)  # type: ignore[attr-defined]
+    session = open_session(args, cfg, read_only=read_only, repair=repair)
+    index: Any = session.index
+    index.origin = session.origin
+    index.cfg = session.cfg
+    index.openclaw_agent = session.agent
     return index
 
 
@@ -249,7 +167,9 @@ class _ProgressLine:
 def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .render import dumps_json, safe
 
-    index = open_index(args, cfg, repair=True)
+    from .session import open_session
+
+    index = open_session(args, cfg, repair=True).index
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
         report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)
@@ -282,14 +202,16 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         return cmd_openclaw_index(args, cfg)
     from .render import dumps_json, safe
 
-    index = open_index(args, cfg, read_only=True)
+    from .session import open_session
+
+    session = open_session(args, cfg, read_only=True)
+    index, agent = session.index, session.agent
     status = index.status()
-    agent = getattr(index, "openclaw_agent", None)
     openclaw = _openclaw_summary(agent) if agent is not None else None
     if args.json:
         print(dumps_json(status.to_dict() | ({"openclaw": openclaw} if openclaw else {}), indent=2))
         return 0
-    print(f"Workspace:   {safe(status.workspace, one_line=True)} ({safe(getattr(index, 'origin', ''), one_line=True)})")  # origin names an --agent id
+    print(f"Workspace:   {safe(status.workspace, one_line=True)} ({safe(session.origin, one_line=True)})")  # origin names an --agent id
     if openclaw:
         where = ("live in its database" if agent.transcripts == "sqlite" else safe(agent.sessions_dir, one_line=True))
         print(f"OpenClaw:    agent {safe(agent.id, one_line=True)} · {openclaw['layout']} layout · "
@@ -417,8 +339,9 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .interop.export import build_export, write_export
     from .paths import openclaw_state_dir
     from .render import safe
+    from .session import apply_agent
 
-    cfg, _ = apply_agent(args, cfg)
+    cfg, _, _ = apply_agent(args, cfg)
     params = params_from(args, cfg)
     pool = get(cfg, "query.hybrid.candidatePool")
     target = Path(args.openclaw_config).expanduser() if args.openclaw_config else config_path()

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli import UserError, open_index
+from .errors import UserError
+from .session import open_session
 from .config import get, search_params
 
 # ranking flags whose argparse dest is the SearchParams field they set
@@ -59,8 +60,8 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .render import dumps_json, safe
 
     started = time.perf_counter()
-    index = open_index(args, cfg)
-    cfg = index.cfg
+    session = open_session(args, cfg)
+    index, cfg = session.index, session.cfg
     params = params_from(args, cfg)
     pool = index.retrieve(args.query, now_ms=parse_now(args.now), **_retrieve_kwargs(cfg, params))
     t = time.perf_counter()
@@ -105,8 +106,8 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         queries = load_queries(path)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    index = open_index(args, cfg)
-    cfg = index.cfg
+    session = open_session(args, cfg)
+    index, cfg = session.index, session.cfg
     if index.is_dirty() or index.is_empty():
         index.sync()
     params = params_from(args, cfg, eval_mode=True)

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from .engine.errors import MemtuiError
+
+
+class UserError(MemtuiError):
+    """An error already phrased for the user."""
+
 
 def describe(exc: BaseException) -> str:
     """One line; API keys scrubbed out (an exception may quote a request or a URL with a key)."""

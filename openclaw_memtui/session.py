@@ -1,0 +1,133 @@
+"""Open the index a command or the app works on: workspace, agent, effective config, one place.
+
+The CLI and the TUI both start here, so `--agent`, `--workspace`, `--demo` and the config resolve the
+same way for both, and what they resolved travels in a typed `Session` instead of attributes patched
+onto the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import UserError
+
+if TYPE_CHECKING:  # imported lazily at run time: `memtui search` must start fast
+    from .engine.index import MemoryIndex
+    from .interop.agents import Agent
+
+
+@dataclass
+class Session:
+    """An open index and what was resolved to open it."""
+
+    index: MemoryIndex
+    cfg: dict[str, Any]  # the effective config (an --agent's memorySearch settings applied)
+    origin: str  # where the workspace came from: argument, config, openclaw, demo, agent <id>
+    agent: Agent | None  # the OpenClaw agent whose workspace this is, if any
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def resolve_workspace(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[Path, str]:
+    """The workspace folder and where it came from: --demo, an argument, the config, OpenClaw, else the demo."""
+    from .paths import demo_workspace, openclaw_state_dir
+
+    chosen = getattr(args, "workspace", None) or getattr(args, "workspace_arg", None)
+    if args.demo:
+        return demo_workspace(), "demo"
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not path.is_dir():
+            raise UserError(f"workspace {path} is not a directory (pass an existing folder, or --demo)")
+        return path.resolve(), "argument"
+    if cfg.get("workspace"):
+        path = Path(cfg["workspace"]).expanduser()
+        if not path.is_dir():
+            raise UserError(f"workspace {path} from the config is not a directory (fix 'workspace' in the config)")
+        return path.resolve(), "config"
+    openclaw = openclaw_state_dir() / "workspace"
+    if openclaw.is_dir():
+        return openclaw, "openclaw"
+    return demo_workspace(), "demo"
+
+
+def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str, Any], str, Agent | None]:
+    """With --agent, the agent's workspace, transcripts and effective memorySearch override the config.
+
+    Returns the effective config, its origin ("agent <id>", or "" without --agent) and the agent.
+    """
+    agent_id = getattr(args, "agent", None)
+    if not agent_id:
+        return cfg, "", None
+    from .config import ConfigError, validate
+    from .interop.agents import OpenClawError, deep_merge, find_agent, memtui_overrides
+
+    try:
+        agent = find_agent(agent_id)
+    except OpenClawError as exc:
+        raise UserError(str(exc)) from None
+    if not Path(agent.workspace).is_dir():
+        raise UserError(f"agent '{agent_id}' workspace {agent.workspace} does not exist")
+    overrides = memtui_overrides(agent.memory_search) | {"workspace": agent.workspace, "sessionsDir": agent.sessions_dir}
+    try:
+        return validate(deep_merge(cfg, overrides), f"agent {agent_id}"), f"agent {agent_id}", agent
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+
+
+def installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> str | None:
+    """With no workspace chosen anywhere, the default agent of an installed OpenClaw (its workspace
+    and its transcripts), rather than a bare `~/.openclaw/workspace` without them."""
+    if args.demo or getattr(args, "workspace", None) or getattr(args, "workspace_arg", None) or cfg.get("workspace"):
+        return None
+    from .interop.agents import OpenClawError, config_path, load_installation
+
+    if config_path() is None:
+        return None
+    try:
+        inst = load_installation()
+    except OpenClawError:
+        return None  # a broken OpenClaw config must not stop memtui from opening; --agent reports it
+    default = next((a for a in inst.agents if a.default), None)
+    return default.id if default is not None and Path(default.workspace).is_dir() else None
+
+
+def _notice(message: str) -> None:
+    from .render import safe
+
+    print(f"memtui: {safe(message, one_line=True)}", file=sys.stderr)
+
+
+def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False,
+                 repair: bool = False) -> Session:
+    """The index for a command or the app. Only `repair` (memtui index, the app) may move an invalid
+    file aside; `read_only` (status) never creates, moves or changes a file."""
+    if not getattr(args, "agent", None):
+        args.agent = installed_default_agent(args, cfg)
+    from .config import index_settings
+    from .engine.index import MemoryIndex
+    from .engine.store import InvalidIndex
+
+    cfg, agent_origin, agent = apply_agent(args, cfg)
+    if agent_origin:
+        args.workspace = cfg["workspace"]
+    workspace, origin = resolve_workspace(args, cfg)
+    origin = agent_origin or origin
+    settings = index_settings(cfg, workspace, Path(args.db) if args.db else None)
+    if agent is not None:
+        from .interop.agents import agent_index_settings
+
+        settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
+    provider = args.provider or cfg["provider"]
+    model = args.model if args.model is not None else cfg["model"]
+    try:
+        index = MemoryIndex(settings, provider, model, cfg["remote"], read_only=read_only, repair=repair,
+                            notice=_notice)
+    except InvalidIndex as exc:
+        raise UserError(str(exc)) from None
+    return Session(index=index, cfg=cfg, origin=origin, agent=agent)
