@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .engine.errors import MemtuiError
 from .paths import default_config_path
 
 PROVIDERS = ("auto", "local", "openai", "gemini", "voyage", "mistral", "ollama", "none")
@@ -76,7 +77,7 @@ CHOICES = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(MemtuiError, ValueError):
     """A config problem, already phrased as one line for the user."""
 
 

@@ -1,37 +1,11 @@
-"""Turn any exception into one line a user can act on."""
+"""The app's errors: `UserError` for problems the CLI and the app phrase themselves, and `describe`."""
 
 from __future__ import annotations
 
-from .engine.errors import MemtuiError
+from .engine.errors import MemtuiError, describe
+
+__all__ = ["MemtuiError", "UserError", "describe"]
 
 
 class UserError(MemtuiError):
     """An error already phrased for the user."""
-
-
-def describe(exc: BaseException) -> str:
-    """One line; API keys scrubbed out (an exception may quote a request or a URL with a key)."""
-    from .engine.scrub import scrub
-
-    return scrub(_describe(exc))
-
-
-def _describe(exc: BaseException) -> str:
-    name = type(exc).__name__
-    text = " ".join(str(exc).split()) or name
-    lowered = text.lower()
-    if "database is locked" in lowered:
-        return "the index is locked by another memtui process; wait for its sync to finish and retry"
-    if "readonly" in lowered or "read-only" in lowered:
-        return f"the index file is read-only ({text}); pass --db to a writable location"
-    if isinstance(exc, PermissionError):
-        return f"permission denied: {getattr(exc, 'filename', '') or text}"
-    if isinstance(exc, FileNotFoundError):
-        return f"file not found: {getattr(exc, 'filename', '') or text}"
-    if isinstance(exc, (FileExistsError, NotADirectoryError)):
-        return f"{getattr(exc, 'filename', '') or text} is a file, not a folder; choose another --db or workspace path"
-    if isinstance(exc, OSError):
-        return f"{exc.strerror or text} ({getattr(exc, 'filename', '') or ''})".strip()
-    if name in ("EmbeddingError", "UserError", "ConfigError", "RewriteError", "InvalidIndex"):
-        return text
-    return f"{text} ({name}; rerun with MEMTUI_DEBUG=1 for details)"

@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .engine.errors import MemtuiError
 from .engine.search.rank import SearchParams
 
 
-class RewriteError(Exception):
+class RewriteError(MemtuiError):
     """A config file could not be rewritten; the original is unchanged. One line for the user."""
 
 

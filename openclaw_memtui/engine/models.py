@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .errors import MemtuiError
 
-class InvalidParams(ValueError):
+
+class InvalidParams(MemtuiError, ValueError):
     """A ranking or chunking number out of range, phrased as one line (the same for CLI, config and TUI).
 
     `field` is the SearchParams field (or "chunk_tokens"/"chunk_overlap") so a caller can name its own key.

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
+from .errors import MemtuiError
 from .store import SQLITE_HEADER, detect_backend
 
 AGENT_DB_NAME = "openclaw-agent.sqlite"
@@ -40,7 +41,7 @@ _ATTEMPTS = 3
 T = TypeVar("T")
 
 
-class OpenClawDbError(ValueError):
+class OpenClawDbError(MemtuiError, ValueError):
     """OpenClaw's database cannot be read; the message says what to do."""
 
 

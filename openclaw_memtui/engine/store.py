@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
+from .errors import MemtuiError
+
 SCHEMA_VERSION = 1
 META_KEY = "memory_index_meta_v1"  # OpenClaw's key, so its tools recognise the identity row
 SCHEMA_KEY = "memtui_schema_version"
@@ -215,7 +217,7 @@ class SyncLock:
             self._fh = None
 
 
-class InvalidIndex(Exception):
+class InvalidIndex(MemtuiError):
     """The file at the index path is not a memtui index we can trust."""
 
 

@@ -409,7 +409,7 @@ class Syncer:
             self._index_one(store, sf, known, force, has_vec, report, skipped)
         except Exception as exc:  # SyncCancelled is raised between files, never in here
             conn.execute("ROLLBACK TO one_file")
-            from ..errors import describe
+            from .errors import describe
 
             skipped.append((sf.path, sf.source, f"could not be indexed: {describe(exc)}"))
             report.files_skipped += 1

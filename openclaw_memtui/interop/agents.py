@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..engine.errors import MemtuiError
 from ..engine.openclaw_db import AGENT_DB_NAME
 from ..paths import openclaw_state_dir
 
@@ -42,7 +43,7 @@ ROOT_FILES = {NEW_LAYOUT: ("MEMORY.md", "USER.md"), LEGACY_LAYOUT: ("MEMORY.md",
 NEW_LAYOUT_WRAP_CHARS = 800
 
 
-class OpenClawError(ValueError):
+class OpenClawError(MemtuiError, ValueError):
     """A problem with the OpenClaw installation, phrased for the user."""
 
 

@@ -6,11 +6,13 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Protocol, Sequence
 
+from ..errors import MemtuiError
+
 if TYPE_CHECKING:
     import numpy as np
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(MemtuiError, RuntimeError):
     """A provider failure, phrased as one line a user can act on."""
 
 
