@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .engine.settings import FUSIONS, PROVIDERS, TIME_MODES
 from .errors import UserError  # re-exported: callers and tests import it from here
 
-PROVIDER_CHOICES = ["auto", "local", "openai", "gemini", "voyage", "mistral", "ollama", "none"]
+PROVIDER_CHOICES = list(PROVIDERS)
 
 __all__ = ["UserError", "build_parser", "build_tui_parser", "load_cfg", "main", "open_index"]
 
@@ -50,8 +51,8 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decay", dest="decay", action="store_true", default=None)
     p.add_argument("--no-decay", dest="decay", action="store_false")
     p.add_argument("--half-life-days", type=float, metavar="X")
-    p.add_argument("--fusion", choices=["openclaw", "normalized"], help="how the two legs are merged")
-    p.add_argument("--time", dest="time_mode", choices=["boost", "filter", "off"],
+    p.add_argument("--fusion", choices=FUSIONS, help="how the two legs are merged")
+    p.add_argument("--time", dest="time_mode", choices=TIME_MODES,
                    help="what a time expression in the query does (default from config: boost)")
 
 
@@ -351,7 +352,11 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         layout = detect_layout(read_config(target) if target is not None and target.is_file() else {}, state)
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
-    export = build_export(params, layout, pool)
+    # 2026.9: write only the keys given as flags (none given: both tuned values); never a value the
+    # user did not ask to change
+    given = {key for key, flag in (("maxResults", "max_results"), ("minScore", "min_score"))
+             if getattr(args, flag, None) is not None}
+    export = build_export(params, layout, pool, only=given or None, agent_id=args.agent)
     print(export.to_json())
     if export.not_exported:
         print(f"memtui: OpenClaw {layout} accepts only maxResults and minScore; not exported: "

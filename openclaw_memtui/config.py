@@ -10,14 +10,14 @@ import copy
 import math
 import os
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .engine.errors import MemtuiError
+from .engine.settings import (CJK_SEGMENTATIONS, FUSIONS, PROVIDERS, SOURCES, STEMMINGS, TIME_MODES, VECTOR_BACKENDS,
+                              IndexSettings, SearchParams)
 from .paths import default_config_path
 
-PROVIDERS = ("auto", "local", "openai", "gemini", "voyage", "mistral", "ollama", "none")
 
 # A dict value marked FREE_MAP accepts any string keys (HTTP headers, key bindings).
 FREE_MAP: dict[str, Any] = {}
@@ -67,13 +67,13 @@ DEFAULTS: dict[str, Any] = {
     "tui": {"theme": "memtui-dark", "keys": FREE_MAP},
 }
 
-CHOICES = {
+CHOICES: dict[str, tuple[str, ...]] = {
     "provider": PROVIDERS,
-    "query.keyword.cjk": ("bigram", "none"),
-    "query.keyword.stemming": ("porter", "none"),
-    "query.hybrid.fusion": ("openclaw", "normalized"),
-    "store.vector.backend": ("auto", "numpy", "sqlite-vec"),
-    "query.time.mode": ("boost", "filter", "off"),
+    "query.keyword.cjk": CJK_SEGMENTATIONS,
+    "query.keyword.stemming": STEMMINGS,
+    "query.hybrid.fusion": FUSIONS,
+    "store.vector.backend": VECTOR_BACKENDS,
+    "query.time.mode": TIME_MODES,
 }
 
 
@@ -181,37 +181,6 @@ def get(cfg: dict[str, Any], dotted: str) -> Any:
     return node
 
 
-@dataclass(frozen=True)
-class IndexSettings:
-    """What the engine needs to index one workspace, resolved from config and CLI flags."""
-
-    workspace: Path
-    db_path: Path
-    sessions_dir: Path | None
-    sources: tuple[str, ...] = ("memory", "sessions")
-    extra_paths: tuple[str, ...] = ()
-    follow_symlinks: bool = False
-    chunk_tokens: int = 400
-    chunk_overlap: int = 80
-    max_file_bytes: int = 10 * 1024 * 1024
-    cjk_segmentation: str = "bigram"
-    stemming: str = "porter"
-    cache_enabled: bool = True
-    cache_max_entries: int = 200_000
-    vector_backend: str = "auto"
-    vector_memory_budget_mb: int = 1024
-    watch_debounce_ms: int = 1500
-    poll_seconds: float = 5.0
-    # files at the workspace root indexed besides memory/** (OpenClaw 2026.9: MEMORY.md and USER.md)
-    root_files: tuple[str, ...] = ("MEMORY.md", "memory.md", "USER.md")
-    # an OpenClaw 2026.9 agent database whose transcript_events are live transcripts (read-only)
-    transcripts_db: Path | None = None
-    # how transcripts are named in the index: OpenClaw 2026.9 uses sessions/<agent>/<session>.jsonl
-    sessions_prefix: str = "sessions"
-    # split transcript messages longer than this into several lines, as OpenClaw 2026.9 does (0 = never)
-    transcript_wrap_chars: int = 0
-
-
 def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = None) -> IndexSettings:
     from .paths import default_db_path
 
@@ -221,7 +190,7 @@ def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = 
         db_path = Path(os.path.expanduser(store_path)) if store_path else default_db_path(workspace)
     sessions = get(cfg, "sessionsDir")
     sessions_dir = Path(os.path.expanduser(sessions)) if sessions else workspace / "sessions"
-    sources = tuple(s for s in cfg["sources"] if s in ("memory", "sessions")) or ("memory",)
+    sources = tuple(s for s in cfg["sources"] if s in SOURCES) or ("memory",)
     return IndexSettings(
         workspace=workspace,
         db_path=Path(db_path).expanduser(),
@@ -243,10 +212,8 @@ def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = 
     )
 
 
-def search_params(cfg: dict[str, Any]):
+def search_params(cfg: dict[str, Any]) -> SearchParams:
     """The ranking parameters a config asks for (the TUI's starting point, the CLI's defaults)."""
-    from .engine.search.rank import SearchParams
-
     q, h = cfg["query"], cfg["query"]["hybrid"]
     return SearchParams(vector_weight=h["vectorWeight"], text_weight=h["textWeight"], fusion=h["fusion"],
                         mmr=h["mmr"]["enabled"], mmr_lambda=h["mmr"]["lambda"], decay=h["temporalDecay"]["enabled"],

@@ -10,7 +10,7 @@ import os
 import threading
 from typing import Any, Callable
 
-from ..config import IndexSettings
+from .settings import IndexSettings
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport

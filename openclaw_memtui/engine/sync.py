@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
-from ..config import IndexSettings
+from .settings import IndexSettings
 from .chunking import TextChunk, chunk_markdown, remap_lines
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport

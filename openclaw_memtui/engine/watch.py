@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from ..config import IndexSettings
+from .settings import IndexSettings
 from .sources import IGNORED_DIRS, is_transcript_name
 from .sync import list_sources
 

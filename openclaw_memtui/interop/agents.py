@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from ..engine.errors import MemtuiError
 from ..engine.openclaw_db import AGENT_DB_NAME
+from ..engine.settings import PROVIDERS, SOURCES
 from ..paths import openclaw_state_dir
 
 CONFIG_NAMES = ("openclaw.json", "clawdbot.json")
@@ -349,12 +350,12 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
     """Translate an effective `memorySearch` block into memtui config keys (only those present)."""
     out: dict[str, Any] = {}
     if isinstance(ms.get("sources"), list):
-        out["sources"] = [s for s in ms["sources"] if s in ("memory", "sessions")] or ["memory"]
+        out["sources"] = [s for s in ms["sources"] if s in SOURCES] or ["memory"]
     if isinstance(ms.get("extraPaths"), list):
         out["extraPaths"] = list(ms["extraPaths"])
     for key in ("provider", "model"):  # OpenClaw's `fallback` has no memtui twin: a failing provider degrades to keywords
         if isinstance(ms.get(key), str) and ms[key]:
-            if key == "provider" and ms[key] not in ("auto", "local", "openai", "gemini", "voyage", "mistral", "ollama"):
+            if key == "provider" and (ms[key] not in PROVIDERS or ms[key] == "none"):
                 # OpenClaw's "none" (keyword-only) and providers memtui lacks: memtui still builds its own
                 # index, so its own provider (the offline local model by default) applies
                 continue

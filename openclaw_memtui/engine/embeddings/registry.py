@@ -5,14 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..settings import API_KEY_ENV, PROVIDERS, REMOTE_PROVIDERS
 from .base import EmbeddingError, EmbeddingProvider
 
-REMOTE_KEYS = {
-    "openai": "OPENAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "voyage": "VOYAGE_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-}
+# `auto` tries the remote providers that need a key, in the table's order
+REMOTE_KEYS = {name: env for name, env in API_KEY_ENV.items() if env}
 
 
 def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = None) -> EmbeddingProvider | None:
@@ -29,8 +26,8 @@ def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = No
         from .local import LocalE5Provider
 
         return LocalE5Provider(model)
-    if name in ("openai", "gemini", "voyage", "mistral", "ollama"):
+    if name in REMOTE_PROVIDERS:
         from .remote import make_remote
 
         return make_remote(name, model, remote)
-    raise EmbeddingError(f"unknown provider '{name}' (choose local, openai, gemini, voyage, mistral, ollama, auto or none)")
+    raise EmbeddingError(f"unknown provider '{name}' (choose {', '.join(PROVIDERS[1:-1])}, auto or none)")

@@ -19,15 +19,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..scrub import register_headers, register_secret
+from ..settings import API_KEY_ENV, RemoteProviderName
 from .base import EmbeddingError, fingerprint, normalize_rows, plan_batches
 from .http import HttpEmbedClient
 
-DEFAULTS = {
-    "openai": ("https://api.openai.com/v1", "text-embedding-3-small", "OPENAI_API_KEY"),
-    "mistral": ("https://api.mistral.ai/v1", "mistral-embed", "MISTRAL_API_KEY"),
-    "voyage": ("https://api.voyageai.com/v1", "voyage-4-large", "VOYAGE_API_KEY"),
-    "gemini": ("https://generativelanguage.googleapis.com/v1beta", "gemini-embedding-001", "GEMINI_API_KEY"),
-    "ollama": ("http://127.0.0.1:11434", "nomic-embed-text", ""),
+# (base URL, default model, API key variable) of each remote provider; the key names come from
+# the one provider table in settings.py
+DEFAULTS: dict[RemoteProviderName, tuple[str, str, str]] = {
+    "openai": ("https://api.openai.com/v1", "text-embedding-3-small", API_KEY_ENV["openai"]),
+    "mistral": ("https://api.mistral.ai/v1", "mistral-embed", API_KEY_ENV["mistral"]),
+    "voyage": ("https://api.voyageai.com/v1", "voyage-4-large", API_KEY_ENV["voyage"]),
+    "gemini": ("https://generativelanguage.googleapis.com/v1beta", "gemini-embedding-001", API_KEY_ENV["gemini"]),
+    "ollama": ("http://127.0.0.1:11434", "nomic-embed-text", API_KEY_ENV["ollama"]),
 }
 ITEM_LIMITS = {"openai": 2048, "mistral": 512, "voyage": 1000, "gemini": 100, "ollama": 64}
 BYTE_LIMIT = 8000 * 8  # per request; each input is separately capped by the provider's token limit

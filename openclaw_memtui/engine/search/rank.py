@@ -12,7 +12,7 @@ from typing import Any
 
 from typing import TYPE_CHECKING
 
-from ..models import InvalidParams
+from ..settings import SearchParams as SearchParams  # re-exported: rank(pool, SearchParams(...))
 from ..textutil import utf16_prefix
 
 if TYPE_CHECKING:  # numpy is imported where MMR needs it: keyword-only CLI runs start faster
@@ -20,58 +20,6 @@ if TYPE_CHECKING:  # numpy is imported where MMR needs it: keyword-only CLI runs
 
 DAY_MS = 86_400_000.0
 SNIPPET_MAX_CHARS = 700
-
-
-@dataclass(frozen=True, slots=True)
-class SearchParams:
-    vector_weight: float = 0.7
-    text_weight: float = 0.3
-    fusion: str = "openclaw"  # "openclaw": raw weighted sum; "normalized": each leg scaled to [0, 1] in the pool
-    mmr: bool = False
-    mmr_lambda: float = 0.7
-    decay: bool = False
-    half_life_days: float = 30.0
-    min_score: float = 0.35
-    max_results: int = 6
-    keyword_rescue: bool = True  # keyword hits fill spare slots below minScore (OpenClaw #25183/#92524)
-    time_mode: str = "boost"  # a time window in the query: "boost" in-window chunks, "filter" the rest out, or "off"
-    time_boost: float = 0.25  # in-window factor is 1 + time_boost; evergreen chunks stay at 1
-    time_floor: float = 0.25  # the least an out-of-window dated chunk is multiplied by
-
-    def validate(self) -> "SearchParams":
-        """Raise InvalidParams (one line) unless every number is in range; the single rule the CLI
-        flags, the config (and an agent's memorySearch) and the TUI's inputs all go through."""
-        def number(field: str, name: str, value: object, lo: float, hi: float, lo_open: bool = False) -> float:
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-            if ok:
-                ok = (value > lo if lo_open else value >= lo) and value <= hi
-            if not ok:
-                rng = f"greater than {lo:g}" if lo_open and hi == math.inf else (
-                    f"at least {lo:g}" if hi == math.inf else f"from {lo:g} to {hi:g}")
-                raise InvalidParams(f"{name} must be a number {rng}, got {value!r}", field)
-            return float(value)  # type: ignore[arg-type]
-
-        v = number("vector_weight", "vector weight", self.vector_weight, 0.0, 1.0)
-        t = number("text_weight", "text weight", self.text_weight, 0.0, 1.0)
-        if v == 0 and t == 0:
-            raise InvalidParams("vector weight and text weight cannot both be 0", "vector_weight")
-        number("mmr_lambda", "MMR lambda", self.mmr_lambda, 0.0, 1.0)
-        number("half_life_days", "half-life days", self.half_life_days, 0.0, math.inf, lo_open=True)
-        number("min_score", "minScore", self.min_score, 0.0, 1.0)
-        if isinstance(self.max_results, bool) or not isinstance(self.max_results, int) or self.max_results < 1:
-            raise InvalidParams(f"maxResults must be a whole number of at least 1, got {self.max_results!r}", "max_results")
-        number("time_boost", "time boost", self.time_boost, 0.0, math.inf)
-        number("time_floor", "time floor", self.time_floor, 0.0, 1.0)
-        return self
-
-    def weights(self) -> tuple[float, float]:
-        v = min(1.0, max(0.0, self.vector_weight))
-        t = min(1.0, max(0.0, self.text_weight))
-        total = v + t
-        return (0.7, 0.3) if total <= 0 else (v / total, t / total)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,141 @@
+"""What the engine can be told: index settings, ranking parameters, and every choice as one table.
+
+Each default lives here once. The app's TOML config (`openclaw_memtui/config.py`) builds its own
+defaults from these, so the CLI, the app, `MemoryIndex.search()` and a bare `SearchParams()` all
+rank the same way. Each choice is a `Literal` type whose values are read back with `get_args`,
+so the type checker and the config validator share one spelling.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from .models import InvalidParams
+
+# -- choices --------------------------------------------------------------------------------------
+
+# remote embedding services; `auto` picks the first whose API key is set, else `local`
+RemoteProviderName = Literal["openai", "gemini", "voyage", "mistral", "ollama"]
+ProviderName = Literal[Literal["auto", "local"], RemoteProviderName, Literal["none"]]
+Source = Literal["memory", "sessions"]  # what is indexed: memory files, session transcripts
+Fusion = Literal["openclaw", "normalized"]  # raw weighted sum, or each leg scaled to [0, 1] first
+TimeMode = Literal["boost", "filter", "off"]  # what a time expression in the query does
+VectorBackend = Literal["auto", "numpy", "sqlite-vec"]
+CjkSegmentation = Literal["bigram", "none"]
+Stemming = Literal["porter", "none"]
+KeywordMode = Literal["and", "and-or", "or"]  # and-or: OpenClaw's AND, then OR when AND finds nothing
+
+PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
+REMOTE_PROVIDERS: tuple[RemoteProviderName, ...] = get_args(RemoteProviderName)
+SOURCES: tuple[Source, ...] = get_args(Source)
+FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
+TIME_MODES: tuple[TimeMode, ...] = get_args(TimeMode)
+VECTOR_BACKENDS: tuple[VectorBackend, ...] = get_args(VectorBackend)
+CJK_SEGMENTATIONS: tuple[CjkSegmentation, ...] = get_args(CjkSegmentation)
+STEMMINGS: tuple[Stemming, ...] = get_args(Stemming)
+
+# the environment variable holding each remote provider's API key ("" = needs none)
+API_KEY_ENV: dict[RemoteProviderName, str] = {
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "voyage": "VOYAGE_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "ollama": "",
+}
+
+# -- retrieval ------------------------------------------------------------------------------------
+
+# candidates per leg: fixed, never derived from maxResults, so asking for fewer results never
+# changes which result comes first (OpenClaw #134604)
+DEFAULT_CANDIDATE_POOL = 100
+DEFAULT_KEYWORD_MODE: KeywordMode = "and-or"
+
+
+# -- index ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """What the engine needs to index one workspace, resolved from config and CLI flags."""
+
+    workspace: Path
+    db_path: Path
+    sessions_dir: Path | None
+    sources: tuple[Source, ...] = ("memory", "sessions")
+    extra_paths: tuple[str, ...] = ()
+    follow_symlinks: bool = False
+    chunk_tokens: int = 400
+    chunk_overlap: int = 80
+    max_file_bytes: int = 10 * 1024 * 1024
+    cjk_segmentation: CjkSegmentation = "bigram"
+    stemming: Stemming = "porter"
+    cache_enabled: bool = True
+    cache_max_entries: int = 200_000
+    vector_backend: VectorBackend = "auto"
+    vector_memory_budget_mb: int = 1024
+    watch_debounce_ms: int = 1500
+    poll_seconds: float = 5.0
+    # files at the workspace root indexed besides memory/** (OpenClaw 2026.9: MEMORY.md and USER.md)
+    root_files: tuple[str, ...] = ("MEMORY.md", "memory.md", "USER.md")
+    # an OpenClaw 2026.9 agent database whose transcript_events are live transcripts (read-only)
+    transcripts_db: Path | None = None
+    # how transcripts are named in the index: OpenClaw 2026.9 uses sessions/<agent>/<session>.jsonl
+    sessions_prefix: str = "sessions"
+    # split transcript messages longer than this into several lines, as OpenClaw 2026.9 does (0 = never)
+    transcript_wrap_chars: int = 0
+
+
+# -- ranking --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """The tunable ranking parameters; `rank()` is a pure function of a pool and these."""
+
+    vector_weight: float = 0.7
+    text_weight: float = 0.3
+    fusion: Fusion = "openclaw"
+    mmr: bool = False
+    mmr_lambda: float = 0.7
+    decay: bool = False
+    half_life_days: float = 30.0
+    min_score: float = 0.35
+    max_results: int = 6
+    keyword_rescue: bool = True  # keyword hits fill spare slots below minScore (OpenClaw #25183/#92524)
+    time_mode: TimeMode = "boost"  # a time window in the query: boost in-window chunks, filter the rest out, or off
+    time_boost: float = 0.25  # in-window factor is 1 + time_boost; evergreen chunks stay at 1
+    time_floor: float = 0.25  # the least an out-of-window dated chunk is multiplied by
+
+    def validate(self) -> SearchParams:
+        """Raise InvalidParams (one line) unless every number is in range; the single rule the CLI
+        flags, the config (and an agent's memorySearch) and the TUI's inputs all go through."""
+        def number(field: str, name: str, value: object, lo: float, hi: float, lo_open: bool = False) -> float:
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                    and (value > lo if lo_open else value >= lo) and value <= hi):
+                rng = f"greater than {lo:g}" if lo_open and hi == math.inf else (
+                    f"at least {lo:g}" if hi == math.inf else f"from {lo:g} to {hi:g}")
+                raise InvalidParams(f"{name} must be a number {rng}, got {value!r}", field)
+            return float(value)
+
+        v = number("vector_weight", "vector weight", self.vector_weight, 0.0, 1.0)
+        t = number("text_weight", "text weight", self.text_weight, 0.0, 1.0)
+        if v == 0 and t == 0:
+            raise InvalidParams("vector weight and text weight cannot both be 0", "vector_weight")
+        number("mmr_lambda", "MMR lambda", self.mmr_lambda, 0.0, 1.0)
+        number("half_life_days", "half-life days", self.half_life_days, 0.0, math.inf, lo_open=True)
+        number("min_score", "minScore", self.min_score, 0.0, 1.0)
+        if isinstance(self.max_results, bool) or not isinstance(self.max_results, int) or self.max_results < 1:
+            raise InvalidParams(f"maxResults must be a whole number of at least 1, got {self.max_results!r}", "max_results")
+        number("time_boost", "time boost", self.time_boost, 0.0, math.inf)
+        number("time_floor", "time floor", self.time_floor, 0.0, 1.0)
+        return self
+
+    def weights(self) -> tuple[float, float]:
+        v = min(1.0, max(0.0, self.vector_weight))
+        t = min(1.0, max(0.0, self.text_weight))
+        total = v + t
+        return (0.7, 0.3) if total <= 0 else (v / total, t / total)  # OpenClaw's weights when both are 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
