@@ -411,3 +411,20 @@ def test_wrong_types_in_a_2026_config_are_one_line(oc, capsys, patch, key):
     cfg.write_text(json.dumps(data), encoding="utf-8")
     code, _, err = run(capsys, "agents")
     assert code != 0 and f"'{key}'" in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_export_writes_only_what_was_asked(oc, capsys):
+    cfg = oc / "state" / "openclaw.json"
+    # the global block says maxResults 10, minScore 0; research has its own maxResults 5
+    code, out, err = run(capsys, "export-settings", "--write", "--max-results", "9")
+    assert code == 0, err
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    assert data["memory"]["search"]["query"] == {"maxResults": 9, "minScore": 0}  # minScore untouched
+    assert json.loads(out) == {"memory": {"search": {"query": {"maxResults": 9}}}}
+    code, out, err = run(capsys, "export-settings", "--agent", "research", "--write", "--max-results", "3", "--min-score", "0")
+    assert code == 0, err
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    # minScore 0 is what research inherits: not copied into its entry, so global changes still reach it
+    assert data["agents"]["entries"]["research"]["memory"]["search"]["query"] == {"maxResults": 3}
+    # the printed block is shaped for the agent's entry: pasting it changes research only
+    assert json.loads(out)["agents"]["entries"]["research"]["memory"]["search"]["query"]["maxResults"] == 3

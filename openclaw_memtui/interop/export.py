@@ -56,10 +56,19 @@ def legacy_query_block(params: SearchParams, pool_size: int = 100) -> dict[str, 
     }
 
 
-def build_export(params: SearchParams, layout: Layout, pool_size: int = 100) -> Export:
+# OpenClaw 2026.9's own defaults for the two keys it takes (memory-search.ts)
+DEFAULT_QUERY_2026 = {"maxResults": 6, "minScore": 0.35}
+
+
+def build_export(params: SearchParams, layout: Layout, pool_size: int = 100, *, only: set[str] | None = None,
+                 agent_id: str | None = None) -> Export:
+    """The block for this layout. `only` limits a 2026.9 export to the keys the user set (e.g. the
+    flags given), so values they did not ask to change are never rewritten; with `agent_id` the
+    printed block is shaped for that agent's entry, so pasting it changes that agent only."""
     if layout != NEW_LAYOUT:
         return Export(layout, {"memorySearch": {"query": legacy_query_block(params, pool_size)}})
-    query = {"maxResults": int(params.max_results), "minScore": round(float(params.min_score), 4)}
+    query = {k: v for k, v in (("maxResults", int(params.max_results)), ("minScore", round(float(params.min_score), 4)))
+             if only is None or k in only}
     vw, tw = params.weights()
     missing = []
     if (round(vw, 4), round(tw, 4)) != (FIXED_2026["vectorWeight"], FIXED_2026["textWeight"]):
@@ -72,7 +81,10 @@ def build_export(params: SearchParams, layout: Layout, pool_size: int = 100) -> 
                        "(OpenClaw 2026.9 always decays with a 30-day half-life)")
     if params.time_mode != "off":
         missing.append(f"time windows from the query ({params.time_mode}; OpenClaw has no such feature)")
-    return Export(layout, {"memory": {"search": {"query": query}}}, missing)
+    block: dict[str, Any] = {"memory": {"search": {"query": query}}}
+    if agent_id is not None:
+        block = {"agents": {"entries": {agent_id: block}}}
+    return Export(layout, block, missing)
 
 
 def _obj_at(data: dict[str, Any], keys: list[str], config_file: Path) -> dict[str, Any]:
@@ -94,7 +106,7 @@ def _obj_at(data: dict[str, Any], keys: list[str], config_file: Path) -> dict[st
 def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, config_file: Path) -> dict[str, Any]:
     """`data` (a parsed openclaw.json) with the export set for the defaults or for one agent; nothing else changes."""
     if export.layout == NEW_LAYOUT:
-        query = export.block["memory"]["search"]["query"]
+        query = _query_2026(export)
         if agent_id is None:
             holder = _obj_at(data, ["memory", "search"], config_file)
         else:
@@ -105,6 +117,11 @@ def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, con
                 known = ", ".join(entries) or "none"
                 raise OpenClawError(f"no agent '{agent_id}' under agents.entries in {config_file}; known agents: {known}")
             holder = _obj_at(entries, [key, "memory", "search"], config_file)
+            # a value equal to what the agent inherits is not copied into its entry (unless it already
+            # sets that key): later changes to the global value keep reaching it
+            inherited = {**DEFAULT_QUERY_2026, **_query_of(data.get("memory"))}
+            own = holder.get("query") if isinstance(holder.get("query"), dict) else {}
+            query = {k: v for k, v in query.items() if k in own or inherited.get(k) != v}
         holder["query"] = {**(holder.get("query") if isinstance(holder.get("query"), dict) else {}), **query}
         return data
     block = export.block["memorySearch"]["query"]
@@ -122,6 +139,20 @@ def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, con
     ms = _obj_at(holder, ["memorySearch"], config_file)
     ms["query"] = deep_merge(ms.get("query") if isinstance(ms.get("query"), dict) else {}, block)
     return data
+
+
+def _query_2026(export: Export) -> dict[str, Any]:
+    block = export.block
+    if "agents" in block:
+        (entry,) = block["agents"]["entries"].values()
+        block = entry
+    return dict(block["memory"]["search"]["query"])
+
+
+def _query_of(memory: Any) -> dict[str, Any]:
+    search = memory.get("search") if isinstance(memory, dict) else None
+    query = search.get("query") if isinstance(search, dict) else None
+    return query if isinstance(query, dict) else {}
 
 
 def write_export(config_file: Path, export: Export, agent_id: str | None = None) -> Path:
