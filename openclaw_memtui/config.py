@@ -10,14 +10,20 @@ import copy
 import math
 import os
 import tomllib
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
 from .engine.errors import MemtuiError
-from .engine.settings import (CJK_SEGMENTATIONS, FUSIONS, PROVIDERS, SOURCES, STEMMINGS, TIME_MODES, VECTOR_BACKENDS,
-                              IndexSettings, SearchParams)
+from .engine.settings import (CJK_SEGMENTATIONS, DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, DEFAULT_SEARCH_PARAMS,
+                              FUSIONS, PROVIDERS, SOURCES, STEMMINGS, TIME_MODES, VECTOR_BACKENDS, IndexSettings,
+                              SearchParams)
 from .paths import default_config_path
 
+
+# The engine's own defaults, read once: the config states them under OpenClaw's names, never anew.
+_RANK = DEFAULT_SEARCH_PARAMS
+_INDEX: dict[str, Any] = {f.name: f.default for f in fields(IndexSettings) if f.default is not MISSING}
 
 # A dict value marked FREE_MAP accepts any string keys (HTTP headers, key bindings).
 FREE_MAP: dict[str, Any] = {}
@@ -25,9 +31,9 @@ FREE_MAP: dict[str, Any] = {}
 DEFAULTS: dict[str, Any] = {
     "workspace": "",
     "sessionsDir": "",
-    "sources": ["memory", "sessions"],
-    "extraPaths": [],
-    "followSymlinks": False,
+    "sources": list(_INDEX["sources"]),
+    "extraPaths": list(_INDEX["extra_paths"]),
+    "followSymlinks": _INDEX["follow_symlinks"],
     "provider": "auto",
     "model": "",
     "remote": {
@@ -40,30 +46,30 @@ DEFAULTS: dict[str, Any] = {
     },
     "store": {
         "path": "",
-        "maxFileBytes": 10 * 1024 * 1024,
-        "vector": {"backend": "auto", "memoryBudgetMB": 1024},
+        "maxFileBytes": _INDEX["max_file_bytes"],
+        "vector": {"backend": _INDEX["vector_backend"], "memoryBudgetMB": _INDEX["vector_memory_budget_mb"]},
     },
-    "chunking": {"tokens": 400, "overlap": 80},
+    "chunking": {"tokens": _INDEX["chunk_tokens"], "overlap": _INDEX["chunk_overlap"]},
     "query": {
-        "maxResults": 6,
-        "minScore": 0.35,
-        "keyword": {"orFallback": True, "cjk": "bigram", "stemming": "porter"},
+        "maxResults": _RANK.max_results,
+        "minScore": _RANK.min_score,
+        "keyword": {"orFallback": DEFAULT_KEYWORD_MODE == "and-or", "cjk": _INDEX["cjk_segmentation"],
+                    "stemming": _INDEX["stemming"]},
         # a time expression in the query ("last week", "上周") sets a window: boost | filter | off
-        "time": {"mode": "boost", "boost": 0.25, "floor": 0.25},
+        "time": {"mode": _RANK.time_mode, "boost": _RANK.time_boost, "floor": _RANK.time_floor},
         "hybrid": {
             "enabled": True,
-            "fusion": "openclaw",
-            # 0.4/0.6 measured best on LoCoMo dev with the local model and stemming (README "Quality");
-            # OpenClaw uses 0.7/0.3
-            "vectorWeight": 0.4,
-            "textWeight": 0.6,
-            "candidatePool": 100,
-            "mmr": {"enabled": False, "lambda": 0.7},
-            "temporalDecay": {"enabled": False, "halfLifeDays": 30.0},
+            "fusion": _RANK.fusion,
+            "vectorWeight": _RANK.vector_weight,
+            "textWeight": _RANK.text_weight,
+            "candidatePool": DEFAULT_CANDIDATE_POOL,
+            "mmr": {"enabled": _RANK.mmr, "lambda": _RANK.mmr_lambda},
+            "temporalDecay": {"enabled": _RANK.decay, "halfLifeDays": _RANK.half_life_days},
         },
     },
-    "cache": {"enabled": True, "maxEntries": 200_000},
-    "sync": {"watch": True, "watchDebounceMs": 1500, "intervalMinutes": 0.0, "pollSeconds": 5.0},
+    "cache": {"enabled": _INDEX["cache_enabled"], "maxEntries": _INDEX["cache_max_entries"]},
+    "sync": {"watch": True, "watchDebounceMs": _INDEX["watch_debounce_ms"], "intervalMinutes": 0.0,
+             "pollSeconds": _INDEX["poll_seconds"]},
     "tui": {"theme": "memtui-dark", "keys": FREE_MAP},
 }
 

@@ -26,6 +26,8 @@ TimeMode = Literal["boost", "filter", "off"]  # what a time expression in the qu
 VectorBackend = Literal["auto", "numpy", "sqlite-vec"]
 CjkSegmentation = Literal["bigram", "none"]
 Stemming = Literal["porter", "none"]
+# classic: the older builtin engine's chunker (spec §3); openclaw-v5: OpenClaw 2026.9's (chunking_v5.py)
+Chunker = Literal["classic", "openclaw-v5"]
 KeywordMode = Literal["and", "and-or", "or"]  # and-or: OpenClaw's AND, then OR when AND finds nothing
 
 PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
@@ -85,6 +87,8 @@ class IndexSettings:
     sessions_prefix: str = "sessions"
     # split transcript messages longer than this into several lines, as OpenClaw 2026.9 does (0 = never)
     transcript_wrap_chars: int = 0
+    # which chunker cuts files into chunks; OpenClaw 2026.9 agents use its own, so line ranges match
+    chunker: Chunker = "classic"
 
 
 # -- ranking --------------------------------------------------------------------------------------
@@ -93,6 +97,8 @@ class IndexSettings:
 class SearchParams:
     """The tunable ranking parameters; `rank()` is a pure function of a pool and these."""
 
+    # OpenClaw's weights, so a bare SearchParams() ranks as OpenClaw does (the parity tests);
+    # memtui ships DEFAULT_SEARCH_PARAMS below
     vector_weight: float = 0.7
     text_weight: float = 0.3
     fusion: Fusion = "openclaw"
@@ -139,3 +145,9 @@ class SearchParams:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# memtui's shipped ranking: the config's defaults, hence the CLI's and the app's, and what
+# `MemoryIndex.search()` uses without params. 0.4/0.6 measured best on LoCoMo dev with the local
+# model and stemming (README "Quality").
+DEFAULT_SEARCH_PARAMS = SearchParams(vector_weight=0.4, text_weight=0.6)
