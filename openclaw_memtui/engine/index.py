@@ -237,10 +237,11 @@ class MemoryIndex:
         return retrieve(self, query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
 
     def search(self, query: str, params=None, **kwargs):
-        from .search.rank import SearchParams, rank
+        from .search.rank import rank
+        from .settings import DEFAULT_SEARCH_PARAMS
 
         pool = self.retrieve(query, **kwargs)
-        return pool, rank(pool, params or SearchParams())
+        return pool, rank(pool, params or DEFAULT_SEARCH_PARAMS)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
