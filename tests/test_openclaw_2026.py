@@ -428,3 +428,14 @@ def test_export_writes_only_what_was_asked(oc, capsys):
     assert data["agents"]["entries"]["research"]["memory"]["search"]["query"] == {"maxResults": 3}
     # the printed block is shaped for the agent's entry: pasting it changes research only
     assert json.loads(out)["agents"]["entries"]["research"]["memory"]["search"]["query"]["maxResults"] == 3
+
+
+@pytest.mark.parametrize("agent_id", ["main", "research"])
+def test_same_chunks_as_openclaw_per_source(oc, capsys, tmp_path, agent_id):
+    """OpenClaw 2026.9's chunker (entry by entry in MEMORY.md and USER.md): the same chunk counts."""
+    db = tmp_path / f"{agent_id}.sqlite"
+    assert run(capsys, "index", "--agent", agent_id, "--provider", "none", "--db", str(db))[0] == 0
+    code, out, _ = run(capsys, "status", "--agent", agent_id, "--provider", "none", "--db", str(db), "--json")
+    ours = {source: counts["chunks"] for source, counts in json.loads(out)["sources"].items()}
+    theirs = {c["source"]: c["chunks"] for c in EXPECTED["status"][agent_id]["sourceCounts"]}
+    assert ours == theirs

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 from .settings import IndexSettings
+from .chunking_v5 import chunk_markdown_v5
 from .chunking import TextChunk, chunk_markdown, remap_lines
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport
@@ -79,6 +80,8 @@ def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None
         scope["sessionsPrefix"] = settings.sessions_prefix
     if settings.transcript_wrap_chars:
         scope["transcriptWrapChars"] = settings.transcript_wrap_chars
+    if settings.chunker != "classic":
+        scope["chunker"] = settings.chunker
     return {
         "model": provider.model if provider else FTS_ONLY_MODEL,
         "provider": provider.id if provider else "none",
@@ -203,6 +206,14 @@ def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
     return text.removeprefix("\ufeff"), after
 
 
+def chunk_text(text: str, settings: IndexSettings, per_entry: bool = False) -> list[TextChunk]:
+    """Cut text with the configured chunker; `per_entry` (OpenClaw 2026.9, MEMORY.md and USER.md)
+    starts a chunk at every bullet and heading."""
+    if settings.chunker == "openclaw-v5":
+        return chunk_markdown_v5(text, settings.chunk_tokens, settings.chunk_overlap, per_entry)
+    return chunk_markdown(text, settings.chunk_tokens, settings.chunk_overlap)
+
+
 def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSettings) -> tuple[str, list[ChunkRow], int]:
     """Chunks of one file with their dates. Returns (content hash, rows, malformed transcript lines)."""
     if sf.source == "sessions":
@@ -211,7 +222,7 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
             flat.content + "\n" + ",".join(map(str, flat.line_map)) + "\n" + ",".join(f"{t:.0f}" for t in flat.timestamps_ms)
         )
         rows = []
-        for c in chunk_markdown(flat.content, settings.chunk_tokens, settings.chunk_overlap):
+        for c in chunk_text(flat.content, settings):
             if not c.text.strip():
                 continue
             stamps = [t for t in flat.timestamps_ms[c.start_line - 1 : c.end_line] if t > 0]
@@ -226,7 +237,8 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
         ts, src = None, "evergreen"
     else:
         ts, src = mtime_ms, "mtime"
-    rows = [ChunkRow(c, ts, src) for c in chunk_markdown(text, settings.chunk_tokens, settings.chunk_overlap) if c.text.strip()]
+    per_entry = sf.path in ("MEMORY.md", "USER.md")  # OpenClaw 2026.9 indexes curated memory entry by entry
+    rows = [ChunkRow(c, ts, src) for c in chunk_text(text, settings, per_entry) if c.text.strip()]
     return digest, rows, 0
 
 

@@ -399,5 +399,6 @@ def agent_index_settings(settings: Any, agent: Agent) -> Any:
 
     if agent.layout == NEW_LAYOUT:
         return replace(settings, root_files=ROOT_FILES[NEW_LAYOUT], transcripts_db=Path(agent.index_path),
-                       sessions_prefix=agent.sessions_prefix, transcript_wrap_chars=NEW_LAYOUT_WRAP_CHARS)
+                       sessions_prefix=agent.sessions_prefix, transcript_wrap_chars=NEW_LAYOUT_WRAP_CHARS,
+                       chunker="openclaw-v5")
     return replace(settings, root_files=ROOT_FILES[LEGACY_LAYOUT])
