@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
 
 from openclaw_memtui.config import index_settings, validate
+
+from .helpers import transcript, write
 
 
 @pytest.fixture(autouse=True)
@@ -20,20 +20,6 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
     for key in ("OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY", "MISTRAL_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST"):
         monkeypatch.delenv(key, raising=False)
     yield
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def transcript(path: Path, turns: list[tuple[str, str]], start: str = "2026-11-01T10:00:00Z") -> Path:
-    lines = [json.dumps({"type": "session", "version": 3, "id": path.stem, "timestamp": start})]
-    for i, (role, text) in enumerate(turns):
-        lines.append(json.dumps({"type": "message", "id": f"m{i}", "timestamp": start,
-                                 "message": {"role": role, "content": text}}))
-    return write(path, "\n".join(lines) + "\n")
 
 
 @pytest.fixture
@@ -60,9 +46,3 @@ def make_settings(tmp_path):
         return settings
 
     return factory
-
-
-def env_for_subprocess() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("PYTEST_CURRENT_TEST", None)
-    return env

@@ -1,7 +1,7 @@
 """Chunker parity with OpenClaw's HEAD `chunkMarkdown` (spec §10.3)."""
 
 from openclaw_memtui.engine.chunking import chunk_markdown, remap_lines
-from openclaw_memtui.engine.textutil import weighted_len
+from openclaw_memtui.engine.textutil import utf16_len, weighted_len
 
 
 def spans(chunks):
@@ -55,9 +55,18 @@ def test_edge_cases():
     assert [len(c.text) for c in chunk_markdown("a" * 2000, 200, 0)] == [800, 800, 400]
 
 
-def test_never_splits_surrogate_pairs():
-    for c in chunk_markdown("\U00020000" * 500, 99, 0):
-        c.text.encode("utf-8")  # a lone surrogate would raise here
+def test_budget_counts_utf16_units_and_never_splits_a_pair():
+    # An emoji is one code point but two UTF-16 units (its JS length): a 40-unit budget holds 20, not 40
+    emoji = chunk_markdown("😀" * 50, 10, 0)
+    assert [(c.start_line, c.end_line, c.text) for c in emoji] == [(1, 1, "😀" * 20), (1, 1, "😀" * 20), (1, 1, "😀" * 10)]
+    # after one BMP character the 40th unit would be half an emoji: the cut comes before the pair
+    mixed = chunk_markdown("a" + "😀" * 30, 10, 0)
+    assert [c.text for c in mixed] == ["a" + "😀" * 19, "😀" * 11]
+    assert [utf16_len(c.text) for c in mixed] == [39, 22]
+    # astral CJK weighs 4: a 396-unit cut (198 characters) is re-cut into 98-unit pieces, two per chunk
+    cjk = chunk_markdown("\U00020000" * 500, 99, 0)
+    assert [utf16_len(c.text) for c in cjk] == [197, 197, 103, 197, 103, 197, 12]
+    assert cjk[0].text == "\U00020000" * 49 + "\n" + "\U00020000" * 49
 
 
 def test_remap_to_jsonl_lines():

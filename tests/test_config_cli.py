@@ -7,9 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from conftest import env_for_subprocess, write
 
 from openclaw_memtui.config import ConfigError, load_config, validate
+
+from .helpers import env_for_subprocess, write
 
 
 def run(*args, env=None):

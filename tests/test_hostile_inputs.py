@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import write
 
 from openclaw_memtui.cli import main
+
+from .helpers import write
 
 
 def one_error_line(capsys, argv: list[str]) -> str:

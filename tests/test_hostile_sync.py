@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import transcript, write
 
 from openclaw_memtui.cli import EXIT_BROKEN_PIPE, main
+
+from .helpers import transcript, write
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -291,7 +292,7 @@ def test_symlinked_transcript_file_is_followed_only_when_allowed(tmp_path, capsy
 # -- a provider that changes its vector size ------------------------------------------------------
 
 def test_provider_changing_vector_size_is_detected_and_everything_re_embedded(tmp_path, capsys, monkeypatch):
-    from test_providers import FakeAPI
+    from .fake_api import FakeAPI
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
     api = FakeAPI("openai")
@@ -321,7 +322,7 @@ def test_provider_changing_vector_size_is_detected_and_everything_re_embedded(tm
 
 
 def test_status_does_not_count_vectors_of_another_size_as_embedded(tmp_path, capsys, monkeypatch):
-    from test_providers import FakeAPI
+    from .fake_api import FakeAPI
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
     api = FakeAPI("openai")
@@ -362,7 +363,7 @@ def test_output_into_a_closed_pipe_exits_quietly(tmp_path):
 
 
 def test_vector_size_change_with_nothing_to_embed_is_seen_by_search_and_fixed_by_index(tmp_path, capsys, monkeypatch):
-    from test_providers import FakeAPI
+    from .fake_api import FakeAPI
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
     api = FakeAPI("openai")
@@ -392,8 +393,9 @@ def test_vector_size_change_with_nothing_to_embed_is_seen_by_search_and_fixed_by
 
 
 async def test_the_app_status_screen_shows_integrity(tmp_path):
-    from test_tui import make_app, wait_for
     from textual.widgets import Static
+
+    from .app_helpers import make_app, wait_for
 
     ws = tmp_path / "ws"
     write(ws / "memory" / "a.md", "x" * 40_000)  # many identical chunks on one line
@@ -402,6 +404,7 @@ async def test_the_app_status_screen_shows_integrity(tmp_path):
         assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
         await pilot.press("f2")
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
+        assert await wait_for(pilot, lambda: "Integrity" in str(app.screen.query_one("#sync-status", Static).render()))
         status = str(app.screen.query_one("#sync-status", Static).render())
         chunks = app.index.status().chunks
         assert chunks > 20 and f"Integrity         ok ({chunks} keyword rows for {chunks} chunks)" in status

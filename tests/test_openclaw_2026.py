@@ -325,20 +325,27 @@ async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
     from openclaw_memtui.paths import config_dir
     from openclaw_memtui.tui.app import MemtuiApp
 
+    from .app_helpers import wait_for
+
     (oc / "ws-main" / "memory" / "2026-11-29.md").write_text("# 2026-11-29\n\n- Added after indexing.\n", encoding="utf-8")
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
     index = open_index(args, load_cfg(args))
     app = MemtuiApp(index, index.cfg, origin=index.origin, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")
-        await pilot.pause(0.3)
-        text = str(app.screen.query_one("#sync-status", Static).render())
+
+        def status_text() -> str:
+            return str(app.screen.query_one("#sync-status", Static).render()) if app.screen.query("#sync-status") else ""
+
+        assert await wait_for(pilot, lambda: "2026.9 layout" in status_text())
+        text = status_text()
         assert "2026.9 layout" in text and "OpenClaw 2026.9.6" in text
         assert "never indexed" in text and "memory/2026-11-29.md" in text
         await pilot.press("escape")
         app.action_export_settings()
-        await pilot.pause(0.1)
-    exported = json.loads((config_dir() / "openclaw-memory.search.json").read_text(encoding="utf-8"))
+        exported_file = config_dir() / "openclaw-memory.search.json"
+        assert await wait_for(pilot, exported_file.exists)
+    exported = json.loads(exported_file.read_text(encoding="utf-8"))
     assert set(exported["memory"]["search"]["query"]) == {"maxResults", "minScore"}
     index.close()
 

@@ -10,13 +10,14 @@ import subprocess
 import sys
 
 import pytest
-from conftest import env_for_subprocess, write
 
 from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.engine.sources import flatten_session, list_session_files
 from openclaw_memtui.interop.agents import OpenClawError, find_agent, list_agents, memtui_overrides
-from openclaw_memtui.interop.inspect_index import inspect_openclaw_index
 from openclaw_memtui.interop.export import build_export, legacy_query_block, write_export
+from openclaw_memtui.interop.inspect_index import inspect_openclaw_index
+
+from .helpers import env_for_subprocess, write
 
 CONFIG = """
 // OpenClaw config written by hand: comments and trailing commas are allowed (JSON5)
@@ -210,9 +211,12 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
 
 
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
+    from textual.widgets import Static
+
     from openclaw_memtui.cli import build_parser, load_cfg, open_index
     from openclaw_memtui.tui.app import MemtuiApp
-    from textual.widgets import Static
+
+    from .app_helpers import wait_for
 
     build_openclaw_index(openclaw_home)
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
@@ -220,6 +224,10 @@ async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
     app = MemtuiApp(index, index.cfg, origin=index.origin, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")
-        await pilot.pause(0.3)
-        text = str(app.screen.query_one("#sync-status", Static).render())
+
+        def status_text() -> str:
+            return str(app.screen.query_one("#sync-status", Static).render()) if app.screen.query("#sync-status") else ""
+
+        assert await wait_for(pilot, lambda: "OpenClaw index" in status_text())
+        text = status_text()
         assert "OpenClaw index" in text and "1 changed" in text and "text-embedding-3-small" in text

@@ -14,10 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import write
 
 from openclaw_memtui.cli import main
 from openclaw_memtui.render import dumps_json, safe
+
+from .helpers import write
 
 C0 = [chr(c) for c in range(0x00, 0x20)]
 C1 = [chr(c) for c in range(0x80, 0xA0)]
@@ -169,10 +170,11 @@ def test_provider_error_body_with_escape_sequences_is_escaped_everywhere(tmp_pat
 
 
 async def test_tui_panes_toasts_and_file_view_show_nothing_raw(hostile_ws, tmp_path, monkeypatch):
-    from test_tui import make_app, wait_for
     from textual.widgets import OptionList, Static
 
     from openclaw_memtui.tui.screens.file_view import FileScreen
+
+    from .app_helpers import make_app, wait_for
 
     api = _HostileProvider("bad \x1b[2J " + "".join(EVERY))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")

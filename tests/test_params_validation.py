@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import write
 
 from openclaw_memtui.cli import main
 from openclaw_memtui.engine.models import InvalidParams
 from openclaw_memtui.engine.search.rank import SearchParams
+
+from .helpers import write
 
 
 @pytest.fixture
@@ -176,10 +177,11 @@ def test_well_typed_openclaw_config_still_works(tmp_path, monkeypatch, capsys):
     ("max_results", "0", "maxResults must be a whole number of at least 1, got 0"),
 ])
 async def test_tui_numeric_input_refuses_out_of_range_with_the_same_message(tmp_path, field, value, message):
-    from test_tui import copy_demo, make_app
     from textual.widgets import Input
 
     from openclaw_memtui.tui.widgets.slider import Slider
+
+    from .app_helpers import copy_demo, make_app, wait_for
 
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
@@ -189,17 +191,16 @@ async def test_tui_numeric_input_refuses_out_of_range_with_the_same_message(tmp_
         box.value = value
         await pilot.click(f"#in-{field}")
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert ("warning", message) in app.toasts
+        assert await wait_for(pilot, lambda: ("warning", message) in app.toasts)
         assert app.params == before  # the old value stays
         assert box.value == app.query_one("#tuning")._fmt(field, float(getattr(before, field)))
         assert app.query_one(f"#sl-{field}", Slider).value == float(getattr(before, field))
 
 
 async def test_tui_sliders_cannot_put_both_weights_at_zero(tmp_path):
-    from test_tui import copy_demo, make_app
-
     from openclaw_memtui.tui.widgets.slider import Slider
+
+    from .app_helpers import copy_demo, make_app, wait_for
 
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
@@ -208,7 +209,7 @@ async def test_tui_sliders_cannot_put_both_weights_at_zero(tmp_path):
         await pilot.press("home")
         app.query_one("#sl-text_weight", Slider).focus()
         await pilot.press("home")
-        await pilot.pause(0.1)
+        refused = ("warning", "vector weight and text weight cannot both be 0")
+        assert await wait_for(pilot, lambda: refused in app.toasts)
         assert app.params.vector_weight == 0.0 and app.params.text_weight > 0
-        assert ("warning", "vector weight and text weight cannot both be 0") in app.toasts
         assert app.query_one("#sl-text_weight", Slider).value == app.params.text_weight

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import env_for_subprocess, write
 
 from openclaw_memtui.cli import main
+
+from .helpers import env_for_subprocess, write
 
 
 def listing(folder: Path) -> set[str]:

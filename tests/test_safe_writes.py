@@ -12,11 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import env_for_subprocess, write
 
 from openclaw_memtui.cli import main
 from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.settings_io import RewriteError, rewrite_file, save_to_config
+
+from .helpers import env_for_subprocess, write
 
 OPENCLAW = json.dumps({"gateway": {"port": 1}, "agents": {"defaults": {"memorySearch": {"provider": "openai"}}}}, indent=2) + "\n"
 

@@ -9,13 +9,14 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import env_for_subprocess, write
 
 from openclaw_memtui.engine.embeddings.base import normalize_rows
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.engine import retrieve
 from openclaw_memtui.engine.search.rank import SearchParams, rank
 from openclaw_memtui.engine.search.vector import VectorSearcher
+
+from .helpers import env_for_subprocess, write
 
 
 class SeededVectors:

@@ -10,10 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import write
 
 from openclaw_memtui.cli import main
 from openclaw_memtui.engine.scrub import scrub
+
+from .helpers import write
 
 KEY = "sk-proj-Zq8vT3kLmN0pQrStUvWx1234567890abcd"
 HEADER_KEY = "azure-key-7f3e9a1b2c4d5e6f"

@@ -8,9 +8,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from test_tui import make_app, wait_for
 
 from openclaw_memtui.paths import demo_workspace
+
+from .app_helpers import make_app, wait_for
 
 
 @pytest.fixture

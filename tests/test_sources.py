@@ -1,12 +1,17 @@
 import json
 import os
 
-from conftest import write
-
 from openclaw_memtui.engine.sources import (
-    flatten_session, is_evergreen, is_transcript_name, list_memory_files, list_session_files, note_date_ms,
+    flatten_session,
+    is_evergreen,
+    is_transcript_name,
+    list_memory_files,
+    list_session_files,
+    note_date_ms,
 )
 from openclaw_memtui.engine.textutil import sha256_hex
+
+from .helpers import write
 
 
 def test_discovery_rules(tmp_path):

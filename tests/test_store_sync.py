@@ -12,12 +12,12 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import env_for_subprocess, write
-
+from openclaw_memtui.engine.chunking import TextChunk
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.store import SCHEMA_KEY, detect_backend
 from openclaw_memtui.engine.sync import chunk_id, provider_key_for
-from openclaw_memtui.engine.chunking import TextChunk
+
+from .helpers import env_for_subprocess, write
 
 
 def fts_index(settings):

@@ -5,18 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from conftest import env_for_subprocess, write
 
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.rank import SearchParams, rank
 from openclaw_memtui.engine.search.timewindow import detect_time_window
 
+from .helpers import env_for_subprocess, write
+
 
 def ms(*args) -> float:
-    return datetime(*args, tzinfo=timezone.utc).timestamp() * 1000
+    return datetime(*args, tzinfo=UTC).timestamp() * 1000
 
 
 def window(query: str, now: tuple) -> tuple[str, str, str] | None:

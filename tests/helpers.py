@@ -1,0 +1,27 @@
+"""Helpers the test modules share: files, transcripts, a clean environment for subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def transcript(path: Path, turns: list[tuple[str, str]], start: str = "2026-11-01T10:00:00Z") -> Path:
+    lines = [json.dumps({"type": "session", "version": 3, "id": path.stem, "timestamp": start})]
+    for i, (role, text) in enumerate(turns):
+        lines.append(json.dumps({"type": "message", "id": f"m{i}", "timestamp": start,
+                                 "message": {"role": role, "content": text}}))
+    return write(path, "\n".join(lines) + "\n")
+
+
+def env_for_subprocess() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTEST_CURRENT_TEST", None)
+    return env
