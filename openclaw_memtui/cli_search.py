@@ -63,6 +63,8 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     session = open_session(args, cfg)
     index, cfg = session.index, session.cfg
     params = params_from(args, cfg)
+    if index.is_empty() and not index.syncing:
+        index.sync(wait=False)  # a workspace searched before it was ever indexed: build it first (another process may be)
     pool = index.retrieve(args.query, now_ms=parse_now(args.now), **_retrieve_kwargs(cfg, params))
     t = time.perf_counter()
     results = rank(pool, params)

@@ -83,8 +83,11 @@ def test_keyword_only_mode_openclaw_manager_example(tmp_path, make_settings):
     assert results == []
 
 
-def test_first_search_bootstraps_an_empty_index(workspace, make_settings):
+def test_search_reads_only_and_an_explicit_sync_builds_the_index(workspace, make_settings):
     index = MemoryIndex(make_settings(workspace), provider_name="none")
+    _, results = index.search("ORBIT-10 codename", SearchParams(min_score=0, max_results=3))
+    assert results == [] and index.is_empty()  # a read path never syncs
+    index.sync()
     _, results = index.search("ORBIT-10 codename", SearchParams(min_score=0, max_results=3))
     assert results[0].source == "sessions" and "ORBIT-10" in results[0].snippet
 

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from .settings import IndexSettings
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport
+from .reads import IndexReader
 from .scrub import scrub
 from .store import Store, SyncLock, check_integrity
+from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode
 from .sync import CancelFlag, Syncer, fts_tokenize_clause, list_sources
+
+if TYPE_CHECKING:
+    from .search.rank import Pool
+    from .search.retrieval import RetrievalContext
 
 
 class MemoryIndex:
@@ -61,7 +66,7 @@ class MemoryIndex:
         return self._provider
 
     # -- connections ---------------------------------------------------------------------------
-    def reader(self):
+    def reader(self) -> Any:
         """A read connection for the calling thread (WAL lets it read while a sync writes)."""
         if self.store.missing:
             return self.store.conn  # no file yet (read-only): the empty in-memory index
@@ -70,7 +75,7 @@ class MemoryIndex:
         if conn is None or getattr(self._local, "epoch", -1) != self._epoch or getattr(self._local, "inode", None) != inode:
             if conn is not None:
                 conn.close()
-            conn = self.store._connect(self.store.path, readonly=True)
+            conn = self.store.open_reader()
             self._local.conn, self._local.epoch, self._local.inode = conn, self._epoch, inode
         return conn
 
@@ -116,13 +121,18 @@ class MemoryIndex:
     def syncing(self) -> bool:
         return self._sync_lock.locked()
 
+    def reads(self) -> IndexReader:
+        """Typed reads over the calling thread's read connection."""
+        return IndexReader(self.reader())
+
     def is_empty(self) -> bool:
-        return self.reader().execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
+        return self.reads().is_empty()
 
     def is_dirty(self) -> bool:
         """True when files on disk differ from what the index holds (new, changed or gone)."""
-        known = {p: (m, s) for p, m, s in self.reader().execute("SELECT path, mtime, size FROM files")}
-        skipped = {p for (p,) in self.reader().execute("SELECT path FROM skipped WHERE reason NOT LIKE '%malformed%'")}
+        reads = self.reads()
+        known = reads.file_stamps()
+        skipped = reads.retry_skipped_paths()
         seen = 0
         for sf in list_sources(self.settings):
             if sf.path in skipped:
@@ -138,30 +148,27 @@ class MemoryIndex:
                 except OSError:
                     return True
                 mtime_ms, size = st.st_mtime_ns / 1e6, st.st_size
-            if float(row[0]) != mtime_ms or int(row[1]) != size:
+            if row.mtime_ms != mtime_ms or row.size != size:
                 return True
             seen += 1
         return seen != len(known)
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, check_dirty: bool = True) -> Status:
-        conn = self.reader()
+        reads = self.reads()
         dims_raw = self.store.get_meta("vectorDims")
         # a vector of another size than the index's is not usable: it does not count as embedded
         vec_bytes = 4 * int(dims_raw) if dims_raw else 0
         sources: dict[str, dict[str, int]] = {}
-        for source, files in conn.execute("SELECT source, count(*) FROM files GROUP BY source"):
+        for source, files in reads.files_per_source().items():
             sources.setdefault(source, {"files": 0, "chunks": 0, "embedded": 0})["files"] = files
-        for source, chunks, embedded in conn.execute(
-            "SELECT source, count(*), sum(length(embedding) > 0 AND (? = 0 OR length(embedding) = ?)) FROM chunks GROUP BY source",
-            (vec_bytes, vec_bytes),
-        ):
-            entry = sources.setdefault(source, {"files": 0, "chunks": 0, "embedded": 0})
-            entry["chunks"], entry["embedded"] = chunks, int(embedded or 0)
-        dates = {k: v for k, v in conn.execute("SELECT date_source, count(*) FROM chunks GROUP BY date_source")}
-        skipped = [{"path": p, "source": s, "reason": r} for p, s, r in conn.execute("SELECT path, source, reason FROM skipped ORDER BY path")]
+        for counts in reads.chunks_per_source(vec_bytes):
+            entry = sources.setdefault(counts.source, {"files": 0, "chunks": 0, "embedded": 0})
+            entry["chunks"], entry["embedded"] = counts.chunks, counts.embedded
+        dates = reads.chunk_dates()
+        skipped = [row._asdict() for row in reads.skipped()]
         provider = self.provider
-        integrity = self._integrity(conn, int(dims_raw) if dims_raw else None)
+        integrity = self._integrity(reads.conn, int(dims_raw) if dims_raw else None)
         stored_error = self.store.get_meta("provider_error") or ""
         backend = self.store.backend
         return Status(
@@ -216,25 +223,33 @@ class MemoryIndex:
         key = (generation or self.store_generation(), model)
         cached = getattr(self, "_counts", None)
         if cached is None or cached[0] != key:
-            conn = self.reader()
-            embedded = conn.execute("SELECT count(*) FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,)).fetchone()[0]
-            total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            reads = self.reads()
+            embedded, total = reads.count_embedded(model), reads.count_chunks()
             self._counts = cached = (key, (embedded, total))
         return cached[1]
 
     def store_generation(self) -> tuple[int, int]:
         """Changes whenever vectors or chunks change, or the file is swapped: a cache key."""
-        row = self.reader().execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return (self._epoch, int(row[0]) if row else 0)
+        return (self._epoch, self.reads().generation())
 
-    def retrieve(self, query: str, pool_size: int = 100, keyword_mode: str = "and-or", now_ms: float | None = None,
-                 use_vectors: bool = True, time_aware: bool = True):
-        """Run both legs once; bootstrap-sync first if the index has never been filled."""
-        from .search.engine import retrieve
+    def retrieval_context(self, use_vectors: bool = True) -> RetrievalContext:
+        """What retrieval needs, read now: the calling thread's connection, the provider, the caches.
+        Without `use_vectors` the provider is not even created (keyword-only)."""
+        from .search.retrieval import RetrievalContext
 
-        if self.is_empty() and not self.syncing:
-            self.sync(wait=False)  # another process may be building it: search what is there
-        return retrieve(self, query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
+        provider = self.provider if use_vectors else None  # created on first use; its error is known after
+        return RetrievalContext(
+            reads=self.reads(), sources=self.settings.sources, cjk_bigram=self.settings.cjk_segmentation == "bigram",
+            vectors=self.vector_searcher, vec_loaded=self.store.vec_loaded, provider=provider,
+            provider_error=self.provider_error, generation=self.store_generation, chunk_counts=self.chunk_counts)
+
+    def retrieve(self, query: str, pool_size: int = DEFAULT_CANDIDATE_POOL, keyword_mode: KeywordMode = DEFAULT_KEYWORD_MODE,
+                 now_ms: float | None = None, use_vectors: bool = True, time_aware: bool = True) -> Pool:
+        """Run the legs once into a candidate pool. Reads only: an index never built is searched as
+        it is (empty); building it is the caller's explicit step (`sync`)."""
+        from .search.retrieval import retrieve
+
+        return retrieve(self.retrieval_context(use_vectors), query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
 
     def search(self, query: str, params=None, **kwargs):
         from .search.rank import rank

@@ -433,6 +433,10 @@ class Store:
             self.ensure_schema()
 
     # -- connections -------------------------------------------------------------------------
+    def open_reader(self) -> Any:
+        """A new read-only connection to the live file (WAL lets it read while a sync writes)."""
+        return self._connect(self.path, readonly=True)
+
     def _connect(self, path: Path, readonly: bool) -> Any:
         mod = self.backend.module
         if readonly:

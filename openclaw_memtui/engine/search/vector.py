@@ -8,8 +8,11 @@ fits the memory budget and sqlite-vec beyond it. Both return the same top-k (tes
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
+
+from ..reads import IndexReader
 
 
 class VectorSearcher:
@@ -33,9 +36,7 @@ class VectorSearcher:
         key = (generation, model)
         with self._lock:
             if self._key != key or self._matrix is None:
-                rows = conn.execute(
-                    "SELECT rowid, embedding FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,)
-                ).fetchall()
+                rows = IndexReader(conn).embeddings(model)
                 if rows:
                     dims = len(rows[0][1]) // 4
                     rows = [r for r in rows if len(r[1]) == dims * 4]
@@ -70,9 +71,8 @@ class VectorSearcher:
         return [(int(rowids[i]), float(sims[i])) for i in top if np.isfinite(sims[i])]
 
     @staticmethod
-    def _rowids_for_sources(conn, sources: tuple[str, ...]) -> np.ndarray:
-        marks = ",".join("?" * len(sources))
-        return np.fromiter((r[0] for r in conn.execute(f"SELECT rowid FROM chunks WHERE source IN ({marks})", sources)), dtype=np.int64)
+    def _rowids_for_sources(conn: Any, sources: tuple[str, ...]) -> np.ndarray:
+        return np.fromiter(IndexReader(conn).rowids_of_sources(sources), dtype=np.int64)
 
     @staticmethod
     def _sqlite_vec(conn, q: np.ndarray, k: int, model: str, sources: tuple[str, ...]) -> list[tuple[int, float]]:

@@ -1,0 +1,152 @@
+"""Retrieval: run the keyword, vector and date legs once and return a candidate pool with raw scores.
+
+The pool size is fixed (`candidatePool`, default 100 per leg), never derived from maxResults, so
+asking for fewer results never changes which result comes first (OpenClaw #134604). Everything a
+leg needs arrives in a `RetrievalContext`; retrieval never syncs, and never calls back into the
+`MemoryIndex` that built the context.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from ..embeddings.base import EmbeddingError, EmbeddingProvider
+from ..reads import ChunkRow, IndexReader
+from ..settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, KeywordMode
+from ..textutil import clean_text
+from .keyword import KeywordHit, keyword_search
+from .rank import Candidate, Pool
+from .timewindow import TimeWindow, detect_time_window
+from .vector import VectorSearcher
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MAX_QUERY_CHARS = 2000  # longer input is cut: FTS and embedding models gain nothing from more
+
+Generation = tuple[int, int]  # (file epoch, store generation): changes whenever chunks or vectors do
+
+
+@dataclass(frozen=True)
+class RetrievalContext:
+    """What retrieval reads from: one read connection, the legs' settings, the provider."""
+
+    reads: IndexReader
+    sources: tuple[str, ...]
+    cjk_bigram: bool
+    vectors: VectorSearcher
+    vec_loaded: bool  # sqlite-vec is loaded on the read connection (the KNN path is possible)
+    provider: EmbeddingProvider | None  # None: keyword-only
+    provider_error: str  # why there is no provider, when there is none
+    generation: Callable[[], Generation]
+    chunk_counts: Callable[[str, Generation], tuple[int, int]]  # (embedded with model, all), cached
+
+
+def normalize_query(query: str) -> str:
+    # undecodable argv bytes and JSON "\ud800" escapes arrive as lone surrogates, which the
+    # tokenizer, SQLite and stdout all refuse to encode: they become U+FFFD here, once for every path
+    return " ".join(clean_text(query).split())[:MAX_QUERY_CHARS]
+
+
+def retrieve(ctx: RetrievalContext, query: str, pool_size: int = DEFAULT_CANDIDATE_POOL,
+             keyword_mode: KeywordMode = DEFAULT_KEYWORD_MODE, now_ms: float | None = None,
+             use_vectors: bool = True, time_aware: bool = True) -> Pool:
+    now_ms = now_ms if now_ms is not None else time.time() * 1000
+    query = normalize_query(query)
+    pool = Pool(query=query, candidates=[], now_ms=now_ms, mode="keyword", leg_query=query)
+    if not query:
+        return pool
+    if time_aware:
+        t = time.perf_counter()
+        pool.time_window, stripped = detect_time_window(query, now_ms)
+        pool.timings_ms["time"] = (time.perf_counter() - t) * 1000
+        if pool.time_window is not None and any(ch.isalnum() for ch in stripped):
+            pool.leg_query = stripped  # "last week" must not match text that merely says "week"
+    hits = keyword_leg(ctx, pool, pool_size, keyword_mode)
+    vector_hits, qvec = vector_leg(ctx, pool, pool_size, use_vectors)
+    dated = date_leg(ctx, pool.time_window, pool_size)
+    t = time.perf_counter()
+    rowids = list(dict.fromkeys([rid for rid, _ in vector_hits] + [h.rowid for h in hits] + dated))
+    pool.candidates = candidates(ctx.reads.chunks_by_rowid(rowids), rowids, hits, qvec)
+    pool.timings_ms["fetch"] = (time.perf_counter() - t) * 1000
+    pool.mode = "hybrid" if qvec is not None else "keyword"
+    return pool
+
+
+def keyword_leg(ctx: RetrievalContext, pool: Pool, pool_size: int, mode: KeywordMode) -> list[KeywordHit]:
+    t = time.perf_counter()
+    hits, pool.keyword_form = keyword_search(ctx.reads.conn, pool.leg_query, pool_size, ctx.sources, mode, ctx.cjk_bigram)
+    pool.timings_ms["keyword"] = (time.perf_counter() - t) * 1000
+    return hits
+
+
+def vector_leg(ctx: RetrievalContext, pool: Pool, pool_size: int,
+               use_vectors: bool) -> tuple[list[tuple[int, float]], np.ndarray | None]:
+    """(rowid, cosine) hits and the query vector; none (and a warning saying why) when the leg cannot run."""
+    provider = ctx.provider if use_vectors else None
+    if use_vectors and ctx.provider_error and provider is None:
+        pool.warnings.append(f"keyword-only: {ctx.provider_error}")
+    if provider is None:
+        return [], None
+    model = provider.model
+    generation = ctx.generation()  # one read serves the counts and the vector cache
+    embedded, total = ctx.chunk_counts(model, generation)
+    if not embedded:
+        pool.warnings.append("keyword-only: no chunk has a vector yet (run a sync)")
+        return [], None
+    t = time.perf_counter()
+    qvec = None
+    try:
+        qvec = provider.embed_query(pool.leg_query)
+    except EmbeddingError as exc:
+        pool.warnings.append(f"keyword-only: query embedding failed ({exc})")
+    pool.timings_ms["embed"] = (time.perf_counter() - t) * 1000
+    stored = ctx.reads.vector_dims()
+    if qvec is not None and stored and stored != len(qvec):
+        # the provider changed its vector size: no stored vector is comparable, say so
+        # instead of a "hybrid" search whose vector leg silently scores nothing
+        pool.warnings.append(f"keyword-only: {provider.id} now returns {len(qvec)}-dim vectors, the index "
+                             f"holds {stored}-dim ones (run memtui index to re-embed)")
+        qvec = None
+    if qvec is None:
+        return [], None
+    t = time.perf_counter()
+    hits = ctx.vectors.search(ctx.reads.conn, qvec, pool_size, generation=generation, model=model,
+                              vec_loaded=ctx.vec_loaded, sources=ctx.sources, count=embedded)
+    pool.vector_path = ctx.vectors.last_path
+    pool.timings_ms["vector"] = (time.perf_counter() - t) * 1000
+    if embedded < total:
+        pool.warnings.append(f"vectors still filling in: {embedded}/{total} chunks embedded")
+    return hits, qvec
+
+
+def date_leg(ctx: RetrievalContext, window: TimeWindow | None, pool_size: int) -> list[int]:
+    """Chunks dated inside the query's time window, even without a word in common."""
+    if window is None:
+        return []
+    return ctx.reads.rowids_dated_between(window.start_ms, window.end_ms, ctx.sources, pool_size)
+
+
+def candidates(rows: dict[int, ChunkRow], rowids: list[int], hits: list[KeywordHit],
+               qvec: np.ndarray | None) -> list[Candidate]:
+    """One candidate per retrieved chunk, in leg order, with its raw component scores."""
+    if qvec is not None:
+        import numpy as np  # only the vector path needs it
+    text_scores = {h.rowid: (h.score, h.rank) for h in hits}
+    out = []
+    for rid in rowids:
+        row = rows.get(rid)
+        if row is None:
+            continue
+        vscore = None
+        if qvec is not None and row.embedding and len(row.embedding) == 4 * len(qvec):
+            vscore = float(np.frombuffer(row.embedding, dtype=np.float32) @ qvec)
+        tscore, trank = text_scores.get(rid, (0.0, None))
+        out.append(Candidate(
+            rowid=rid, id=row.id, path=row.path, source=row.source, start_line=row.start_line, end_line=row.end_line,
+            text=row.text, vector_score=vscore, text_score=tscore, bm25_rank=trank, ts_ms=row.ts_ms,
+            date_source=row.date_source,
+        ))
+    return out
