@@ -27,7 +27,9 @@ FIELDS = {"name", "primary", "secondary", "accent", "foreground", "background", 
 
 
 def bundled_theme_dir() -> Path:
-    return Path(str(resources.files("openclaw_memtui") / "themes"))
+    """`themes/` at the top of the repository: the wheel ships it inside the package, a checkout has it beside."""
+    shipped = Path(str(resources.files("openclaw_memtui") / "themes"))
+    return shipped if shipped.is_dir() else Path(__file__).resolve().parents[2] / "themes"
 
 
 def user_theme_dir() -> Path:
