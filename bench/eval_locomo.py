@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 
 from openclaw_memtui.config import index_settings, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import METRICS, load_queries, score_hits, summarize  # noqa: E402
+from openclaw_memtui.engine.evaluation import METRICS, load_queries, score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
-from openclaw_memtui.engine.search.rank import SearchParams, rank  # noqa: E402
+from openclaw_memtui.engine.search.rank import SearchParams  # noqa: E402
 
 BASE = SearchParams(min_score=0.0, max_results=10)
 VARIANTS = {
@@ -55,7 +55,8 @@ def main() -> int:
     for conv in sorted(p for p in root.iterdir() if (p / "workspace").is_dir()):
         cfg = validate({"chunking": {"tokens": args.tokens, "overlap": args.overlap},
                         "query": {"keyword": {"stemming": args.stemming}}})
-        settings = index_settings(cfg, conv / "workspace", Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}-{args.stemming}.sqlite")
+        db = Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}-{args.stemming}.sqlite"
+        settings = index_settings(cfg, conv / "workspace", db)
         index = MemoryIndex(settings, provider_name=args.provider)
         t = time.perf_counter()
         index.sync()
@@ -66,8 +67,7 @@ def main() -> int:
             pools = {"hy": index.retrieve(q["question"], keyword_mode=args.keyword_mode, time_aware=False)}
             pools["kw"] = index.retrieve(q["question"], keyword_mode=args.keyword_mode, use_vectors=False, time_aware=False)
             for name, (which, params) in VARIANTS.items():
-                hits = [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in rank(pools[which], params)]
-                m = score_hits(q.get("targets") or [], hits)
+                _, m = score_pool(pools[which], params, q.get("targets"))
                 if m is not None:
                     scored[name].append((q, m))
         index.close()
@@ -81,8 +81,8 @@ def main() -> int:
             rows.append([name, group, int(row["n"])] + [f"{row[k]:.3f}" for k in METRICS])
     print(table(rows, ["variant", "group", "n", *METRICS]))
     print(f"\nindexing: {index_seconds:.1f}s for {chunks} chunks ({args.provider})")
-    path = write_json(f"eval_locomo_{args.provider}_{args.stemming}", {"provider": args.provider, "keyword_mode": args.keyword_mode,
-                                                       "stemming": args.stemming,
+    path = write_json(f"eval_locomo_{args.provider}_{args.stemming}",
+                      {"provider": args.provider, "keyword_mode": args.keyword_mode, "stemming": args.stemming,
                                                        "index_seconds": index_seconds, "chunks": chunks, "variants": out})
     print(f"wrote {path}")
     return 0

@@ -97,8 +97,7 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.evaluation import format_table, load_queries, score_hits, summarize
-    from .engine.search.rank import rank
+    from .engine.evaluation import format_table, load_queries, score_pool, summarize
     from .render import dumps_json, safe
 
     path = Path(args.queries)
@@ -120,10 +119,9 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     try:
         for q in queries:
             pool = index.retrieve(q["question"], now_ms=now_ms, **_retrieve_kwargs(cfg, params))
-            hits = [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in rank(pool, params)]
+            hits, m = score_pool(pool, params, q.get("targets"))
             if out:
                 out.write(dumps_json({"qid": q["qid"], "hits": hits}) + "\n")
-            m = score_hits(q.get("targets") or [], hits)
             if m is not None:
                 scored.append((q, m))
     finally:

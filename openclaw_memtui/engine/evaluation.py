@@ -10,7 +10,9 @@ import json
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
+
+from .search.rank import Pool, Result, SearchParams, rank
 
 KS = (1, 5, 10)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -89,6 +91,19 @@ def score_hits(targets: list[dict[str, Any]], hits: list[dict[str, Any]], depth:
     out["mrr@10"] = 1 / first if first else 0.0
     out["ndcg@10"] = min(1.0, dcg / ideal)
     return out
+
+
+def hits_of(results: Iterable[Result]) -> list[dict[str, Any]]:
+    """The located hits of ranked results, as the scorer and an eval's results file take them."""
+    return [{"path": r.path, "start_line": r.start_line, "end_line": r.end_line} for r in results]
+
+
+def score_pool(pool: Pool, params: SearchParams, targets: list[dict[str, Any]] | None,
+               depth: int = 10) -> tuple[list[dict[str, Any]], dict[str, float] | None]:
+    """Rank a retrieved pool and score it against a query's targets: the one retrieve → rank → score
+    step of `memtui eval` and the benchmarks. Returns (hits, metrics or None without targets)."""
+    hits = hits_of(rank(pool, params))
+    return hits, score_hits(targets or [], hits, depth)
 
 
 def summarize(per_query: list[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, dict[str, float]]:
