@@ -63,7 +63,8 @@ def _units(targets: list[dict[str, Any]]) -> dict[str, list[tuple[str, int]]]:
     units: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for t in targets:
         key = t.get("evidence") or f"{t['path']}:{t['line']}"
-        units[key].append((str(t["path"]).lstrip("./"), int(t["line"])))
+        # only a leading "./" goes: lstrip("./") also ate the "../" of an extra path outside the workspace
+        units[key].append((str(t["path"]).removeprefix("./"), int(t["line"])))
     return units
 
 
