@@ -45,14 +45,39 @@ class MemoryWatcher:
         if self.force_polling:
             self._start_polling("polling (forced by configuration)")
             return
-        recursive = [p for p in self._recursive_roots() if p.is_dir()]
+        roots = self._recursive_roots()
         self.state = "watching"
-        self._spawn(self._watch_loop, recursive, True)
+        self._spawn(self._watch_loop, [p for p in roots if p.is_dir()], True)
         self._spawn(self._watch_loop, [self.settings.workspace], False)
         db = self._transcripts_db()
-        if db is not None and db.parent.is_dir():
-            names = {db.name, f"{db.name}-wal"}
-            self._spawn(self._watch_loop, [db.parent], False, lambda path: Path(path).name in names)
+        if db is not None:
+            self._when_present(db.parent, self._watch_database)
+        for root in roots:  # memory/ (or an extra folder) created while the app is open
+            if not root.is_dir():
+                self._when_present(root, lambda found: self._spawn(self._watch_loop, [found], True))
+
+    def _watch_database(self, folder: Path) -> None:
+        db = self._transcripts_db()
+        assert db is not None
+        names = {db.name, f"{db.name}-wal"}
+        self._spawn(self._watch_loop, [folder], False, lambda path: Path(path).name in names)
+
+    def _when_present(self, folder: Path, start: Callable[[Path], None]) -> None:
+        """Start watching `folder` now, or once it appears: a new agent gets its database folder at its
+        first turn, a new workspace its memory/ folder at its first note. Until then a cheap stat every
+        poll interval; when it appears, a sync (whatever it already holds) and the watch."""
+        if folder.is_dir():
+            start(folder)
+            return
+
+        def wait() -> None:
+            while not self._stop.wait(min(self.settings.poll_seconds, 1.0)):
+                if folder.is_dir():
+                    self.on_change({str(folder)})
+                    start(folder)
+                    return
+
+        self._spawn(wait)
 
     def _transcripts_db(self) -> Path | None:
         s = self.settings
