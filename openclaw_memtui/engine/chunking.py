@@ -29,7 +29,9 @@ def _slice_units(text: str, size: int) -> list[str]:
     """Cut `text` into pieces of at most `size` UTF-16 units without splitting surrogate pairs."""
     if utf16_len(text) == len(text):
         return [text[i : i + size] for i in range(0, len(text), size)]
-    pieces, cur, units = [], [], 0
+    pieces: list[str] = []
+    cur: list[str] = []
+    units = 0
     for ch in text:
         w = 2 if ord(ch) > 0xFFFF else 1
         if units + w > size and cur:

@@ -20,7 +20,9 @@ from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSetting
 from .sync import CancelFlag, Syncer, fts_tokenize_clause, list_sources
 
 if TYPE_CHECKING:
-    from .search.rank import Pool
+    from .search.rank import Pool, Result
+    from .search.vector import VectorSearcher
+    from .settings import SearchParams
     from .search.retrieval import RetrievalContext
 
 
@@ -46,7 +48,7 @@ class MemoryIndex:
         self._local = threading.local()
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
         self.watcher_state = "off"
-        self._vector_searcher = None
+        self._vector_searcher: VectorSearcher | None = None
 
     def _notice(self, message: str) -> None:
         self.notices.append(message)
@@ -102,7 +104,8 @@ class MemoryIndex:
             finally:
                 lock.release()
 
-    def _sync_locked(self, force, progress, cancel, embed, verify_dims=False) -> SyncReport:
+    def _sync_locked(self, force: bool, progress: Callable[[SyncProgress], None] | None, cancel: CancelFlag | None,
+                     embed: bool, verify_dims: bool = False) -> SyncReport:
         if self.store.file_inode() != self.store.inode:  # another process swapped in a rebuilt file
             self.store.reopen()
             self._epoch += 1
@@ -196,7 +199,7 @@ class MemoryIndex:
             integrity=integrity,
         )
 
-    def _integrity(self, conn, dims: int | None) -> dict[str, Any]:
+    def _integrity(self, conn: Any, dims: int | None) -> dict[str, Any]:
         """check_integrity, cached until the index changes: the app's status screen refreshes every
         second during a sync, and the check reads every row."""
         key = (self.store_generation(), dims)
@@ -207,7 +210,7 @@ class MemoryIndex:
 
     # -- search ---------------------------------------------------------------------------------
     @property
-    def vector_searcher(self):
+    def vector_searcher(self) -> VectorSearcher:
         if self._vector_searcher is None:
             from .search.vector import VectorSearcher
 
@@ -251,7 +254,7 @@ class MemoryIndex:
 
         return retrieve(self.retrieval_context(use_vectors), query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
 
-    def search(self, query: str, params=None, **kwargs):
+    def search(self, query: str, params: SearchParams | None = None, **kwargs: Any) -> tuple[Pool, list[Result]]:
         from .search.rank import rank
         from .settings import DEFAULT_SEARCH_PARAMS
 

@@ -1132,7 +1132,7 @@ def _is_shell_reference(key: str, value: str) -> bool:
     if not _SHELL_NAME.match(key):
         return False
     m = _SHELL_BARE.match(value) or _SHELL_BRACED.match(value)
-    return bool(m) and m.group(1) == key
+    return m is not None and m.group(1) == key
 
 
 def _replacement(rule: _Rule | str, whole: str, token: str) -> str | None:
@@ -1231,8 +1231,8 @@ def _apply_scanner(name: str, text: str, spans: Iterator[tuple[int, int]]) -> st
             replacement = _redact_pem_block(whole)
         else:
             # A lower-case PEM header or an AWS key: the whole match is the token (hinted mask).
-            replacement = _replacement(name, whole, whole)
-            replacement = whole if replacement is None else replacement
+            hinted = _replacement(name, whole, whole)
+            replacement = whole if hinted is None else hinted
         parts.append(text[last:start])
         parts.append(replacement)
         last = end

@@ -136,12 +136,12 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     key = os.path.realpath if follow_symlinks else os.path.normpath
     seen: set[str] = set()
     out: list[SourceFile] = []
-    for p in candidates:
-        k = key(p)
+    for c in candidates:
+        k = key(c)
         if k in seen:
             continue
         seen.add(k)
-        norm = os.path.normpath(p)
+        norm = os.path.normpath(c)
         out.append(SourceFile(norm, display_path(rel_path(workspace, norm)), "memory"))
     return out
 

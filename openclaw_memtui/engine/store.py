@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import IO, Any, Callable
 from urllib.parse import quote
 
 from .errors import MemtuiError
@@ -190,7 +190,7 @@ class SyncLock:
 
     def __init__(self, db_path: Path) -> None:
         self.path = Path(f"{db_path}.lock")
-        self._fh = None
+        self._fh: IO[str] | None = None
 
     def acquire(self, wait: bool = True) -> bool:
         try:

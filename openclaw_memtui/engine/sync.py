@@ -151,7 +151,7 @@ def repair_fts(store: Store, segment: bool) -> int:
     )
     if removed > 0 or missing:
         store.bump_generation()
-    return max(removed, 0) + len(missing)
+    return int(max(removed, 0)) + len(missing)
 
 
 class _VectorSizeChanged(Exception):
@@ -216,6 +216,7 @@ def chunk_text(text: str, settings: IndexSettings, per_entry: bool = False) -> l
 
 def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSettings) -> tuple[str, list[ChunkRow], int]:
     """Chunks of one file with their dates. Returns (content hash, rows, malformed transcript lines)."""
+    ts: float | None  # None: evergreen, never decays
     if sf.source == "sessions":
         flat = flatten_session(text, wrap_chars=settings.transcript_wrap_chars)
         digest = sha256_hex(
@@ -410,7 +411,7 @@ class Syncer:
                 conn.execute("COMMIT")  # keep whole files already written; the rest resumes next sync
             raise
 
-    def _index_one_safely(self, store: Store, sf: SourceFile, known: tuple | None, force: bool, has_vec: bool,
+    def _index_one_safely(self, store: Store, sf: SourceFile, known: tuple[Any, ...] | None, force: bool, has_vec: bool,
                           report: SyncReport, skipped: list[tuple[str, str, str]]) -> None:
         """Index one file inside a savepoint: a file that cannot be written is rolled back whole and
         listed as skipped, and the files after it are still indexed (one bad file used to stop
@@ -428,7 +429,7 @@ class Syncer:
         finally:
             conn.execute("RELEASE one_file")
 
-    def _index_one(self, store: Store, sf: SourceFile, known: tuple | None, force: bool, has_vec: bool,
+    def _index_one(self, store: Store, sf: SourceFile, known: tuple[Any, ...] | None, force: bool, has_vec: bool,
                    report: SyncReport, skipped: list[tuple[str, str, str]]) -> None:
         conn = store.conn
         if known is not None and not force:
@@ -608,7 +609,7 @@ class Syncer:
             self._prune_cache()
         self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"))
 
-    def _vectors_for(self, batch: list[tuple], key: str, report: SyncReport) -> np.ndarray:
+    def _vectors_for(self, batch: list[tuple[Any, ...]], key: str, report: SyncReport) -> np.ndarray:
         import numpy as np
 
         provider = self.provider

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from ..errors import MemtuiError
 
@@ -33,7 +33,7 @@ class EmbeddingProvider(Protocol):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-def fingerprint(data: dict) -> str:
+def fingerprint(data: dict[str, Any]) -> str:
     """A stable hash of what changes vectors (provider, model, base URL, settings) — never a key."""
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
@@ -48,7 +48,8 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     arr = np.where(np.isfinite(arr), arr, 0.0).astype(np.float32)
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
     norms[norms < 1e-10] = 1.0
-    return (arr / norms).astype(np.float32)
+    out: np.ndarray = (arr / norms).astype(np.float32)
+    return out
 
 
 def plan_batches(texts: Sequence[str], max_items: int, max_bytes: int) -> list[list[int]]:

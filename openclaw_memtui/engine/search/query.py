@@ -92,7 +92,7 @@ def or_query(query: str, cjk_bigram: bool = True) -> str | None:
     content = [t for t in terms if not _is_stop(t)]
     chosen = content or terms
     if cjk_bigram:  # long CJK phrases rarely recur verbatim: also accept each bigram alone
-        extra = []
+        extra: list[str] = []
         for t in chosen:
             inner = t.strip('"')
             if " " in inner and contains_cjk(inner):

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from ..settings import SearchParams as SearchParams  # re-exported: rank(pool, SearchParams(...))
 from ..textutil import utf16_prefix
 
+if TYPE_CHECKING:
+    from .timewindow import TimeWindow
 if TYPE_CHECKING:  # numpy is imported where MMR needs it: keyword-only CLI runs start faster
     import numpy as np
 
@@ -146,7 +148,7 @@ def mmr_order(scores: list[float], jaccard: np.ndarray, lam: float) -> list[int]
     return order
 
 
-def time_factor(window, ts_ms: float | None, params: SearchParams) -> float | None:
+def time_factor(window: TimeWindow | None, ts_ms: float | None, params: SearchParams) -> float | None:
     """1 + boost inside the window, smoothly less outside (half per half-window), 1 for evergreen.
 
     None means "filtered out" (time_mode "filter" and the chunk is dated outside the window).
@@ -160,7 +162,7 @@ def time_factor(window, ts_ms: float | None, params: SearchParams) -> float | No
     if params.time_mode == "filter":
         return None
     half = max(2.0, window.days / 2)
-    return max(params.time_floor, peak * 0.5 ** (distance / half))
+    return max(params.time_floor, float(peak * 0.5 ** (distance / half)))
 
 
 def _normalized(values: list[float | None]) -> list[float]:

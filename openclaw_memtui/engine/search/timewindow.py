@@ -37,8 +37,10 @@ class TimeWindow:
     text: str  # the words that set the window
     granularity: str  # day | week | month | year | season | since
 
-    def to_dict(self) -> dict:
-        iso = lambda ms: datetime.fromtimestamp(ms / 1000, tz=timezone.utc).date().isoformat()
+    def to_dict(self) -> dict[str, str]:
+        def iso(ms: float) -> str:
+            return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).date().isoformat()
+
         return {"start": iso(self.start_ms), "end": iso(self.end_ms - 1), "text": self.text, "granularity": self.granularity}
 
     def distance_days(self, ts_ms: float) -> float:

@@ -20,19 +20,19 @@ class VectorSearcher:
         self.backend = backend
         self.budget_bytes = memory_budget_mb * 1024 * 1024
         self._lock = threading.Lock()
-        self._key: tuple | None = None
+        self._key: tuple[tuple[int, int], str] | None = None
         self._rowids: np.ndarray | None = None
         self._matrix: np.ndarray | None = None
         self.last_path = ""
 
-    def choose(self, conn, vec_loaded: bool, count: int, dims: int) -> str:
+    def choose(self, conn: Any, vec_loaded: bool, count: int, dims: int) -> str:
         if self.backend == "numpy" or not vec_loaded:
             return "numpy"
         if self.backend == "sqlite-vec":
             return "sqlite-vec"
         return "numpy" if count * dims * 4 <= self.budget_bytes else "sqlite-vec"
 
-    def _load_matrix(self, conn, generation: tuple[int, int], model: str) -> tuple[np.ndarray, np.ndarray]:
+    def _load_matrix(self, conn: Any, generation: tuple[int, int], model: str) -> tuple[np.ndarray, np.ndarray]:
         key = (generation, model)
         with self._lock:
             if self._key != key or self._matrix is None:
@@ -47,7 +47,7 @@ class VectorSearcher:
                 self._matrix, self._rowids, self._key = matrix, rowids, key
             return self._rowids, self._matrix  # type: ignore[return-value]
 
-    def search(self, conn, query_vec: np.ndarray, k: int, *, generation: tuple[int, int], model: str, vec_loaded: bool,
+    def search(self, conn: Any, query_vec: np.ndarray, k: int, *, generation: tuple[int, int], model: str, vec_loaded: bool,
                sources: tuple[str, ...], count: int) -> list[tuple[int, float]]:
         """Top-k (chunk rowid, cosine similarity), best first."""
         if k <= 0 or not np.any(query_vec):
@@ -75,7 +75,7 @@ class VectorSearcher:
         return np.fromiter(IndexReader(conn).rowids_of_sources(sources), dtype=np.int64)
 
     @staticmethod
-    def _sqlite_vec(conn, q: np.ndarray, k: int, model: str, sources: tuple[str, ...]) -> list[tuple[int, float]]:
+    def _sqlite_vec(conn: Any, q: np.ndarray, k: int, model: str, sources: tuple[str, ...]) -> list[tuple[int, float]]:
         # KNN over vec0 (MATCH … AND k), then map ids to chunk rows; over-fetch when filtering.
         fetch = k if len(sources) >= 2 else k * 4
         rows = conn.execute(
