@@ -321,16 +321,17 @@ def test_live_openclaw_agrees(capsys, monkeypatch):
 async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
     from textual.widgets import Static
 
-    from openclaw_memtui.cli import build_parser, load_cfg, open_index
+    from openclaw_memtui.cli import build_parser, load_cfg
     from openclaw_memtui.paths import config_dir
+    from openclaw_memtui.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import wait_for
 
     (oc / "ws-main" / "memory" / "2026-11-29.md").write_text("# 2026-11-29\n\n- Added after indexing.\n", encoding="utf-8")
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
-    index = open_index(args, load_cfg(args))
-    app = MemtuiApp(index, index.cfg, origin=index.origin, watch=False)
+    session = open_session(args, load_cfg(args))
+    app = MemtuiApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")
 
@@ -347,7 +348,7 @@ async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
         assert await wait_for(pilot, exported_file.exists)
     exported = json.loads(exported_file.read_text(encoding="utf-8"))
     assert set(exported["memory"]["search"]["query"]) == {"maxResults", "minScore"}
-    index.close()
+    session.close()
 
 
 def test_status_names_the_layout_and_version(oc, capsys, tmp_path):
@@ -446,61 +447,3 @@ def test_same_chunks_as_openclaw_per_source(oc, capsys, tmp_path, agent_id):
     ours = {source: counts["chunks"] for source, counts in json.loads(out)["sources"].items()}
     theirs = {c["source"]: c["chunks"] for c in EXPECTED["status"][agent_id]["sourceCounts"]}
     assert ours == theirs
-
-
-def test_watcher_starts_watching_a_database_that_appears_later(oc, make_settings):
-    """A new agent has no database folder until its first turn: the app opened before must still see it."""
-    from dataclasses import replace
-
-    from openclaw_memtui.engine.watch import MemoryWatcher
-    from openclaw_memtui.interop.agents import agent_index_settings, find_agent
-
-    agent = find_agent("main")
-    agent_dir = Path(agent.index_path).parent
-    parked = oc / "parked-agent-dir"
-    agent_dir.rename(parked)  # as before the agent's first turn
-    settings = agent_index_settings(replace(make_settings(Path(agent.workspace)), watch_debounce_ms=50,
-                                            poll_seconds=0.2), agent)
-    changed: list[set[str]] = []
-    seen = threading.Event()
-    watcher = MemoryWatcher(settings, lambda paths: (changed.append(set(paths)), seen.set()))
-    watcher.start()
-    try:
-        parked.rename(agent_dir)  # the first turn creates it
-        assert seen.wait(10), "the appearing database folder was not reported"
-        seen.clear()
-        changed.clear()
-        for turn in range(20):  # and later turns are watched like any other
-            conn = std_sqlite.connect(agent.index_path)
-            _append_turn(conn, "c2b41606-f542-483b-b12e-c1ee957fd8c0", f"Turn {turn} after the folder appeared.")
-            conn.close()
-            if seen.wait(1.0) and any(Path(p).name.startswith("openclaw-agent.sqlite") for b in changed for p in b):
-                break
-        assert any(Path(p).name.startswith("openclaw-agent.sqlite") for b in changed for p in b)
-    finally:
-        watcher.stop()
-
-
-def test_watcher_starts_watching_a_memory_folder_created_later(tmp_path, make_settings):
-    from dataclasses import replace
-
-    from openclaw_memtui.engine.watch import MemoryWatcher
-
-    ws = tmp_path / "fresh-ws"
-    ws.mkdir()
-    (ws / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
-    settings = replace(make_settings(ws), watch_debounce_ms=50, poll_seconds=0.2)
-    changed: list[str] = []
-    seen = threading.Event()
-    watcher = MemoryWatcher(settings, lambda paths: (changed.extend(paths), seen.set()))
-    watcher.start()
-    try:
-        (ws / "memory").mkdir()
-        for n in range(20):  # notes written into the new folder are reported, not only the folder itself
-            (ws / "memory" / f"2026-12-{n + 1:02d}.md").write_text(f"# Day {n}\n", encoding="utf-8")
-            if seen.wait(1.0) and any(p.endswith(".md") and "/memory/" in p for p in changed):
-                break
-            seen.clear()
-        assert any(p.endswith(".md") and "/memory/" in p for p in changed)
-    finally:
-        watcher.stop()

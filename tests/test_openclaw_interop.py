@@ -213,15 +213,16 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
     from textual.widgets import Static
 
-    from openclaw_memtui.cli import build_parser, load_cfg, open_index
+    from openclaw_memtui.cli import build_parser, load_cfg
+    from openclaw_memtui.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import wait_for
 
     build_openclaw_index(openclaw_home)
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
-    index = open_index(args, load_cfg(args))
-    app = MemtuiApp(index, index.cfg, origin=index.origin, watch=False)
+    session = open_session(args, load_cfg(args))
+    app = MemtuiApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")
 

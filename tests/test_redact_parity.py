@@ -105,14 +105,14 @@ def test_live_oracle_agrees(tmp_path: Path) -> None:
 
 
 def test_file_view_masks_a_transcript_but_not_a_note(tmp_path: Path) -> None:
-    from openclaw_memtui.tui.screens.file_view import FileScreen
+    from openclaw_memtui.tui.screens.file_view import render_file
 
     secret = "sk_live_51Habcdefghijklmnopqrstuvwxyz"
     line = json.dumps({"type": "message", "message": {"role": "user", "content": f"my stripe key is {secret}"}})
     transcript = tmp_path / "s.jsonl"
     transcript.write_text(line + "\n", encoding="utf-8")
-    shown = FileScreen(transcript.read_text, "sessions/s.jsonl", 1, 1, "sessions")._body().plain
+    shown = render_file(transcript.read_text, "sessions/s.jsonl", 1, 1, "sessions").plain
     assert secret not in shown and "sk_liv…wxyz" in shown
     note = tmp_path / "MEMORY.md"
     note.write_text(f"stripe test key {secret}\n", encoding="utf-8")
-    assert secret in FileScreen(note.read_text, "MEMORY.md", 1, 1, "memory")._body().plain
+    assert secret in render_file(note.read_text, "MEMORY.md", 1, 1, "memory").plain

@@ -63,14 +63,13 @@ async def test_slider_reranks_without_touching_the_database(tmp_path):
         await pilot.press("end")
         txt.focus()
         await pilot.press("home")
-        await pilot.pause(0.1)
-        assert app.params.vector_weight == 1.0 and app.params.text_weight == 0.0
+        assert await wait_for(pilot, lambda: app.params.vector_weight == 1.0 and app.params.text_weight == 0.0)
         vector_order = [r.id for r in app.results]
         vec.focus()
         await pilot.press("home")
         txt.focus()
         await pilot.press("end")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: app.params.text_weight == 1.0)  # (0, 0) is refused: vector stays 1
         text_order = [r.id for r in app.results]
         assert vector_order != text_order
         assert any(m not in (0, None) for m in app.moves.values())  # the list shows who moved
@@ -79,11 +78,10 @@ async def test_slider_reranks_without_touching_the_database(tmp_path):
         app.query_one("#in-max_results").value = "2"
         await pilot.click("#in-max_results")
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert len(app.results) == 2
+        assert await wait_for(pilot, lambda: len(app.results) == 2)
         app.apply_preset("openclaw")
-        await pilot.pause(0.1)
-        assert app.params.vector_weight == 0.7 and app.query_one("#sl-vector_weight", Slider).value == 0.7
+        assert await wait_for(pilot, lambda: app.params.vector_weight == 0.7)
+        assert app.query_one("#sl-vector_weight", Slider).value == 0.7
 
 
 async def test_sync_streams_progress_and_toasts(tmp_path):
@@ -120,7 +118,8 @@ async def test_broken_theme_is_one_toast_and_app_starts(tmp_path):
     write(themes / "ok.toml", "name = 'okay'\nprimary = '#123456'\ndark = true\n")
     app = make_app(copy_demo(tmp_path), tmp_path, theme_dirs=[themes], cfg={"tui": {"theme": "okay"}})
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         errors = [t for s, t in app.toasts if s == "error"]
         assert len(errors) == 1 and "broken.toml" in errors[0]
         assert app.theme == "okay" and "nord-memtui" in app.available_themes
@@ -137,7 +136,8 @@ async def test_remapped_key(tmp_path):
 
 async def test_untrusted_text_is_shown_literally_and_odd_queries_are_harmless(tmp_path):
     ws = tmp_path / "ws"
-    write(ws / "MEMORY.md", "poison [bold]markup[/bold] [link=http://x]l[/link] [@click=app.quit]q[/] \x1b[31mred\x1b[0m bell\x07\n")
+    write(ws / "MEMORY.md",
+          "poison [bold]markup[/bold] [link=http://x]l[/link] [@click=app.quit]q[/] \x1b[31mred\x1b[0m bell\x07\n")
     app = make_app(ws, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
@@ -145,10 +145,12 @@ async def test_untrusted_text_is_shown_literally_and_odd_queries_are_harmless(tm
         preview = str(app.query_one("#preview", Static).render())
         assert "[bold]markup[/bold]" in preview and "[@click=app.quit]" in preview
         assert "\x1b" not in preview and "\\x1b[31m" in preview and "\x07" not in preview
-        app.query_one("#query").value = "?!?! ..."
-        await pilot.pause(0.5)
-        app.query_one("#query").value = "x" * 10_000
-        await pilot.pause(0.8)
+        for odd in ("?!?! ...", "x" * 10_000):
+            asked = app.search_generation
+            app.query_one("#query").value = odd
+            assert await wait_for(pilot, lambda asked=asked: app.search_generation > asked)  # the debounced search started
+            await app.workers.wait_for_complete()
+            await pilot.pause()
         assert app.is_running and not [t for s, t in app.toasts if s == "error"]
 
 
@@ -180,7 +182,7 @@ async def test_empty_workspace_is_calm(tmp_path):
 def test_highlight_whole_words_and_cjk():
     from rich.text import Text
 
-    from openclaw_memtui.tui.app import highlight_terms
+    from openclaw_memtui.tui.widgets.detail_pane import highlight_terms
 
     text = Text("We decided in two weeks: 鉴权方案 uses OAuth; decisions were logged.")
     highlight_terms(text, "what did we decide about 鉴权")
@@ -199,5 +201,82 @@ async def test_command_palette_offers_the_app_commands(tmp_path):
         assert any("theme" in t.lower() for t in titles)
         command = next(c for c in app.get_system_commands(app.screen) if c.title == "Preset: Keyword-heavy")
         command.callback()
-        await pilot.pause(0.1)
-        assert app.params.text_weight == 0.8
+        assert await wait_for(pilot, lambda: app.params.text_weight == 0.8)
+
+
+# -- architecture: widgets render what they are given, the index is read off the event loop ------------------
+
+async def test_launch_and_status_screen_read_the_index_off_the_event_loop(tmp_path):
+    import threading
+
+    app = make_app(copy_demo(tmp_path), tmp_path, initial_query="database migration")
+    index = app.index
+    index.sync()  # an existing index: the launch check finds nothing to do and searches at once
+    threads: dict[str, set[str]] = {}
+    for name in ("is_empty", "is_dirty", "status", "retrieve"):
+        real = getattr(index, name)
+
+        def recording(*a, _real=real, _name=name, **k):
+            threads.setdefault(_name, set()).add(threading.current_thread().name)
+            return _real(*a, **k)
+
+        setattr(index, name, recording)
+    main = threading.main_thread().name
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: bool(app.results))
+        assert not app.sync_state.busy and app.sync_state.last_report is None  # no sync was needed
+        await pilot.press("f2")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
+        assert "files" in str(app.screen.query_one("#sync-status", Static).render())
+    assert set(threads) == {"is_empty", "is_dirty", "status", "retrieve"}
+    assert all(main not in names for names in threads.values()), threads
+
+
+async def test_tuning_buttons_post_messages_the_app_acts_on(tmp_path):
+    from textual.widgets import Button
+
+    from openclaw_memtui.paths import config_dir
+
+    config = tmp_path / "memtui.toml"
+    app = make_app(copy_demo(tmp_path), tmp_path, config_path=config)
+    posted = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        panel = app.query_one("#tuning", TuningPanel)
+        panel.post_message = lambda m, _post=panel.post_message: posted.append(type(m).__name__) or _post(m)
+        app.query_one("#save", Button).press()
+        assert await wait_for(pilot, lambda: config.exists())
+        app.query_one("#export", Button).press()
+        assert await wait_for(pilot, lambda: any((config_dir() / n).exists() for n in (
+            "openclaw-memory.search.json", "openclaw-memorySearch.json")))
+    assert [name for name in posted if name.endswith("Requested")] == ["SaveRequested", "ExportRequested"]
+    assert "minScore" in config.read_text(encoding="utf-8") or "min_score" in config.read_text(encoding="utf-8")
+
+
+async def test_rerank_keeps_the_same_result_highlighted(tmp_path):
+    from dataclasses import replace
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await type_query(pilot, app, "migration")
+        assert len(app.results) >= 3
+        before = [r.id for r in app.results]
+        listing = app.query_one("#results", OptionList)
+        listing.highlighted = len(app.results) - 1  # the last one: any change of order moves it up
+        await pilot.pause()
+        chosen = app.selected()
+        app.params = replace(app.params, decay=not app.params.decay, mmr=not app.params.mmr, text_weight=0.9, vector_weight=0.1)
+        app.rerank()
+        assert [r.id for r in app.results] != before  # the order changed ...
+        assert app.selected().id == chosen.id  # ... and the highlight followed the result
+        assert f"lines {chosen.start_line}-{chosen.end_line}" in str(app.query_one("#preview", Static).render())
+
+
+def test_sync_progress_messages_coalesce_within_a_phase():
+    from openclaw_memtui.engine.models import SyncProgress
+    from openclaw_memtui.tui.messages import SyncProgressed
+
+    first = SyncProgressed(SyncProgress("index", 1, 10))
+    assert first.can_replace(SyncProgressed(SyncProgress("index", 2, 10)))
+    assert not first.can_replace(SyncProgressed(SyncProgress("embed", 0, 10)))  # a phase change gets through

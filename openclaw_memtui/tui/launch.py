@@ -1,4 +1,4 @@
-"""Start the TUI from CLI arguments."""
+"""Start the TUI from parsed arguments: one session (the CLI's bootstrap), one app, closed on exit."""
 
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ from typing import Any
 
 
 def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..cli import open_index
     from ..cli_search import parse_now
     from ..config import search_params
+    from ..session import open_session
     from .app import MemtuiApp
 
     now_ms = parse_now(getattr(args, "now", None))
-    index = open_index(args, cfg, repair=True)  # the app syncs: like `index`, it may set an invalid file aside
-    cfg = index.cfg
-    app = MemtuiApp(index, cfg, origin=getattr(index, "origin", ""), now_ms=now_ms,
-                    config_path=Path(args.config) if args.config else None, params=search_params(cfg))
-    app.run()
-    index.close()
+    session = open_session(args, cfg, repair=True)  # the app syncs: like `index`, it may set an invalid file aside
+    app = MemtuiApp.from_session(session, now_ms=now_ms, config_path=Path(args.config) if args.config else None,
+                                 params=search_params(session.cfg))
+    try:
+        app.run()
+    finally:
+        session.close()
     return 0

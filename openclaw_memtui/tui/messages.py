@@ -1,38 +1,76 @@
-"""Messages that worker threads post back to the app (post_message is thread-safe)."""
+"""Typed messages: what worker threads post back (post_message is thread-safe), one class per answer.
+
+Every answer to a request that can be superseded carries the generation it was asked for, so the
+receiver drops stale ones. Progress events coalesce (`can_replace`, as Toolong does) so a flood of
+them never queues up behind a key press.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rich.text import Text
 from textual.message import Message
 
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool
+from .screens.status_rows import StatusSnapshot
 
 
+@dataclass
+class IndexChecked(Message):
+    """The launch check: whether the index needs a sync before its results can be trusted."""
+
+    needs_sync: bool
+    error: str = ""  # a locked or unreadable index: said once, and a sync tries to repair it
+
+
+@dataclass
 class SearchDone(Message):
-    def __init__(self, generation: int, pool: Pool) -> None:
-        super().__init__()
-        self.generation, self.pool = generation, pool
+    generation: int
+    pool: Pool
 
 
+@dataclass
 class SearchFailed(Message):
-    def __init__(self, generation: int, error: str) -> None:
-        super().__init__()
-        self.generation, self.error = generation, error
+    generation: int
+    error: str
 
 
+@dataclass
 class SyncProgressed(Message):
-    def __init__(self, progress: SyncProgress) -> None:
-        super().__init__()
-        self.progress = progress
+    progress: SyncProgress
+
+    def can_replace(self, message: Message) -> bool:
+        # A newer event of the same phase says all this one does; a phase change must get through
+        # (the app searches again when embedding starts).
+        return isinstance(message, SyncProgressed) and message.progress.phase == self.progress.phase
 
 
+@dataclass
 class SyncFinished(Message):
-    def __init__(self, report: SyncReport | None, error: str = "") -> None:
-        super().__init__()
-        self.report, self.error = report, error
+    report: SyncReport | None
+    error: str = ""
 
 
+@dataclass
 class FilesChanged(Message):
-    def __init__(self, paths: set[str]) -> None:
-        super().__init__()
-        self.paths = paths
+    paths: set[str]
+
+
+@dataclass
+class FileLoaded(Message):
+    """A whole indexed file, already rendered (numbered, redacted, escaped) off the event loop."""
+
+    generation: int
+    heading: Text
+    body: Text
+    scroll_to_line: int
+
+
+@dataclass
+class StatusLoaded(Message):
+    """The index status and the OpenClaw inspection, for the status screen."""
+
+    generation: int
+    snapshot: StatusSnapshot

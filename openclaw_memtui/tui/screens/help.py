@@ -26,7 +26,9 @@ class HelpScreen(ModalScreen):
     BINDINGS = [Binding("escape,q,question_mark,f1", "app.pop_screen", "Close", id="help.close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90%; max-width: 100; height: 80%; border: thick $primary; background: $surface; padding: 1 2; }
+    HelpScreen > VerticalScroll {
+        width: 90%; max-width: 100; height: 80%; border: thick $primary; background: $surface; padding: 1 2;
+    }
     """
 
     def compose(self) -> ComposeResult:

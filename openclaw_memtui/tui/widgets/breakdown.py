@@ -7,6 +7,7 @@ from rich.text import Text
 from ...engine.search.rank import Result, SearchParams
 from ...render import safe
 
+
 def _bar(label: str, value: float | None, scale: float = 1.0, note: str = "", width: int = 24) -> Text:
     line = Text(f"{label:<10}", style="bold")
     if value is None:
@@ -29,7 +30,8 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     if mode == "keyword":
         vw, tw = 0.0, 1.0
     lines = [
-        _bar("vector", result.vector_score, width=bar_width, note=f"× {vw:.2f}" + ("  (no vector yet)" if result.vector_score is None else "")),
+        _bar("vector", result.vector_score, width=bar_width,
+             note=f"× {vw:.2f}" + ("  (no vector yet)" if result.vector_score is None else "")),
         _bar("text", result.text_score, width=bar_width, note=f"× {tw:.2f}"),
         _bar("hybrid", result.hybrid_score, width=bar_width, note=params.fusion),
     ]
@@ -38,7 +40,8 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     lines.append(_bar("decay", result.decay, width=bar_width, note=f"{age}; {state}"))
     if window is not None:
         w = window.to_dict()
-        note = ("inside" if result.time_factor > 1 else "evergreen" if result.age_days is None else "outside") + f" “{safe(w['text'], one_line=True)}”"
+        where = "inside" if result.time_factor > 1 else "evergreen" if result.age_days is None else "outside"
+        note = f"{where} “{safe(w['text'], one_line=True)}”"
         lines.append(_bar("time", result.time_factor, width=bar_width, scale=max(1.0, result.time_factor), note=note))
     lines.append(_bar("final", result.score, width=bar_width))
     rank = Text(f"{'MMR rank':<10}", style="bold")

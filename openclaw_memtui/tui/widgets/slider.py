@@ -27,13 +27,13 @@ class Slider(Widget, can_focus=True):
     value: reactive[float] = reactive(0.0)
 
     class Changed(Message):
-        def __init__(self, slider: "Slider", value: float) -> None:
+        def __init__(self, slider: Slider, value: float) -> None:
             super().__init__()
             self.slider = slider
             self.value = value
 
         @property
-        def control(self) -> "Slider":
+        def control(self) -> Slider:
             return self.slider
 
     def __init__(self, minimum: float, maximum: float, step: float, value: float, *, id: str | None = None) -> None:

@@ -1,12 +1,14 @@
 """Live tuning: sliders with exact numeric inputs, toggles and presets.
 
 Every change posts `TuningPanel.ParamsChanged` with a new frozen SearchParams; the app re-ranks the
-cached pool with it. Nothing here touches the database.
+cached pool with it. Save and Export post `SaveRequested` / `ExportRequested` with the params to
+write; the app does the file work. Nothing here touches the database or calls the app.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -15,6 +17,7 @@ from textual.widgets import Button, Input, Label, Select, Switch
 
 from ...engine.models import InvalidParams
 from ...engine.search.rank import SearchParams
+from ...engine.settings import TIME_MODES, TimeMode
 from .slider import Slider
 
 # field, label, minimum, maximum, step
@@ -50,10 +53,21 @@ class TuningPanel(VerticalScroll):
     TuningPanel Button { width: 1fr; margin-top: 1; min-width: 8; }
     """
 
+    @dataclass
     class ParamsChanged(Message):
-        def __init__(self, params: SearchParams) -> None:
-            super().__init__()
-            self.params = params
+        params: SearchParams
+
+    @dataclass
+    class SaveRequested(Message):
+        """Write these settings to memtui's config file."""
+
+        params: SearchParams
+
+    @dataclass
+    class ExportRequested(Message):
+        """Export these settings as OpenClaw's query block."""
+
+        params: SearchParams
 
     def __init__(self, params: SearchParams, defaults: SearchParams, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -113,10 +127,11 @@ class TuningPanel(VerticalScroll):
         if getattr(self.params, field) == cast:
             return True
         try:
-            params = replace(self.params, **{field: cast}).validate()
+            change: dict[str, Any] = {field: cast}  # a numeric field named at run time
+            params = replace(self.params, **change).validate()
         except InvalidParams as exc:
             self._show_field(field, float(getattr(self.params, field)))
-            self.app.notify(str(exc), severity="warning", markup=False)
+            self.notify(str(exc), severity="warning", markup=False)
             return False
         self._publish(params)
         return True
@@ -154,7 +169,7 @@ class TuningPanel(VerticalScroll):
             value = float(widget.value)
         except ValueError:
             widget.value = self._fmt(field, slider.value)
-            self.app.notify(f"{field.replace('_', ' ')} needs a number", severity="warning", markup=False)
+            self.notify(f"{field.replace('_', ' ')} needs a number", severity="warning", markup=False)
             return
         # An out-of-range value (-3, 2, nan, 0 days) is refused with the CLI's and the config's
         # message and the old value stays; it used to be clamped silently to the slider's end.
@@ -169,13 +184,14 @@ class TuningPanel(VerticalScroll):
         if self._syncing:
             return
         field = "mmr" if event.switch.id == "sw-mmr" else "decay"
-        self._publish(replace(self.params, **{field: event.value}))
+        change: dict[str, Any] = {field: event.value}
+        self._publish(replace(self.params, **change))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         if event.select.id == "time-mode":
-            if not self._syncing and isinstance(event.value, str) and event.value != self.params.time_mode:
-                self._publish(replace(self.params, time_mode=event.value))
+            if not self._syncing and event.value in TIME_MODES and event.value != self.params.time_mode:
+                self._publish(replace(self.params, time_mode=cast(TimeMode, event.value)))
             return
         if isinstance(event.value, str) and event.value in PRESETS:
             self.apply(PRESETS[event.value])
@@ -185,6 +201,6 @@ class TuningPanel(VerticalScroll):
         if event.button.id == "reset":
             self.apply(self.defaults)
         elif event.button.id == "save":
-            self.app.run_action("save_settings")
+            self.post_message(self.SaveRequested(self.params))
         elif event.button.id == "export":
-            self.app.run_action("export_settings")
+            self.post_message(self.ExportRequested(self.params))

@@ -1,0 +1,82 @@
+"""Save the tuned settings to the config file, export them for OpenClaw: file work, told as toasts.
+
+The app turns each `Toast` into a notification and puts `clipboard` on the clipboard; nothing here
+touches a widget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ..engine.search.rank import SearchParams
+from ..errors import describe
+from ..render import safe
+
+if TYPE_CHECKING:
+    from ..interop.agents import Agent, Layout
+
+Severity = Literal["information", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class Toast:
+    text: str  # already escaped
+    severity: Severity = "information"
+    timeout: float | None = None
+
+
+@dataclass
+class Outcome:
+    toasts: list[Toast] = field(default_factory=list)
+    clipboard: str | None = None
+
+
+def save_settings(params: SearchParams, config_path: Path | None) -> Outcome:
+    """Write the search settings into memtui's config file (comments kept, a backup made)."""
+    from ..paths import default_config_path
+    from ..settings_io import save_to_config
+
+    path = config_path or default_config_path()
+    try:
+        backup = save_to_config(params, path)
+    except Exception as exc:
+        return Outcome([Toast(f"Could not save settings: {safe(describe(exc), False)}", "error")])
+    note = f" (backup {backup.name})" if backup else ""
+    return Outcome([Toast(safe(f"Saved search settings to {path}{note}", one_line=True))])
+
+
+def openclaw_layout(agent: Agent | None) -> Layout:
+    """The layout of the OpenClaw an export is for: the agent's, else the installed one's."""
+    if agent is not None:
+        return agent.layout
+    from ..interop.agents import LEGACY_LAYOUT, OpenClawError, load_installation
+
+    try:
+        return load_installation().layout
+    except OpenClawError:
+        return LEGACY_LAYOUT
+
+
+def export_settings(params: SearchParams, agent: Agent | None, pool_size: int) -> Outcome:
+    """The query block for openclaw.json, written to memtui's config folder and copied."""
+    from ..engine.store import make_private_dirs
+    from ..interop.export import build_export
+    from ..paths import config_dir
+
+    export = build_export(params, openclaw_layout(agent), pool_size)
+    text = export.to_json()
+    name = "openclaw-memory.search.json" if export.layout == "2026.9" else "openclaw-memorySearch.json"
+    target = config_dir() / name
+    try:
+        make_private_dirs(target.parent)  # the config dir may hold an API key: 0700 when we create it
+        target.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        return Outcome([Toast(f"Could not export: {safe(describe(exc), False)}", "error")])
+    block = "memory.search.query" if export.layout == "2026.9" else "memorySearch.query"
+    outcome = Outcome([Toast(safe(f"Exported {block} to {target} and the clipboard", one_line=True))], clipboard=text)
+    if export.not_exported:
+        outcome.toasts.append(Toast(safe("This OpenClaw takes only maxResults and minScore; not exported: "
+                                         + "; ".join(export.not_exported), one_line=True), "warning", 8))
+    return outcome
