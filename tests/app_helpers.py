@@ -1,18 +1,50 @@
-"""Helpers for tests that drive the Textual app with Pilot: a demo copy, an app that records, waiting on a condition."""
+"""Helpers for tests that drive the Textual app with Pilot: a demo copy, an app that records, waiting on a condition.
+
+An app on the local model replays the model's passage vectors for the demo from tests/fixtures (embedding the
+demo takes 10-20 s on 2 cores); test_local_model.py checks the recording against the model, and
+scripts/record_demo_vectors.py writes it again when the demo or the model changes.
+"""
 
 from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from openclaw_memtui.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.rank import SearchParams
+from openclaw_memtui.engine.textutil import sha256_hex
 from openclaw_memtui.paths import demo_workspace
 from openclaw_memtui.tui.app import MemtuiApp
 
 NOW_MS = 1764547200000.0  # 2025-12-01, fixed for deterministic ages
+DEMO_VECTORS = Path(__file__).parent / "fixtures" / "demo-local-vectors.npz"
+
+
+def recorded_vectors() -> dict[str, np.ndarray]:
+    """The local model's passage vectors for the demo's chunks, by the chunk text's sha256."""
+    if not DEMO_VECTORS.exists():
+        return {}
+    with np.load(DEMO_VECTORS) as data:
+        return dict(zip(data["hashes"].tolist(), data["vectors"], strict=True))
+
+
+def replay_recorded_vectors(provider) -> None:
+    """Answer `provider.embed_batch` from the recording; texts it does not hold still go to the model."""
+    recorded, model = recorded_vectors(), provider.embed_batch
+
+    def embed_batch(texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in texts if sha256_hex(t) not in recorded]
+        fresh = dict(zip(missing, model(missing), strict=True)) if missing else {}
+        if not texts:
+            return model(texts)
+        return np.stack([recorded[sha256_hex(t)] if t not in fresh else fresh[t] for t in texts]).astype(np.float32)
+
+    provider.embed_batch = embed_batch
 
 
 class RecordingApp(MemtuiApp):
@@ -37,6 +69,8 @@ def make_app(ws: Path, tmp_path: Path, provider="none", cfg=None, **kwargs) -> R
 
     settings = replace(settings, watch_debounce_ms=200)
     index = MemoryIndex(settings, provider_name=provider)
+    if provider == "local":
+        replay_recorded_vectors(index.provider)
     kwargs.setdefault("watch", False)
     return RecordingApp(index, cfg, origin="test", now_ms=NOW_MS, params=SearchParams(min_score=0.0), **kwargs)
 

@@ -20,3 +20,23 @@ def test_paraphrase_is_nearer_than_unrelated_in_english_and_chinese():
     q_zh = model.embed_query("接口的身份验证用什么方案")
     assert q_zh @ docs[2] > q_zh @ docs[3]
     assert q_en @ docs[2] > q_en @ docs[3]  # English query finds the Chinese decision
+
+
+def test_recorded_demo_vectors_cover_the_demo_and_are_the_models(tmp_path):
+    """App tests replay tests/fixtures/demo-local-vectors.npz (app_helpers); if this fails, run
+    scripts/record_demo_vectors.py."""
+    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.textutil import sha256_hex
+
+    from .app_helpers import copy_demo, recorded_vectors
+
+    index = MemoryIndex(index_settings(validate({}), copy_demo(tmp_path), tmp_path / "i.sqlite"), provider_name="local")
+    texts: list[str] = []
+    index.provider.embed_batch = lambda batch: (texts.extend(batch), np.zeros((len(batch), 384), np.float32))[1]
+    index.sync()
+    index.close()
+    recorded = recorded_vectors()
+    assert len(texts) > 10 and {sha256_hex(t) for t in texts} <= recorded.keys()
+    shortest = min(texts, key=len)  # the cheapest one to embed again
+    assert np.allclose(LocalE5Provider().embed_batch([shortest])[0], recorded[sha256_hex(shortest)], atol=1e-4)

@@ -74,7 +74,8 @@ def test_both_weights_zero_is_refused(ws, tmp_path, capsys):
     ("[chunking]\ntokens = 0\n", "chunking.tokens", "chunking tokens must be a whole number of at least 16, got 0"),
     ("[chunking]\ntokens = 100\noverlap = 100\n", "chunking.overlap",
      "chunking overlap must be a whole number from 0 to tokens - 1 (99), got 100"),
-    ("[chunking]\noverlap = -1\n", "chunking.overlap", "chunking overlap must be a whole number from 0 to tokens - 1 (399), got -1"),
+    ("[chunking]\noverlap = -1\n", "chunking.overlap",
+     "chunking overlap must be a whole number from 0 to tokens - 1 (399), got -1"),
     ("[query.time]\nfloor = 2.0\n", "query.time.floor", "time floor must be a number from 0 to 1, got 2.0"),
 ])
 def test_out_of_range_config_numbers_name_the_key_with_the_same_message(ws, tmp_path, capsys, toml, key, message):
@@ -169,32 +170,36 @@ def test_well_typed_openclaw_config_still_works(tmp_path, monkeypatch, capsys):
 
 # -- the TUI's numeric inputs ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("field,value,message", [
+REFUSED_INPUTS = [
     ("vector_weight", "-3", "vector weight must be a number from 0 to 1, got -3.0"),
     ("mmr_lambda", "2", "MMR lambda must be a number from 0 to 1, got 2.0"),
     ("min_score", "nan", "minScore must be a number from 0 to 1, got nan"),
     ("half_life_days", "0", "half-life days must be a number greater than 0, got 0.0"),
     ("max_results", "0", "maxResults must be a whole number of at least 1, got 0"),
-])
-async def test_tui_numeric_input_refuses_out_of_range_with_the_same_message(tmp_path, field, value, message):
+]
+
+
+async def test_tui_numeric_input_refuses_out_of_range_with_the_same_message(tmp_path):
     from textual.widgets import Input
 
     from openclaw_memtui.tui.widgets.slider import Slider
 
     from .app_helpers import copy_demo, make_app, wait_for
 
-    app = make_app(copy_demo(tmp_path), tmp_path)
+    app = make_app(copy_demo(tmp_path), tmp_path)  # one app for every field: each refusal leaves it as it was
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.press("ctrl+t")
         before = app.params
-        box = app.query_one(f"#in-{field}", Input)
-        box.value = value
-        await pilot.click(f"#in-{field}")
-        await pilot.press("enter")
-        assert await wait_for(pilot, lambda: ("warning", message) in app.toasts)
-        assert app.params == before  # the old value stays
-        assert box.value == app.query_one("#tuning")._fmt(field, float(getattr(before, field)))
-        assert app.query_one(f"#sl-{field}", Slider).value == float(getattr(before, field))
+        for field, value, message in REFUSED_INPUTS:
+            box = app.query_one(f"#in-{field}", Input)
+            box.value = value
+            await pilot.click(f"#in-{field}")
+            await pilot.press("enter")
+            assert await wait_for(pilot, lambda message=message: ("warning", message) in app.toasts), field
+            assert app.params == before, field  # the old value stays
+            assert box.value == app.query_one("#tuning")._fmt(field, float(getattr(before, field))), field
+            assert app.query_one(f"#sl-{field}", Slider).value == float(getattr(before, field)), field
+        assert [t for t in app.toasts if t[0] == "warning"] == [("warning", m) for _, _, m in REFUSED_INPUTS]
 
 
 async def test_tui_sliders_cannot_put_both_weights_at_zero(tmp_path):
