@@ -20,6 +20,9 @@ def write_json(name: str, data: dict) -> Path:
 
 
 def table(rows: list[list], header: list[str]) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    fmt = lambda r: "| " + " | ".join(str(x).ljust(w) for x, w in zip(r, widths)) + " |"
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
+
+    def fmt(r: list) -> str:
+        return "| " + " | ".join(str(x).ljust(w) for x, w in zip(r, widths, strict=False)) + " |"
+
     return "\n".join([fmt(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + [fmt(r) for r in rows])

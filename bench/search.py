@@ -72,8 +72,8 @@ def build(db: Path, ws: Path, n: int) -> MemoryIndex:
             text = " ".join(pyrng.choice(VOCAB) for _ in range(60))
             rows.append((f"id{i}", f"memory/n{i // 10}.md", i % 10 * 5 + 1, i % 10 * 5 + 5, f"h{i}", text, v.tobytes()))
         for r in rows:
-            cur = conn.execute("INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding, updated_at)"
-                               " VALUES (?, ?, 'memory', ?, ?, ?, 'bench-384', ?, ?, 0)", r)
+            cur = conn.execute("INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding,"
+                               " updated_at) VALUES (?, ?, 'memory', ?, ?, ?, 'bench-384', ?, ?, 0)", r)
             conn.execute("INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line)"
                          " VALUES (?, ?, ?, ?, 'memory', 'bench-384', ?, ?)", (cur.lastrowid, r[5], r[0], r[1], r[2], r[3]))
         conn.executemany("INSERT INTO chunks_vec(id, embedding) VALUES (?, ?)", [(r[0], r[6]) for r in rows])

@@ -14,11 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from openclaw_memtui.config import index_settings, validate
+from openclaw_memtui.config import index_settings, search_params, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.paths import demo_workspace
 from openclaw_memtui.tui.app import MemtuiApp
-from openclaw_memtui.config import search_params
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 NOW_MS = 1796040000000.0  # 2026-11-30T12:00:00Z

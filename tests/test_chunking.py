@@ -45,7 +45,8 @@ def test_cjk_weighting():
     assert [(c.start_line, c.end_line) for c in chunk_markdown(cjk, 50, 0)] == [(i, i + 1) for i in range(1, 20, 2)]
     assert len(chunk_markdown(cjk, 50, 10)) == 19
     ascii_ = "\n".join(["a" * 20] * 20)
-    assert [(c.start_line, c.end_line, len(c.text)) for c in chunk_markdown(ascii_, 50, 0)] == [(1, 9, 188), (10, 18, 188), (19, 20, 41)]
+    got = [(c.start_line, c.end_line, len(c.text)) for c in chunk_markdown(ascii_, 50, 0)]
+    assert got == [(1, 9, 188), (10, 18, 188), (19, 20, 41)]
 
 
 def test_edge_cases():

@@ -52,7 +52,8 @@ def test_index_then_status_json(workspace, tmp_path):
         assert key in status
     assert status["vector_backend"] in ("sqlite-vec", "numpy") and status["files"] == 5 and status["dirty"] is False
     write(workspace / "memory" / "new.md", "# New\nfresh note\n")
-    assert json.loads(run("status", "--workspace", str(workspace), "--db", str(db), "--provider", "none", "--json").stdout)["dirty"]
+    status = run("status", "--workspace", str(workspace), "--db", str(db), "--provider", "none", "--json")
+    assert json.loads(status.stdout)["dirty"]
 
 
 def test_numpy_fallback_reported(workspace, tmp_path):

@@ -117,7 +117,8 @@ def test_live_transcript_chunks_match_openclaws_line_ranges(oc, capsys, tmp_path
     db = tmp_path / "m.sqlite"
     assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))[0] == 0
     conn = std_sqlite.connect(db)
-    ours = sorted([p, s, e] for p, s, e in conn.execute("SELECT path, start_line, end_line FROM chunks WHERE source = 'sessions'"))
+    rows = conn.execute("SELECT path, start_line, end_line FROM chunks WHERE source = 'sessions'")
+    ours = sorted([p, s, e] for p, s, e in rows)
     conn.close()
     assert ours == EXPECTED["session_chunks"]["main"]
     code, out, _ = run(capsys, "search", "replication quota Frankfurt", "--agent", "main", "--provider", "none",
@@ -352,7 +353,8 @@ async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
 
 
 def test_status_names_the_layout_and_version(oc, capsys, tmp_path):
-    code, out, _ = run(capsys, "status", "--agent", "research", "--provider", "none", "--db", str(tmp_path / "r.sqlite"), "--json")
+    code, out, _ = run(capsys, "status", "--agent", "research", "--provider", "none", "--db", str(tmp_path / "r.sqlite"),
+                       "--json")
     assert code == 0
     assert json.loads(out)["openclaw"] | {"index_path": None} == {
         "agent": "research", "layout": "2026.9", "version": "2026.9.6", "index_path": None, "transcripts": "sqlite",
@@ -400,7 +402,8 @@ def test_export_on_unexpected_shapes_is_one_line(tmp_path, capsys, shape, key):
 
 @pytest.mark.parametrize("patch, key", [
     ({"agents": {"entries": {"main": {"workspace": 5}}}}, "agents.entries.main.workspace"),
-    ({"agents": {"entries": {"research": {"memory": {"search": {"extraPaths": 5}}}}}}, "agents.entries.research.memory.search.extraPaths"),
+    ({"agents": {"entries": {"research": {"memory": {"search": {"extraPaths": 5}}}}}},
+     "agents.entries.research.memory.search.extraPaths"),
     ({"memory": {"search": {"experimental": {"sessionMemory": "yes"}}}}, "memory.search.experimental.sessionMemory"),
     ({"agents": {"entries": ["main"]}}, "agents.entries"),
 ])

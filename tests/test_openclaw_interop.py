@@ -8,6 +8,7 @@ import os
 import sqlite3 as std_sqlite
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -49,9 +50,11 @@ CONFIG = """
 
 OPENCLAW_SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files (path TEXT PRIMARY KEY, source TEXT NOT NULL DEFAULT 'memory', hash TEXT NOT NULL, mtime INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE files (path TEXT PRIMARY KEY, source TEXT NOT NULL DEFAULT 'memory', hash TEXT NOT NULL, mtime INTEGER NOT NULL,
+  size INTEGER NOT NULL);
 CREATE TABLE chunks (id TEXT PRIMARY KEY, path TEXT NOT NULL, source TEXT NOT NULL DEFAULT 'memory', start_line INTEGER NOT NULL,
-  end_line INTEGER NOT NULL, hash TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL, embedding TEXT NOT NULL, updated_at INTEGER NOT NULL);
+  end_line INTEGER NOT NULL, hash TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL, embedding TEXT NOT NULL,
+  updated_at INTEGER NOT NULL);
 CREATE TABLE embedding_cache (provider TEXT NOT NULL, model TEXT NOT NULL, provider_key TEXT NOT NULL, hash TEXT NOT NULL,
   embedding TEXT NOT NULL, dims INTEGER, updated_at INTEGER NOT NULL, PRIMARY KEY (provider, model, provider_key, hash));
 """
@@ -77,7 +80,8 @@ def openclaw_home(tmp_path, monkeypatch):
     sessions = state / "agents" / "main" / "sessions"
     write(sessions / "abc.jsonl", jl(
         {"type": "session", "version": 3, "id": "abc", "timestamp": "2026-11-01T10:00:00Z", "cwd": "/tmp"},
-        {"type": "message", "id": "1", "timestamp": "2026-11-01T10:00:01Z", "message": {"role": "user", "content": "Plain string question about zebras"}},
+        {"type": "message", "id": "1", "timestamp": "2026-11-01T10:00:01Z",
+         "message": {"role": "user", "content": "Plain string question about zebras"}},
         {"type": "message", "id": "2", "message": {"role": "assistant", "content": [
             {"type": "thinking", "thinking": "secret chain of thought"}, {"type": "text", "text": "Zebras have stripes."},
             {"type": "toolCall", "id": "t1", "name": "search", "arguments": {"q": "zebra"}}, {"type": "image", "data": "…"}]}},
@@ -88,8 +92,10 @@ def openclaw_home(tmp_path, monkeypatch):
         {"type": "branch_summary", "summary": "BRANCH SUMMARY"},
         {"type": "message", "id": "4", "message": {"role": "user", "content": "my token is ghp_abcdefghijklmnopqrstuvwxyz0123"}},
     ))
-    write(sessions / "old.jsonl.reset.2026-10-01T00-00-00.000Z", jl({"type": "message", "message": {"role": "user", "content": "reset archive"}}))
-    write(sessions / "gone.jsonl.deleted.2026-10-02T00-00-00.000Z", jl({"type": "message", "message": {"role": "user", "content": "deleted archive"}}))
+    write(sessions / "old.jsonl.reset.2026-10-01T00-00-00.000Z",
+          jl({"type": "message", "message": {"role": "user", "content": "reset archive"}}))
+    write(sessions / "gone.jsonl.deleted.2026-10-02T00-00-00.000Z",
+          jl({"type": "message", "message": {"role": "user", "content": "deleted archive"}}))
     write(sessions / "abc.jsonl.bak.2026-10-03T00-00-00.000Z", "backup")
     write(sessions / "sessions.json", "{}")
     return {"state": state, "main_ws": ws_root, "research_ws": research, "sessions": sessions}
@@ -115,7 +121,8 @@ def build_openclaw_index(home) -> str:
     rows.append(("sessions/abc.jsonl", "sessions", "whatever", s.st_mtime_ns / 1e6, s.st_size))
     conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", rows)
     for i, (p, src, *_r) in enumerate(rows):
-        conn.execute("INSERT INTO chunks VALUES (?, ?, ?, 1, 2, 'h', 'text-embedding-3-small', 'text', '[0.1,0.2]', 0)", (f"c{i}", p, src))
+        conn.execute("INSERT INTO chunks VALUES (?, ?, ?, 1, 2, 'h', 'text-embedding-3-small', 'text', '[0.1,0.2]', 0)",
+                     (f"c{i}", p, src))
     conn.commit()
     conn.close()
     return str(path)
@@ -149,23 +156,25 @@ def test_transcripts_as_openclaw_writes_them(openclaw_home):
     flat = flatten_session((openclaw_home["sessions"] / "abc.jsonl").read_text())
     lines = flat.content.split("\n")
     assert lines[0] == "User: Plain string question about zebras" and lines[1] == "Assistant: Zebras have stripes."
-    for hidden in ("TOOL OUTPUT", "secret chain", "COMPACTED", "BRANCH", "injected context", "ghp_abcdefghijklmnopqrstuvwxyz0123"):
+    for hidden in ("TOOL OUTPUT", "secret chain", "COMPACTED", "BRANCH", "injected context",
+                   "ghp_abcdefghijklmnopqrstuvwxyz0123"):
         assert hidden not in flat.content
     assert flat.line_map == [2, 3, 9]
 
 
 def test_stale_report_leaves_the_index_untouched(openclaw_home):
     path = build_openclaw_index(openclaw_home)
-    before = (open(path, "rb").read(), os.stat(path).st_mtime_ns)
+    before = (Path(path).read_bytes(), os.stat(path).st_mtime_ns)
     main = find_agent("main")
     report = inspect_openclaw_index(type(openclaw_home["state"])(path), main)
     assert report["layout"] == "legacy" and main.layout == "legacy" and main.transcripts == "jsonl"
     assert report["meta"]["model"] == "text-embedding-3-small" and report["meta"]["vectorDims"] == 1536
     assert report["sources"]["memory"] == {"files": 3, "chunks": 3} and report["files"] == 4
     assert report["changed_since_indexed"] == ["memory/2026-11-01.md"]
-    assert "memory/2026-11-02.md" in report["not_indexed"] and "sessions/old.jsonl.reset.2026-10-01T00-00-00.000Z" in report["not_indexed"]
+    assert "memory/2026-11-02.md" in report["not_indexed"]
+    assert "sessions/old.jsonl.reset.2026-10-01T00-00-00.000Z" in report["not_indexed"]
     assert report["indexed_but_missing"] == ["memory/2025-01-01.md"] and report["stale"]
-    assert (open(path, "rb").read(), os.stat(path).st_mtime_ns) == before
+    assert (Path(path).read_bytes(), os.stat(path).st_mtime_ns) == before
     assert not os.path.exists(path + "-wal") and not os.path.exists(path + "-journal")
 
 

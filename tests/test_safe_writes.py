@@ -121,7 +121,7 @@ def test_full_disk_during_rewrite_keeps_the_original_and_leaves_nothing(tmp_path
         return real_write(fd, data[: max(1, len(data) // 2)])  # partial writes, as a filling disk does
 
     monkeypatch.setattr(os, "write", full_disk)
-    for failing_call in (1, 2, 3):  # while writing the backup, at its end, while writing the new text
+    for failing_call in (1, 2, 3):  # noqa: B007 (full_disk reads it) while writing the backup, at its end, the new text
         calls["n"] = 0
         with pytest.raises(RewriteError, match="No space left on device; the original is unchanged"):
             save_to_config(SearchParams(max_results=9), cfg)

@@ -177,7 +177,8 @@ def test_stemming_matches_word_forms(tmp_path, make_settings):
     ws = tmp_path / "ws"
     write(ws / "memory" / "a.md", "The decision: clients authenticate with OAuth tokens.\n")
     stemmed = keyword_index(ws, make_settings)
-    assert [c.path for c in stemmed.retrieve("what did we decide about authentication").candidates if c.text_score > 0] == ["memory/a.md"]
+    candidates = stemmed.retrieve("what did we decide about authentication").candidates
+    assert [c.path for c in candidates if c.text_score > 0] == ["memory/a.md"]
     assert stemmed.store.get_identity()["ftsTokenizer"] == "porter+unicode61+cjk-bigram"
     plain = keyword_index(ws, make_settings, stemming="none", db=tmp_path / "plain.sqlite")
     assert not [c for c in plain.retrieve("decide authentication").candidates if c.text_score > 0]

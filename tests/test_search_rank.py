@@ -41,7 +41,8 @@ def test_bm25_conversion_parity():
 def test_keyword_extraction_parity():
     assert extract_keywords("that thing we discussed about the API") == ["discussed", "api"]
     assert extract_keywords("what was the solution for the CFR bug") == ["solution", "cfr", "bug"]
-    assert extract_keywords("之前讨论的那个方案") == ["之", "讨", "论", "个", "方", "案", "前讨", "讨论", "论的", "的那", "个方", "方案"]
+    assert extract_keywords("之前讨论的那个方案") == [
+        "之", "讨", "论", "个", "方", "案", "前讨", "讨论", "论的", "的那", "个方", "方案"]
     assert extract_keywords("test test testing 42 ab") == ["test", "testing"]
     assert extract_keywords("the a an is are") == [] and extract_keywords("   ") == []
 
@@ -116,7 +117,8 @@ def test_top_result_does_not_depend_on_max_results():
 
 
 def test_rank_is_pure_and_explains():
-    pool = Pool("q", [cand(1, 0.9, 0.5, text="alpha beta"), cand(2, 0.89, 0.5, text="alpha beta"), cand(3, 0.7, 0.4, text="gamma")], NOW, "hybrid")
+    candidates = [cand(1, 0.9, 0.5, text="alpha beta"), cand(2, 0.89, 0.5, text="alpha beta"), cand(3, 0.7, 0.4, text="gamma")]
+    pool = Pool("q", candidates, NOW, "hybrid")
     before = [(c.id, c.vector_score) for c in pool.candidates]
     res = rank(pool, SearchParams(mmr=True, mmr_lambda=0.5, min_score=0))
     assert [(c.id, c.vector_score) for c in pool.candidates] == before

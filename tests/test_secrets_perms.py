@@ -36,7 +36,8 @@ class EchoAPI:
                 self.rfile.read(int(self.headers["Content-Length"]))
                 api.requests += 1
                 # the credential headers first, so the 200-character cut of an error falls across them
-                order = sorted(self.headers.items(), key=lambda kv: kv[0].lower() not in ("authorization", "x-goog-api-key", "api-key"))
+                secret_first = ("authorization", "x-goog-api-key", "api-key")
+                order = sorted(self.headers.items(), key=lambda kv: kv[0].lower() not in secret_first)
                 echoed = "; ".join(f"{k}: {v}" for k, v in order)
                 if api.content_type == "application/json":
                     raw = json.dumps({"error": "x" * api.padding + f" bad request, you sent {echoed}",
@@ -197,7 +198,8 @@ def test_rebuild_temp_and_moved_aside_files_are_private(tmp_path, umask_022, wor
             side.unlink(missing_ok=True)
         db.write_bytes(content)
         MemoryIndex(make_settings(workspace, db=db), "none").close()
-    kept = sorted(p.read_bytes() for p in db.parent.glob("i.sqlite.invalid-20261130-120000*") if not p.name.endswith(("-wal", "-shm")))
+    aside = db.parent.glob("i.sqlite.invalid-20261130-120000*")
+    kept = sorted(p.read_bytes() for p in aside if not p.name.endswith(("-wal", "-shm")))
     assert kept == [b"first garbage", b"second garbage"]
 
 

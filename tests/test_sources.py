@@ -76,7 +76,8 @@ def test_flatten_skips_and_counts_malformed_lines():
 def test_flatten_timestamps_and_tool_results():
     raw = "\n".join([
         _msg("user", "a", timestamp="2026-04-05T10:00:00.000Z"),
-        json.dumps({"type": "message", "timestamp": "x", "message": {"role": "assistant", "content": "b", "timestamp": "2026-04-05T10:01:00.000Z"}}),
+        json.dumps({"type": "message", "timestamp": "x",
+                    "message": {"role": "assistant", "content": "b", "timestamp": "2026-04-05T10:01:00.000Z"}}),
         json.dumps({"type": "message", "message": {"role": "toolResult", "content": "tool output"}}),
     ])
     flat = flatten_session(raw)

@@ -25,13 +25,15 @@ def fts_index(settings):
 
 
 def chunk_rows(index, path):
-    return index.reader().execute("SELECT start_line, end_line, text FROM chunks WHERE path = ? ORDER BY start_line", (path,)).fetchall()
+    sql = "SELECT start_line, end_line, text FROM chunks WHERE path = ? ORDER BY start_line"
+    return index.reader().execute(sql, (path,)).fetchall()
 
 
 def test_openclaw_id_and_key_recipes():
     c = TextChunk(1, 3, "# Title\n\nHello world.")
     assert c.hash == "0abccdba032963231d69d166837212dd576967dab56cc414a89f01d398934f96"
-    assert chunk_id("memory", "MEMORY.md", c, "text-embedding-3-small") == "d14c25790152530150ea2ff13c1534d000d1b84cfb4fdcaacce68e986e8aad97"
+    expected = "d14c25790152530150ea2ff13c1534d000d1b84cfb4fdcaacce68e986e8aad97"
+    assert chunk_id("memory", "MEMORY.md", c, "text-embedding-3-small") == expected
     assert chunk_id("memory", "MEMORY.md", c, "fts-only") == "e5a4150a7d6ac87dc3b51078b0412409f34448bf885f4b815fbd743f3343c5a4"
     assert provider_key_for(None) == "b2f409223dd1bd19cedee3332de54748a5f323765d4cdcbbb29295199cfde125"
 

@@ -67,7 +67,8 @@ def test_boundaries():
 
 
 @pytest.mark.parametrize("query", [
-    "When did Caroline go to the LGBTQ support group?", "we may need a bigger database", "API 鉴权方案", "what is the oncall rotation",
+    "When did Caroline go to the LGBTQ support group?", "we may need a bigger database", "API 鉴权方案",
+    "what is the oncall rotation",
     "How long has Caroline had her current group of friends for?",
 ])
 def test_queries_without_time(query):
