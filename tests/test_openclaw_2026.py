@@ -450,3 +450,19 @@ def test_same_chunks_as_openclaw_per_source(oc, capsys, tmp_path, agent_id):
     ours = {source: counts["chunks"] for source, counts in json.loads(out)["sources"].items()}
     theirs = {c["source"]: c["chunks"] for c in EXPECTED["status"][agent_id]["sourceCounts"]}
     assert ours == theirs
+
+
+def test_extra_path_patterns_limit_the_files_as_openclaw_does(oc, capsys, tmp_path):
+    """Seen with OpenClaw 2026.9.6: `{"path": "projects", "pattern": "sub/**/*.md"}` indexes only
+    projects/sub/deep.md, not projects/retrieval.md."""
+    cfg = oc / "state" / "openclaw.json"
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    data["agents"]["entries"]["research"]["memory"]["search"]["extraPaths"] = [{"path": "projects", "pattern": "sub/**/*.md"}]
+    cfg.write_text(json.dumps(data), encoding="utf-8")
+    (oc / "ws-research" / "projects" / "sub" / "deeper").mkdir(parents=True)
+    (oc / "ws-research" / "projects" / "sub" / "deep.md").write_text("# Deep\n", encoding="utf-8")
+    (oc / "ws-research" / "projects" / "sub" / "deeper" / "x.md").write_text("# X\n", encoding="utf-8")
+    db = tmp_path / "r.sqlite"
+    assert run(capsys, "index", "--agent", "research", "--provider", "none", "--db", str(db))[0] == 0
+    paths = [p for p in indexed_paths(db) if p.startswith("projects/")]
+    assert paths == ["projects/sub/deep.md", "projects/sub/deeper/x.md"]

@@ -67,6 +67,8 @@ class IndexSettings:
     sessions_dir: Path | None
     sources: tuple[Source, ...] = ("memory", "sessions")
     extra_paths: tuple[str, ...] = ()
+    # OpenClaw 2026.9's `{path, pattern}` extra paths: only files under `path` matching the glob
+    extra_path_patterns: tuple[tuple[str, str], ...] = ()
     follow_symlinks: bool = False
     chunk_tokens: int = 400
     chunk_overlap: int = 80

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 from .redact import redact_secrets
 from .textutil import clean_text
@@ -106,11 +107,64 @@ def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
 
 
 DEFAULT_ROOT_FILES = ("MEMORY.md", "memory.md", "USER.md")
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A POSIX glob as Node's `path.posix.matchesGlob` reads it: `**` any depth, `*` and `?` within
+    one path segment, `[...]` classes, `{a,b}` alternatives."""
+
+    def translate(p: str) -> str:
+        out, i = [], 0
+        while i < len(p):
+            c = p[i]
+            if p.startswith("**/", i):
+                out.append("(?:.*/)?")
+                i += 3
+                continue
+            if p.startswith("**", i):
+                out.append(".*")
+                i += 2
+                continue
+            if c == "*":
+                out.append("[^/]*")
+            elif c == "?":
+                out.append("[^/]")
+            elif c == "[" and "]" in p[i + 2:]:
+                end = p.index("]", i + 2)
+                body = p[i + 1:end]
+                out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+                i = end
+            elif c == "{" and "}" in p[i:]:
+                end = p.index("}", i)
+                out.append("(?:" + "|".join(translate(alt) for alt in p[i + 1:end].split(",")) + ")")
+                i = end
+            else:
+                out.append(re.escape(c))
+            i += 1
+        return "".join(out)
+
+    return re.compile(translate(pattern) + r"\Z")
+
+
+def _pattern_filter(root: Path, patterns: list[str]) -> Callable[[str], bool]:
+    regexes = [glob_regex(p.replace("\\", "/")) for p in patterns]
+
+    def keep(file_path: str) -> bool:
+        rel = rel_path(root, file_path)
+        return not rel.startswith("../") and any(r.match(rel) for r in regexes)
+
+    return keep
 DB_SESSION_PREFIX = "openclaw-db:"
 
 
 def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] = (),
-                      follow_symlinks: bool = False, root_files: tuple[str, ...] = DEFAULT_ROOT_FILES) -> list[SourceFile]:
+                      follow_symlinks: bool = False, root_files: tuple[str, ...] = DEFAULT_ROOT_FILES,
+                      patterns: tuple[tuple[str, str], ...] = ()) -> list[SourceFile]:
+    """The memory files of `workspace`. `patterns` limits a folder of `extra_paths` to the files
+    matching one of its globs (OpenClaw 2026.9's `{path, pattern}` entries)."""
+    globs: dict[str, list[str]] = {}
+    for path, pattern in patterns:
+        globs.setdefault(path.strip(), []).append(pattern)
     candidates: list[str] = []
     for name in root_files:
         p = workspace / name
@@ -128,7 +182,10 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
         if p.is_symlink() and not follow_symlinks:
             continue
         if p.is_dir():
-            candidates.extend(_walk_markdown(p, follow_symlinks))
+            found = _walk_markdown(p, follow_symlinks)
+            if raw in globs:
+                found = [f for f in found if _pattern_filter(p, globs[raw])(f)]
+            candidates.extend(found)
         elif p.is_file() and _is_md(p.name):
             candidates.append(str(p))
     # Without followed symlinks a normalised path is already unique; realpath (an lstat per path

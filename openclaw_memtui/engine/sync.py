@@ -67,6 +67,7 @@ def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None
     scope = {
         "workspace": str(settings.workspace),  # an index file reused for another workspace is rebuilt
         "extraPaths": sorted(p.strip() for p in settings.extra_paths if p.strip()),
+        **({"extraPathPatterns": sorted(map(list, settings.extra_path_patterns))} if settings.extra_path_patterns else {}),
         "followSymlinks": settings.follow_symlinks,
         "sessionsDir": str(settings.sessions_dir) if "sessions" in settings.sources else "",
     }
@@ -247,7 +248,7 @@ def list_sources(settings: IndexSettings) -> list[SourceFile]:
     files: list[SourceFile] = []
     if "memory" in settings.sources:
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
-                                       settings.root_files))
+                                       settings.root_files, settings.extra_path_patterns))
     if "sessions" in settings.sources:
         files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix))
         if settings.transcripts_db is not None:

@@ -132,14 +132,24 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
 
 
 def _normalize_extra_paths(ms: dict[str, Any]) -> dict[str, Any]:
-    """The newer `{path, pattern}` form becomes a plain path (patterns are not applied)."""
-    paths = []
+    """`extraPaths` as plain paths, with the newer `{path, pattern}` entries' globs in
+    `extraPathPatterns` ([path, pattern] pairs; a path also listed plainly is not filtered)."""
+    paths, patterned, plain = [], [], set()
     for item in ms.get("extraPaths") or []:
         raw = item.get("path") if isinstance(item, dict) else item
-        if isinstance(raw, str) and raw.strip():
-            paths.append(raw.strip())
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        paths.append(raw.strip())
+        pattern = item.get("pattern") if isinstance(item, dict) else None
+        if isinstance(pattern, str) and pattern.strip():
+            patterned.append([raw.strip(), pattern.strip()])
+        else:
+            plain.add(raw.strip())
     if "extraPaths" in ms:
         ms = dict(ms, extraPaths=list(dict.fromkeys(paths)))
+        patterns = [pair for pair in patterned if pair[0] not in plain]
+        if patterns:
+            ms["extraPathPatterns"] = patterns
     return ms
 
 
@@ -397,6 +407,8 @@ def agent_index_settings(settings: Any, agent: Agent) -> Any:
     """An IndexSettings for indexing `agent` the way OpenClaw does: its root files, transcripts and names."""
     from dataclasses import replace
 
+    patterns = tuple((path, pattern) for path, pattern in agent.memory_search.get("extraPathPatterns") or [])
+    settings = replace(settings, extra_path_patterns=patterns)
     if agent.layout == NEW_LAYOUT:
         return replace(settings, root_files=ROOT_FILES[NEW_LAYOUT], transcripts_db=Path(agent.index_path),
                        sessions_prefix=agent.sessions_prefix, transcript_wrap_chars=NEW_LAYOUT_WRAP_CHARS,

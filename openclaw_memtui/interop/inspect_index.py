@@ -107,7 +107,8 @@ def _compare(snap: dict[str, Any], workspace: Path, agent: Agent | None) -> dict
     files: dict[str, tuple[str, str, float, int]] = snap["files"]
     indexed_sources = snap["meta"].get("sources") or (agent.sources if agent else ["memory"])
     extra = list(agent.memory_search.get("extraPaths") or []) if agent else []
-    on_disk = {sf.path: sf for sf in list_memory_files(workspace, extra, root_files=ROOT_FILES[layout])}
+    patterns = tuple((p, g) for p, g in agent.memory_search.get("extraPathPatterns") or []) if agent else ()
+    on_disk = {sf.path: sf for sf in list_memory_files(workspace, extra, root_files=ROOT_FILES[layout], patterns=patterns)}
     sessions: dict[str, SessionStat] = {}
     if "sessions" in indexed_sources and agent is not None:
         prefix = agent.sessions_prefix
