@@ -452,6 +452,64 @@ def test_same_chunks_as_openclaw_per_source(oc, capsys, tmp_path, agent_id):
     assert ours == theirs
 
 
+def test_watcher_starts_watching_a_database_that_appears_later(oc, make_settings):
+    """A new agent has no database folder until its first turn: the app opened before must still see it."""
+    from dataclasses import replace
+
+    from openclaw_memtui.engine.watch import MemoryWatcher
+    from openclaw_memtui.interop.agents import agent_index_settings, find_agent
+
+    agent = find_agent("main")
+    agent_dir = Path(agent.index_path).parent
+    parked = oc / "parked-agent-dir"
+    agent_dir.rename(parked)  # as before the agent's first turn
+    settings = agent_index_settings(replace(make_settings(Path(agent.workspace)), watch_debounce_ms=50,
+                                            poll_seconds=0.2), agent)
+    changed: list[set[str]] = []
+    seen = threading.Event()
+    watcher = MemoryWatcher(settings, lambda paths: (changed.append(set(paths)), seen.set()))
+    watcher.start()
+    try:
+        parked.rename(agent_dir)  # the first turn creates it
+        assert seen.wait(10), "the appearing database folder was not reported"
+        seen.clear()
+        changed.clear()
+        for turn in range(20):  # and later turns are watched like any other
+            conn = std_sqlite.connect(agent.index_path)
+            _append_turn(conn, "c2b41606-f542-483b-b12e-c1ee957fd8c0", f"Turn {turn} after the folder appeared.")
+            conn.close()
+            if seen.wait(1.0) and any(Path(p).name.startswith("openclaw-agent.sqlite") for b in changed for p in b):
+                break
+        assert any(Path(p).name.startswith("openclaw-agent.sqlite") for b in changed for p in b)
+    finally:
+        watcher.stop()
+
+
+def test_watcher_starts_watching_a_memory_folder_created_later(tmp_path, make_settings):
+    from dataclasses import replace
+
+    from openclaw_memtui.engine.watch import MemoryWatcher
+
+    ws = tmp_path / "fresh-ws"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    settings = replace(make_settings(ws), watch_debounce_ms=50, poll_seconds=0.2)
+    changed: list[str] = []
+    seen = threading.Event()
+    watcher = MemoryWatcher(settings, lambda paths: (changed.extend(paths), seen.set()))
+    watcher.start()
+    try:
+        (ws / "memory").mkdir()
+        for n in range(20):  # notes written into the new folder are reported, not only the folder itself
+            (ws / "memory" / f"2026-12-{n + 1:02d}.md").write_text(f"# Day {n}\n", encoding="utf-8")
+            if seen.wait(1.0) and any(p.endswith(".md") and "/memory/" in p for p in changed):
+                break
+            seen.clear()
+        assert any(p.endswith(".md") and "/memory/" in p for p in changed)
+    finally:
+        watcher.stop()
+
+
 def test_extra_path_patterns_limit_the_files_as_openclaw_does(oc, capsys, tmp_path):
     """Seen with OpenClaw 2026.9.6: `{"path": "projects", "pattern": "sub/**/*.md"}` indexes only
     projects/sub/deep.md, not projects/retrieval.md."""

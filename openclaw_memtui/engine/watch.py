@@ -90,7 +90,7 @@ class MemoryWatcher:
         self._threads.clear()
         self.state = "off"
 
-    def _spawn(self, target, *args) -> None:
+    def _spawn(self, target: Callable[..., object], *args: object) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name="memtui-watch")
         self._threads.append(thread)
         thread.start()
