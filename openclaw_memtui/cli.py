@@ -7,10 +7,11 @@ the user as one line on stderr with a non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .engine.settings import FUSIONS, PROVIDERS, TIME_MODES
 from .errors import UserError  # re-exported: callers and tests import it from here
@@ -23,7 +24,7 @@ __all__ = ["UserError", "build_parser", "build_tui_parser", "load_cfg", "main", 
 class _Parser(argparse.ArgumentParser):
     """argparse quotes a bad value with repr(), which leaves bidi overrides raw: neutralise it."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         from .render import safe
 
         self.print_usage(sys.stderr)
@@ -31,7 +32,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workspace", "-w", metavar="DIR", help="memory workspace (default: config, ~/.openclaw/workspace, else the demo)")
+    p.add_argument("--workspace", "-w", metavar="DIR",
+                   help="memory workspace (default: config, ~/.openclaw/workspace, else the demo)")
     p.add_argument("--db", metavar="PATH", help="index file (default: one per workspace in the user data dir)")
     p.add_argument("--config", metavar="FILE", help="config TOML (default: user config dir; env MEMTUI_CONFIG)")
     p.add_argument("--demo", action="store_true", help="use the bundled demo workspace")
@@ -167,13 +169,13 @@ class _ProgressLine:
 
 def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .render import dumps_json, safe
-
     from .session import open_session
 
     index = open_session(args, cfg, repair=True).index
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
         report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)
+        assert report is not None  # wait=True: it waits for another process's sync instead of returning None
     except KeyboardInterrupt:
         bar.close()
         print("memtui: index interrupted; what was written is kept and the next sync resumes", file=sys.stderr)
@@ -202,7 +204,6 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.openclaw_index is not None:
         return cmd_openclaw_index(args, cfg)
     from .render import dumps_json, safe
-
     from .session import open_session
 
     session = open_session(args, cfg, read_only=True)
@@ -212,16 +213,21 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.json:
         print(dumps_json(status.to_dict() | ({"openclaw": openclaw} if openclaw else {}), indent=2))
         return 0
-    print(f"Workspace:   {safe(status.workspace, one_line=True)} ({safe(session.origin, one_line=True)})")  # origin names an --agent id
-    if openclaw:
+    # the origin names an --agent id: escaped like any other untrusted text
+    print(f"Workspace:   {safe(status.workspace, one_line=True)} ({safe(session.origin, one_line=True)})")
+    if openclaw and agent is not None:
         where = ("live in its database" if agent.transcripts == "sqlite" else safe(agent.sessions_dir, one_line=True))
         print(f"OpenClaw:    agent {safe(agent.id, one_line=True)} · {openclaw['layout']} layout · "
               f"OpenClaw {safe(str(openclaw['version'] or 'unknown'), one_line=True)} · transcripts {where}")
-    print(f"Index:       {safe(status.db_path, one_line=True)}" + ("  (not built yet: run memtui index)" if index.store.missing else ""))
-    print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
+    not_built = "  (not built yet: run memtui index)" if index.store.missing else ""
+    print(f"Index:       {safe(status.db_path, one_line=True)}{not_built}")
+    print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; "
+          f"sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
-    print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}" + (f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""))
-    print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {'yes' if status.dirty else 'no'}   Last sync: {status.last_sync or 'never'}")
+    provider_error = f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""
+    print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}{provider_error}")
+    print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {'yes' if status.dirty else 'no'}   "
+          f"Last sync: {status.last_sync or 'never'}")
     for source, counts in sorted(status.sources.items()):
         print(f"  {source:9} {counts['files']} files · {counts['chunks']} chunks · {counts['embedded']} embedded")
     if status.integrity:
@@ -246,17 +252,13 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
     from .interop.agents import OpenClawError, load_installation
 
     version = None
-    try:
+    with contextlib.suppress(OpenClawError):
         version = load_installation().version
-    except OpenClawError:
-        pass
     if version is None and agent.transcripts == "sqlite" and Path(agent.index_path).is_file():
         from .engine.openclaw_db import OpenClawDbError, read_consistent, schema_meta
 
-        try:
+        with contextlib.suppress(OpenClawDbError):
             version = read_consistent(Path(agent.index_path), schema_meta).get("app_version")
-        except OpenClawDbError:
-            pass
     return {"agent": agent.id, "layout": agent.layout, "version": version, "index_path": agent.index_path,
             "transcripts": agent.transcripts, "sources": agent.sources}
 
@@ -270,7 +272,11 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     try:
         if args.agent or not args.openclaw_index:
             agent = find_agent(args.agent or _default_agent_id())
-        path = Path(args.openclaw_index).expanduser() if args.openclaw_index else Path(agent.index_path)
+        if args.openclaw_index:
+            path = Path(args.openclaw_index).expanduser()
+        else:
+            assert agent is not None  # found just above: no explicit path means the agent's index
+            path = Path(agent.index_path)
         workspace = Path(agent.workspace) if agent else (Path(args.workspace).expanduser() if args.workspace else None)
         report = inspect_openclaw_index(path, agent, workspace if workspace and workspace.is_dir() else None)
     except OpenClawError as exc:
@@ -285,7 +291,8 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
           f"written by OpenClaw {version})")
     if not report.get("built"):
         print("Indexed:        nothing yet (run `openclaw memory index` to build OpenClaw's index)")
-    print(f"Model:          {meta.get('provider')} / {meta.get('model')} · chunks {meta.get('chunkTokens')}/{meta.get('chunkOverlap')}"
+    print(f"Model:          {meta.get('provider')} / {meta.get('model')} · "
+          f"chunks {meta.get('chunkTokens')}/{meta.get('chunkOverlap')}"
           f" · dims {meta.get('vectorDims') or '-'} · tokenizer {meta.get('ftsTokenizer') or 'unicode61'}")
     print(f"Indexed:        {report['files']} files · {report['chunks']} chunks"
           + (f" · {report['live_sessions']} live transcript(s) in the database" if report.get("live_sessions") else ""))
@@ -325,7 +332,8 @@ def cmd_agents(args: argparse.Namespace) -> int:
         print(f"{'*' if a.default else ' '} {safe(a.id, one_line=True)}")
         print(f"    workspace    {safe(a.workspace, one_line=True)}{'' if Path(a.workspace).is_dir() else '  (missing)'}")
         if a.transcripts == "sqlite":
-            print(f"    transcripts  live in the agent database (transcript_events); archives in {safe(a.sessions_dir, one_line=True)}")
+            print("    transcripts  live in the agent database (transcript_events); "
+                  f"archives in {safe(a.sessions_dir, one_line=True)}")
         else:
             print(f"    transcripts  {safe(a.sessions_dir, one_line=True)}")
         print(f"    index        {safe(a.index_path, one_line=True)}{'' if Path(a.index_path).is_file() else '  (not built)'}")

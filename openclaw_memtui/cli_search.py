@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+from .config import get, search_params
 from .errors import UserError
 from .session import open_session
-from .config import get, search_params
 
 # ranking flags whose argparse dest is the SearchParams field they set
 RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "mmr", "mmr_lambda", "decay", "half_life_days",
@@ -40,13 +42,13 @@ def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool =
 def parse_now(value: str | None) -> float | None:
     if not value:
         return None
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise UserError(f"--now {value!r} is not an ISO date like 2026-11-30T12:00:00Z") from None
-    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp() * 1000
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
 
 
 def _retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
@@ -113,10 +115,9 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         index.sync()
     params = params_from(args, cfg, eval_mode=True)
     now_ms = parse_now(args.now)
-    out = open(args.out, "w", encoding="utf-8") if args.out else None
     scored = []
     started = time.perf_counter()
-    try:
+    with open(args.out, "w", encoding="utf-8") if args.out else contextlib.nullcontext() as out:
         for q in queries:
             pool = index.retrieve(q["question"], now_ms=now_ms, **_retrieve_kwargs(cfg, params))
             hits, m = score_pool(pool, params, q.get("targets"))
@@ -124,9 +125,6 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
                 out.write(dumps_json({"qid": q["qid"], "hits": hits}) + "\n")
             if m is not None:
                 scored.append((q, m))
-    finally:
-        if out:
-            out.close()
     summary = summarize(scored)
     if args.json:
         print(dumps_json({"summary": summary, "queries": len(queries), "scored": len(scored),

@@ -15,11 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from .engine.errors import MemtuiError
-from .engine.settings import (CJK_SEGMENTATIONS, DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, DEFAULT_SEARCH_PARAMS,
-                              FUSIONS, PROVIDERS, SOURCES, STEMMINGS, TIME_MODES, VECTOR_BACKENDS, IndexSettings,
-                              SearchParams)
+from .engine.settings import (
+    CJK_SEGMENTATIONS,
+    DEFAULT_CANDIDATE_POOL,
+    DEFAULT_KEYWORD_MODE,
+    DEFAULT_SEARCH_PARAMS,
+    FUSIONS,
+    PROVIDERS,
+    SOURCES,
+    STEMMINGS,
+    TIME_MODES,
+    VECTOR_BACKENDS,
+    IndexSettings,
+    SearchParams,
+)
 from .paths import default_config_path
-
 
 # The engine's own defaults, read once: the config states them under OpenClaw's names, never anew.
 _RANK = DEFAULT_SEARCH_PARAMS

@@ -3,6 +3,7 @@ for the user (`rewrite_file`; OpenClaw exports are shaped in interop/export.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -96,10 +97,8 @@ def rewrite_file(path: Path, text: str) -> Path | None:
         try:
             os.fchmod(fd, mode)
             if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
-                try:
-                    os.fchown(fd, st.st_uid, st.st_gid)  # possible as root (sudo memtui); else keep ours
-                except PermissionError:
-                    pass
+                with contextlib.suppress(PermissionError):  # possible as root (sudo memtui); else keep ours
+                    os.fchown(fd, st.st_uid, st.st_gid)
             _write_all(fd, data)
             os.fsync(fd)
         finally:

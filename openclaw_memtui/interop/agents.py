@@ -244,7 +244,8 @@ def _remember_across_conversations(cfg: dict[str, Any], overrides: dict[str, Any
     if isinstance(explicit, bool):
         return explicit
     dm_scope = _obj(cfg.get("session")).get("dmScope")
-    bindings = cfg.get("bindings") if isinstance(cfg.get("bindings"), list) else []
+    raw_bindings = cfg.get("bindings")
+    bindings: list[Any] = raw_bindings if isinstance(raw_bindings, list) else []
     scoped = any(isinstance(b, dict) and "dmScope" in _obj(b.get("session")) for b in bindings)
     return dm_scope in (None, "main") and not scoped
 
@@ -370,29 +371,29 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
                 # index, so its own provider (the offline local model by default) applies
                 continue
             out[key] = ms[key]
-    remote = ms.get("remote") if isinstance(ms.get("remote"), dict) else {}
+    remote = _obj(ms.get("remote"))
     r = {k: remote[k] for k in ("baseUrl", "apiKey") if isinstance(remote.get(k), str)}
     if isinstance(remote.get("headers"), dict):
         r["headers"] = {str(k): str(v) for k, v in remote["headers"].items()}
     if r:
         out["remote"] = r
-    chunking = ms.get("chunking") if isinstance(ms.get("chunking"), dict) else {}
+    chunking = _obj(ms.get("chunking"))
     c = {k: int(chunking[k]) for k in ("tokens", "overlap") if isinstance(chunking.get(k), (int, float))}
     if c:
         out["chunking"] = c
-    query = ms.get("query") if isinstance(ms.get("query"), dict) else {}
+    query = _obj(ms.get("query"))
     q: dict[str, Any] = {}
     if isinstance(query.get("maxResults"), (int, float)):
         q["maxResults"] = int(query["maxResults"])
     if isinstance(query.get("minScore"), (int, float)):
         q["minScore"] = float(query["minScore"])
-    hybrid = query.get("hybrid") if isinstance(query.get("hybrid"), dict) else {}
+    hybrid = _obj(query.get("hybrid"))
     h: dict[str, Any] = {}
     for key in ("vectorWeight", "textWeight"):
         if isinstance(hybrid.get(key), (int, float)):
             h[key] = float(hybrid[key])
     for block, keys in (("mmr", ("enabled", "lambda")), ("temporalDecay", ("enabled", "halfLifeDays"))):
-        src = hybrid.get(block) if isinstance(hybrid.get(block), dict) else {}
+        src = _obj(hybrid.get(block))
         part = {k: (bool(src[k]) if k == "enabled" else float(src[k])) for k in keys if k in src}
         if part:
             h[block] = part

@@ -120,9 +120,9 @@ def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, con
             # a value equal to what the agent inherits is not copied into its entry (unless it already
             # sets that key): later changes to the global value keep reaching it
             inherited = {**DEFAULT_QUERY_2026, **_query_of(data.get("memory"))}
-            own = holder.get("query") if isinstance(holder.get("query"), dict) else {}
+            own = _obj(holder.get("query"))
             query = {k: v for k, v in query.items() if k in own or inherited.get(k) != v}
-        holder["query"] = {**(holder.get("query") if isinstance(holder.get("query"), dict) else {}), **query}
+        holder["query"] = {**_obj(holder.get("query")), **query}
         return data
     block = export.block["memorySearch"]["query"]
     if agent_id is None:
@@ -137,7 +137,7 @@ def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, con
             raise OpenClawError(f"no agent '{agent_id}' in {config_file}")
         holder = matches[0]
     ms = _obj_at(holder, ["memorySearch"], config_file)
-    ms["query"] = deep_merge(ms.get("query") if isinstance(ms.get("query"), dict) else {}, block)
+    ms["query"] = deep_merge(_obj(ms.get("query")), block)
     return data
 
 
@@ -147,6 +147,10 @@ def _query_2026(export: Export) -> dict[str, Any]:
         (entry,) = block["agents"]["entries"].values()
         block = entry
     return dict(block["memory"]["search"]["query"])
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _query_of(memory: Any) -> dict[str, Any]:

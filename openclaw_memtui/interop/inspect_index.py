@@ -21,8 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..engine.openclaw_db import (OpenClawDbError, SessionStat, list_sessions, read_consistent, schema_meta,
-                                  table_names)
+from ..engine.openclaw_db import OpenClawDbError, SessionStat, list_sessions, read_consistent, schema_meta, table_names
 from ..engine.sources import list_memory_files, list_session_files
 from ..engine.textutil import sha256_hex
 from .agents import LEGACY_LAYOUT, NEW_LAYOUT, ROOT_FILES, Agent, OpenClawError
@@ -56,7 +55,8 @@ def _snapshot(conn: Any, path: Path) -> dict[str, Any]:
             try:
                 meta = json.loads(row[0])
             except ValueError:
-                raise OpenClawError(f"{path}: the index meta row is not valid JSON (written by an unknown OpenClaw version)") from None
+                raise OpenClawError(f"{path}: the index meta row is not valid JSON "
+                                    "(written by an unknown OpenClaw version)") from None
         columns = {r[1] for r in conn.execute(f"PRAGMA table_info({files_table})")}
         source_col = "source" if "source" in columns else "'memory'"
         for rel, source, digest, mtime, size in conn.execute(

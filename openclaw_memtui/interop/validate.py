@@ -10,8 +10,9 @@ config does. Keys memtui does not read are never judged: OpenClaw may add new on
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 # What a checked key must hold. A dict is a nested object whose own keys are checked the same way.
 _Check = Callable[[Any], bool]
