@@ -58,13 +58,34 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
                    help="what a time expression in the query does (default from config: boost)")
 
 
-COMMANDS = ("index", "status", "search", "eval", "agents", "export-settings")
+# every headless command with its one-line purpose: the subparsers and the app's --help both list them
+COMMAND_HELP = {
+    "index": "sync the workspace into the index",
+    "status": "what the index holds and whether it is stale",
+    "search": "hybrid search, explained score by score",
+    "eval": "run judged queries and print recall/MRR/nDCG",
+    "agents": "list the OpenClaw agents: layout, workspaces, transcripts, index paths",
+    "export-settings": "print (or --write) the tuned settings in the block openclaw.json accepts",
+}
+COMMANDS = tuple(COMMAND_HELP)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("openclaw-memtui")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
+    commands = "\n".join(f"  {name:16} {text}" for name, text in COMMAND_HELP.items())
     parser = _Parser(
         prog="memtui", description="Browse and search an OpenClaw-style agent memory.",
-        epilog="Headless commands: memtui {index,status,search,eval} --help")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"headless commands (memtui COMMAND --help):\n{commands}")
+    parser.add_argument("--version", action="version", version=f"memtui {_version()}")
     parser.add_argument("workspace_arg", nargs="?", metavar="WORKSPACE", help="workspace to open (default: config, "
                         "~/.openclaw/workspace, else the bundled demo)")
     _common(parser)
@@ -77,36 +98,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="memtui", description="Browse and search an OpenClaw-style agent memory.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("index", help="sync the workspace into the index")
+    p = sub.add_parser("index", help=COMMAND_HELP["index"])
     _common(p)
     p.add_argument("--force", action="store_true", help="rebuild the whole index (atomically)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-embed", action="store_true", help="write keyword rows only; vectors fill in on a later sync")
 
-    p = sub.add_parser("status", help="what the index holds and whether it is stale")
+    p = sub.add_parser("status", help=COMMAND_HELP["status"])
     _common(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--openclaw-index", nargs="?", const="", metavar="PATH",
                    help="inspect OpenClaw's own index read-only (default: the agent's index path)")
 
-    p = sub.add_parser("agents", help="list the OpenClaw agents with their workspaces and index paths")
+    p = sub.add_parser("agents", help=COMMAND_HELP["agents"])
     p.add_argument("--json", action="store_true")
     p.add_argument("--config", metavar="FILE", help=argparse.SUPPRESS)
 
-    p = sub.add_parser("export-settings", help="print (or write) the memorySearch.query block for openclaw.json")
+    p = sub.add_parser("export-settings", help=COMMAND_HELP["export-settings"])
     _common(p)
     p.add_argument("--write", action="store_true", help="write it into OpenClaw's config (a backup is kept)")
     p.add_argument("--openclaw-config", metavar="FILE", help="OpenClaw config to write (default: the discovered one)")
     _ranking_flags(p)
 
-    p = sub.add_parser("search", help="hybrid search, explained score by score")
+    p = sub.add_parser("search", help=COMMAND_HELP["search"])
     _common(p)
     p.add_argument("query")
     p.add_argument("--json", action="store_true")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
     _ranking_flags(p)
 
-    p = sub.add_parser("eval", help="run judged queries and print recall/MRR/nDCG")
+    p = sub.add_parser("eval", help=COMMAND_HELP["eval"])
     _common(p)
     p.add_argument("--queries", required=True, metavar="FILE.jsonl")
     p.add_argument("--out", metavar="RESULTS.jsonl")
@@ -337,7 +358,13 @@ def cmd_agents(args: argparse.Namespace) -> int:
         else:
             print(f"    transcripts  {safe(a.sessions_dir, one_line=True)}")
         print(f"    index        {safe(a.index_path, one_line=True)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
+        print(f"    agent dir    {safe(a.agent_dir, one_line=True)}")
         print(f"    sources      {', '.join(a.sources)}")
+        extra = a.memory_search.get("extraPaths") or []
+        if extra:
+            print(f"    extra paths  {safe(', '.join(map(str, extra)), one_line=True)}")
+    for warning in inst.warnings:
+        print(f"memtui: warning: {safe(warning, one_line=True)}", file=sys.stderr)
     return 0
 
 

@@ -524,3 +524,27 @@ def test_extra_path_patterns_limit_the_files_as_openclaw_does(oc, capsys, tmp_pa
     assert run(capsys, "index", "--agent", "research", "--provider", "none", "--db", str(db))[0] == 0
     paths = [p for p in indexed_paths(db) if p.startswith("projects/")]
     assert paths == ["projects/sub/deep.md", "projects/sub/deeper/x.md"]
+
+
+def test_help_lists_every_command_and_version_is_known(capsys):
+    from openclaw_memtui.cli import COMMANDS
+
+    with pytest.raises(SystemExit) as done:
+        memtui_main(["--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0
+    assert all(f"  {name} " in out for name in COMMANDS) and "agents" in COMMANDS and "export-settings" in COMMANDS
+    with pytest.raises(SystemExit):
+        memtui_main(["--version"])
+    assert capsys.readouterr().out.startswith("memtui ")
+
+
+def test_agents_listing_shows_agent_dir_extra_paths_and_refused_keys(oc, capsys):
+    cfg = oc / "state" / "openclaw.json"
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    data["agents"]["entries"]["odd agent!"] = {"workspace": str(oc / "ws-research")}
+    cfg.write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = run(capsys, "agents")
+    assert code == 0
+    assert f"agent dir    {oc}/state/agents/main/agent" in out and "extra paths  projects" in out
+    assert "odd-agent" in out and "refuses the agent key 'odd agent!'" in err

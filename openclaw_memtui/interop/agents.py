@@ -81,6 +81,7 @@ class Installation:
     layout: Layout
     version: str | None  # meta.lastTouchedVersion of the config
     agents: list[Agent]
+    warnings: list[str] = field(default_factory=list)  # what OpenClaw itself would refuse in the config
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -335,8 +336,12 @@ def load_installation(state_dir: Path | None = None) -> Installation:
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
                             layout, transcripts, list(ms["sources"]), ms))
     version = _obj(cfg.get("meta")).get("lastTouchedVersion")
+    entries = _obj(_obj(cfg.get("agents")).get("entries"))
+    warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "
+                f"'{normalize_agent_id(key)}' — rename it or run `openclaw doctor --fix`"
+                for key in entries if not _VALID_ID.match(str(key))]
     return Installation(str(state), str(path) if path else None, layout,
-                        version if isinstance(version, str) else None, agents)
+                        version if isinstance(version, str) else None, agents, warnings)
 
 
 def list_agents(state_dir: Path | None = None) -> tuple[list[Agent], Path | None]:
