@@ -548,3 +548,18 @@ def test_agents_listing_shows_agent_dir_extra_paths_and_refused_keys(oc, capsys)
     assert code == 0
     assert f"agent dir    {oc}/state/agents/main/agent" in out and "extra paths  projects" in out
     assert "odd-agent" in out and "refuses the agent key 'odd agent!'" in err
+
+
+def test_search_reads_only_the_sources_openclaw_searches(oc, capsys, tmp_path):
+    """research indexes its transcripts (remember-across-conversations) but, with sources ["memory"],
+    OpenClaw's memory search returns none of them (seen with 2026.9.6): neither does memtui's."""
+    db = tmp_path / "r.sqlite"
+    assert run(capsys, "index", "--agent", "research", "--provider", "none", "--db", str(db))[0] == 0
+    assert any(p.startswith("sessions/research/") for p in indexed_paths(db))  # indexed, as OpenClaw does
+    code, out, _ = run(capsys, "search", "灰度发布 回滚", "--agent", "research", "--provider", "none", "--db", str(db),
+                       "--json", "--min-score", "0")
+    assert code == 0 and all(r["source"] == "memory" for r in json.loads(out)["results"])
+    db_main = tmp_path / "m.sqlite"
+    assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db_main))[0] == 0
+    code, out, _ = run(capsys, "search", "Grafana dashboard", "--agent", "main", "--provider", "none", "--db", str(db_main), "--json")
+    assert json.loads(out)["results"][0]["source"] == "sessions"  # main searches its transcripts

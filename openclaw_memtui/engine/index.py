@@ -242,7 +242,7 @@ class MemoryIndex:
 
         provider = self.provider if use_vectors else None  # created on first use; its error is known after
         return RetrievalContext(
-            reads=self.reads(), sources=self.settings.sources, cjk_bigram=self.settings.cjk_segmentation == "bigram",
+            reads=self.reads(), sources=self.settings.search_sources or self.settings.sources, cjk_bigram=self.settings.cjk_segmentation == "bigram",
             vectors=self.vector_searcher, vec_loaded=self.store.vec_loaded, provider=provider,
             provider_error=self.provider_error, generation=self.store_generation, chunk_counts=self.chunk_counts)
 

@@ -66,6 +66,9 @@ class IndexSettings:
     db_path: Path
     sessions_dir: Path | None
     sources: tuple[Source, ...] = ("memory", "sessions")
+    # what search reads, when narrower than what is indexed: an OpenClaw 2026.9 agent may index its
+    # transcripts (remember-across-conversations) yet search only its notes (`sources: ["memory"]`)
+    search_sources: tuple[Source, ...] | None = None
     extra_paths: tuple[str, ...] = ()
     # OpenClaw 2026.9's `{path, pattern}` extra paths: only files under `path` matching the glob
     extra_path_patterns: tuple[tuple[str, str], ...] = ()

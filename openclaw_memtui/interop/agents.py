@@ -416,6 +416,9 @@ def agent_index_settings(settings: Any, agent: Agent) -> Any:
     patterns = tuple((path, pattern) for path, pattern in agent.memory_search.get("extraPathPatterns") or [])
     settings = replace(settings, extra_path_patterns=patterns)
     if agent.layout == NEW_LAYOUT:
+        searched = tuple(s for s in agent.memory_search.get("searchSources") or agent.sources if s in settings.sources)
+        if searched and searched != settings.sources:
+            settings = replace(settings, search_sources=searched)
         return replace(settings, root_files=ROOT_FILES[NEW_LAYOUT], transcripts_db=Path(agent.index_path),
                        sessions_prefix=agent.sessions_prefix, transcript_wrap_chars=NEW_LAYOUT_WRAP_CHARS,
                        chunker="openclaw-v5")
