@@ -172,6 +172,7 @@ def test_index_folders_0700_and_files_0600_under_umask_022(tmp_path, capsys, uma
 
 def test_rebuild_temp_and_moved_aside_files_are_private(tmp_path, umask_022, workspace, make_settings, monkeypatch):
     from openclaw_memtui.engine import store as store_mod
+    from openclaw_memtui.engine.store import files as store_files  # move_aside names the set-aside copy
     from openclaw_memtui.engine.index import MemoryIndex
 
     db = tmp_path / "idx" / "i.sqlite"
@@ -192,7 +193,7 @@ def test_rebuild_temp_and_moved_aside_files_are_private(tmp_path, umask_022, wor
     assert temp_modes and set(temp_modes) == {0o600}
     assert mode(db) == 0o600
     # a second invalid file in the same second gets its own name: the first is not replaced
-    monkeypatch.setattr(store_mod.time, "strftime", lambda fmt, *a: "20261130-120000")
+    monkeypatch.setattr(store_files.time, "strftime", lambda fmt, *a: "20261130-120000")
     for content in (b"first garbage", b"second garbage"):
         for side in store_mod.side_files(db):
             side.unlink(missing_ok=True)

@@ -12,24 +12,48 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
 
-from .settings import IndexSettings
-from .chunking_v5 import chunk_markdown_v5
 from .chunking import TextChunk, chunk_markdown, remap_lines
+from .chunking_v5 import chunk_markdown_v5
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport
-from .scrub import scrub
 from .openclaw_db import OpenClawDbError, list_sessions, read_consistent, read_session_jsonl
-from .sources import (DB_SESSION_PREFIX, DEFAULT_ROOT_FILES, SourceFile, flatten_session, has_undecodable_name,
-                      is_evergreen, list_db_sessions, list_memory_files, list_session_files, note_date_ms)
-from .store import Store, open_temp_beside
+from .reads import IndexReader, SkippedFile
+from .scrub import scrub
+from .settings import IndexSettings
+from .sources import (
+    DB_SESSION_PREFIX,
+    DEFAULT_ROOT_FILES,
+    SourceFile,
+    flatten_session,
+    has_undecodable_name,
+    is_evergreen,
+    list_db_sessions,
+    list_memory_files,
+    list_session_files,
+    note_date_ms,
+)
+from .store import (
+    CachedVector,
+    CacheScope,
+    EmbeddingCache,
+    FileRecord,
+    IndexWriter,
+    NewChunk,
+    PendingChunk,
+    Store,
+    discard,
+    open_temp_beside,
+    swap_in,
+)
 from .textutil import segment_cjk_for_index, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
@@ -127,32 +151,16 @@ def chunk_ids(source: str, path: str, chunks: list[TextChunk], model: str) -> li
 
 
 def repair_fts(store: Store, segment: bool) -> int:
-    """Make `chunks_fts` hold exactly one row per chunk; returns how many rows were fixed.
-
-    Indexes written before chunk ids were unique per file hold orphan FTS rows whose rowids later
-    collide; they are removed and missing rows re-added, so the old index heals on the next sync.
-    Cheap when healthy: two counts.
-    """
-    conn = store.conn
-    (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
-    (fts,) = conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
-    if chunks == fts:
-        return 0
-    removed = conn.execute(
-        "DELETE FROM chunks_fts WHERE rowid IN (SELECT f.rowid FROM chunks_fts f WHERE NOT EXISTS"
-        " (SELECT 1 FROM chunks c WHERE c.rowid = f.rowid AND c.id = f.id))"
-    ).rowcount
-    missing = conn.execute(
-        "SELECT rowid, text, id, path, source, model, start_line, end_line FROM chunks c"
-        " WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.rowid)"
-    ).fetchall()
-    conn.executemany(
-        "INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(r[0], segment_cjk_for_index(r[1]) if segment else r[1], *r[2:]) for r in missing],
-    )
-    if removed > 0 or missing:
+    """Make `chunks_fts` hold exactly one row per chunk (see IndexWriter.repair_fts); returns how many
+    rows were fixed, and tells in-memory caches when any was."""
+    fixed = IndexWriter(store.conn).repair_fts(segment_cjk_for_index if segment else _as_is)
+    if fixed:
         store.bump_generation()
-    return int(max(removed, 0)) + len(missing)
+    return fixed
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 class _VectorSizeChanged(Exception):
@@ -326,7 +334,7 @@ class Syncer:
         self.progress = progress or (lambda _p: None)
         self.cancel = cancel or _Never()
         self.model = provider.model if provider else FTS_ONLY_MODEL
-        self._previous_skips: dict[str, tuple[str, str, str]] = {}
+        self._previous_skips: dict[str, SkippedFile] = {}
 
     # -- entry point ---------------------------------------------------------------------------
     def run(self, force: bool = False, embed: bool = True) -> SyncReport:
@@ -346,7 +354,7 @@ class Syncer:
             report.cancelled = True
         report.seconds = time.perf_counter() - started
         if not report.cancelled:
-            self.store.set_meta("last_sync", datetime.now(timezone.utc).isoformat(timespec="seconds"))
+            self.store.set_meta("last_sync", datetime.now(UTC).isoformat(timespec="seconds"))
             self.store.set_meta("last_sync_report", scrub(json.dumps(report.to_dict())))  # never store a key
         self.progress(SyncProgress("done", report.files_total, report.files_total, "",
                                    "cancelled" if report.cancelled else "finished"))
@@ -361,31 +369,28 @@ class Syncer:
         live = self.store
         temp = open_temp_beside(live)
         try:
-            if live.get_identity() is not None or live.conn.execute("SELECT 1 FROM embedding_cache LIMIT 1").fetchone():
-                temp.conn.execute("ATTACH DATABASE ? AS live", (str(live.path),))
-                temp.conn.execute("INSERT OR IGNORE INTO embedding_cache SELECT * FROM live.embedding_cache")
-                temp.conn.execute("DETACH DATABASE live")
+            if live.get_identity() is not None or not EmbeddingCache(live.conn).is_empty():
+                EmbeddingCache(temp.conn).copy_from(live.path)  # a rebuild re-embeds nothing it already paid for
             self._index_files(temp, report, force=True)
             temp.set_identity(identity)
             self.progress(SyncProgress("swap", report.files_total, report.files_total, "", "swapping in the rebuilt index"))
-            live.swap_in(temp)
+            swap_in(live, temp)
         except BaseException:
-            temp.discard()
+            discard(temp)
             raise
 
     # -- keyword phase -------------------------------------------------------------------------
     def _index_files(self, store: Store, report: SyncReport, force: bool) -> None:
-        conn = store.conn
+        writer = IndexWriter(store.conn)
         self.progress(SyncProgress("scan", 0, 0, "", "listing files"))
         files = list_sources(self.settings)
         report.files_total = len(files)
-        known = {row[0]: row[1:] for row in conn.execute("SELECT path, hash, mtime, size FROM files")}
-        skipped: list[tuple[str, str, str]] = []
+        known = writer.file_records()
+        skipped: list[SkippedFile] = []
         # an unchanged file is not read again, so the note of its malformed lines is carried over
-        self._previous_skips = {p: (p, s, r) for p, s, r in conn.execute("SELECT path, source, reason FROM skipped")
-                                if "malformed" in r}
+        self._previous_skips = {s.path: s for s in IndexReader(store.conn).skipped() if "malformed" in s.reason}
         has_vec = store.vec_dims() is not None
-        conn.execute("BEGIN")
+        writer.begin()
         try:
             if not force:
                 repair_fts(store, self.settings.cjk_segmentation == "bigram")
@@ -394,51 +399,45 @@ class Syncer:
                 if done % 64 == 0:
                     time.sleep(0)  # hand the GIL over now and then: a UI thread stays responsive
                 if done % FILES_PER_TRANSACTION == 0:
-                    conn.execute("COMMIT")
-                    conn.execute("BEGIN")
+                    writer.commit()
+                    writer.begin()
                 self.progress(SyncProgress("index", done, len(files), sf.path))
-                self._index_one_safely(store, sf, known.get(sf.path), force, has_vec, report, skipped)
+                self._index_one_safely(writer, sf, known.get(sf.path), force, has_vec, report, skipped)
             listed = {sf.path for sf in files}
             for path in known.keys() - listed:
-                self._delete_path(store, path, has_vec)
+                writer.delete_file(path, has_vec_table=has_vec)
                 report.files_removed += 1
-            conn.execute("DELETE FROM skipped")
-            conn.executemany("INSERT OR REPLACE INTO skipped(path, source, reason) VALUES (?, ?, ?)", skipped)
+            writer.replace_skipped(skipped)
             if report.files_indexed or report.files_removed:
                 store.bump_generation()
-            conn.execute("COMMIT")
+            writer.commit()
         except BaseException:
-            if conn.in_transaction:
-                conn.execute("COMMIT")  # keep whole files already written; the rest resumes next sync
+            if writer.in_transaction:
+                writer.commit()  # keep whole files already written; the rest resumes next sync
             raise
 
-    def _index_one_safely(self, store: Store, sf: SourceFile, known: tuple[Any, ...] | None, force: bool, has_vec: bool,
-                          report: SyncReport, skipped: list[tuple[str, str, str]]) -> None:
+    def _index_one_safely(self, writer: IndexWriter, sf: SourceFile, known: FileRecord | None, force: bool,
+                          has_vec: bool, report: SyncReport, skipped: list[SkippedFile]) -> None:
         """Index one file inside a savepoint: a file that cannot be written is rolled back whole and
         listed as skipped, and the files after it are still indexed (one bad file used to stop
         every later sync)."""
-        conn = store.conn
-        conn.execute("SAVEPOINT one_file")
         try:
-            self._index_one(store, sf, known, force, has_vec, report, skipped)
+            with writer.savepoint("one_file"):
+                self._index_one(writer, sf, known, force, has_vec, report, skipped)
         except Exception as exc:  # SyncCancelled is raised between files, never in here
-            conn.execute("ROLLBACK TO one_file")
             from .errors import describe
 
-            skipped.append((sf.path, sf.source, f"could not be indexed: {describe(exc)}"))
+            skipped.append(SkippedFile(sf.path, sf.source, f"could not be indexed: {describe(exc)}"))
             report.files_skipped += 1
-        finally:
-            conn.execute("RELEASE one_file")
 
-    def _index_one(self, store: Store, sf: SourceFile, known: tuple[Any, ...] | None, force: bool, has_vec: bool,
-                   report: SyncReport, skipped: list[tuple[str, str, str]]) -> None:
-        conn = store.conn
+    def _index_one(self, writer: IndexWriter, sf: SourceFile, known: FileRecord | None, force: bool, has_vec: bool,
+                   report: SyncReport, skipped: list[SkippedFile]) -> None:
         if known is not None and not force:
             try:
                 st = _DbStamp(*sf.stamp) if sf.stamp is not None else os.stat(sf.abs_path)
             except OSError:
                 st = None
-            if st is not None and float(known[1]) == st.st_mtime_ns / 1e6 and int(known[2]) == st.st_size:
+            if st is not None and known.mtime_ms == st.st_mtime_ns / 1e6 and known.size == st.st_size:
                 report.files_unchanged += 1
                 if sf.path in self._previous_skips:
                     skipped.append(self._previous_skips[sf.path])
@@ -449,10 +448,10 @@ class Syncer:
             else:
                 text, st = read_source(sf, self.settings.max_file_bytes)
         except Skip as exc:
-            skipped.append((sf.path, sf.source, str(exc)))
+            skipped.append(SkippedFile(sf.path, sf.source, str(exc)))
             report.files_skipped += 1
             if known is not None:
-                self._delete_path(store, sf.path, has_vec)
+                writer.delete_file(sf.path, has_vec_table=has_vec)
             return
         except Deferred:
             report.files_deferred += 1
@@ -460,43 +459,23 @@ class Syncer:
         mtime_ms = st.st_mtime_ns / 1e6
         digest, rows, malformed = build_chunks(sf, text, mtime_ms, self.settings)
         if malformed:
-            skipped.append((sf.path, sf.source, f"{malformed} malformed JSONL line(s) skipped"))
-        if known is not None and known[0] == digest and not force:
-            conn.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ?", (mtime_ms, st.st_size, sf.path))
+            skipped.append(SkippedFile(sf.path, sf.source, f"{malformed} malformed JSONL line(s) skipped"))
+        if known is not None and known.hash == digest and not force:
+            writer.touch_file(sf.path, mtime_ms, st.st_size)
             report.files_unchanged += 1
             return
-        self._delete_path(store, sf.path, has_vec)
+        writer.delete_file(sf.path, has_vec_table=has_vec)
         now = int(time.time() * 1000)
         segment = self.settings.cjk_segmentation == "bigram"
         ids = chunk_ids(sf.source, sf.path, [row.chunk for row in rows], self.model)
-        for row, cid in zip(rows, ids):
+        for row, cid in zip(rows, ids, strict=True):
             c = row.chunk
-            cur = conn.execute(
-                "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding,"
-                " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)",
-                (cid, sf.path, sf.source, c.start_line, c.end_line, c.hash, self.model, c.text, now, row.ts, row.date_source),
-            )
-            conn.execute(
-                "INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (cur.lastrowid, segment_cjk_for_index(c.text) if segment else c.text, cid, sf.path, sf.source,
-                 self.model, c.start_line, c.end_line),
-            )
-        conn.execute(
-            "INSERT INTO files(path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
-            " source = excluded.source, hash = excluded.hash, mtime = excluded.mtime, size = excluded.size",
-            (sf.path, sf.source, digest, mtime_ms, st.st_size),
-        )
+            writer.insert_chunk(NewChunk(cid, sf.path, sf.source, c.start_line, c.end_line, c.hash, self.model, c.text,
+                                         now, row.ts, row.date_source),
+                                fts_text=segment_cjk_for_index(c.text) if segment else c.text)
+        writer.upsert_file(sf.path, sf.source, digest, mtime_ms, st.st_size)
         report.files_indexed += 1
         report.chunks_written += len(rows)
-
-    @staticmethod
-    def _delete_path(store: Store, path: str, has_vec: bool) -> None:
-        conn = store.conn
-        if has_vec:
-            conn.execute("DELETE FROM chunks_vec WHERE id IN (SELECT id FROM chunks WHERE path = ?)", (path,))
-        conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE path = ?)", (path,))
-        conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
-        conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
     # -- embedding phase -----------------------------------------------------------------------
     def _embed_missing(self, report: SyncReport) -> None:
@@ -543,36 +522,31 @@ class Syncer:
         """Forget all stored vectors and the cached ones of another size than `keep_dims`."""
         provider = self.provider
         assert provider is not None
-        store, conn = self.store, self.store.conn
-        conn.execute("BEGIN")
+        store = self.store
+        writer = IndexWriter(store.conn)
+        writer.begin()
         try:
-            conn.execute("UPDATE chunks SET embedding = x'' WHERE length(embedding) > 0")
+            writer.clear_vectors()
             if store.vec_dims() is not None:
-                conn.execute("DROP TABLE chunks_vec")
-            conn.execute(
-                "DELETE FROM embedding_cache WHERE provider = ? AND model = ? AND provider_key = ?"
-                " AND (dims IS NULL OR dims != ?)",
-                (provider.id, provider.model, provider.provider_key(), keep_dims),
-            )
-            conn.execute("DELETE FROM meta WHERE key = 'vectorDims'")
+                store.drop_vec_table()
+            EmbeddingCache(store.conn).drop_other_sizes(self._cache_scope(provider), keep_dims)
+            store.delete_meta("vectorDims")
             store.bump_generation()
-            conn.execute("COMMIT")
+            writer.commit()
         except BaseException:
-            conn.execute("ROLLBACK")
+            writer.rollback()
             raise
 
     def _embed_pass(self, report: SyncReport) -> None:
         provider = self.provider
         assert provider is not None
-        store, conn = self.store, self.store.conn
-        pending = conn.execute(
-            "SELECT rowid, id, hash, text FROM chunks WHERE length(embedding) = 0 AND model = ? ORDER BY rowid",
-            (self.model,),
-        ).fetchall()
+        store = self.store
+        writer = IndexWriter(store.conn)
+        pending = writer.chunks_to_embed(self.model)
         total = len(pending)
         if not total:
             return
-        key = provider.provider_key()
+        scope = self._cache_scope(provider)
         batch_size = max(1, getattr(provider, "sync_batch_items", 32))  # one commit per batch: progress survives a crash
         done = 0
         try:
@@ -580,24 +554,18 @@ class Syncer:
                 self._check_cancel()
                 batch = pending[start : start + batch_size]
                 self.progress(SyncProgress("embed", done, total, "", f"embedding {done}/{total} chunks"))
-                vectors = self._vectors_for(batch, key, report)
+                vectors = self._vectors_for(batch, scope, report)
                 dims = vectors.shape[1]
                 stored_dims = store.get_meta("vectorDims")
                 if stored_dims and int(stored_dims) != dims:
                     raise _VectorSizeChanged(int(stored_dims), dims)
-                conn.execute("BEGIN")
-                if store.ensure_vec_table(dims):
-                    conn.executemany("DELETE FROM chunks_vec WHERE id = ?", [(r[1],) for r in batch])
-                    conn.executemany(
-                        "INSERT INTO chunks_vec(id, embedding) VALUES (?, ?)",
-                        [(r[1], v.tobytes()) for r, v in zip(batch, vectors)],
-                    )
-                conn.executemany(
-                    "UPDATE chunks SET embedding = ? WHERE rowid = ?", [(v.tobytes(), r[0]) for r, v in zip(batch, vectors)]
-                )
+                writer.begin()
+                into_vec_table = store.ensure_vec_table(dims)
+                writer.write_vectors([(chunk, v.tobytes()) for chunk, v in zip(batch, vectors, strict=True)],
+                                     into_vec_table=into_vec_table)
                 store.bump_generation()
                 store.set_meta("vectorDims", str(dims))
-                conn.execute("COMMIT")
+                writer.commit()
                 done += len(batch)
                 report.chunks_embedded += len(batch)
             store.set_meta("provider_error", "")
@@ -605,32 +573,29 @@ class Syncer:
             report.embed_error = scrub(str(exc))  # shown by index/status and stored in meta: no key in it
             store.set_meta("provider_error", report.embed_error)
         finally:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            self._prune_cache()
+            if writer.in_transaction:
+                writer.rollback()
+            EmbeddingCache(store.conn).prune(self.settings.cache_max_entries)
         self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"))
 
-    def _vectors_for(self, batch: list[tuple[Any, ...]], key: str, report: SyncReport) -> np.ndarray:
+    @staticmethod
+    def _cache_scope(provider: EmbeddingProvider) -> CacheScope:
+        return CacheScope(provider.id, provider.model, provider.provider_key())
+
+    def _vectors_for(self, batch: list[PendingChunk], scope: CacheScope, report: SyncReport) -> np.ndarray:
         import numpy as np
 
         provider = self.provider
         assert provider is not None
-        conn = self.store.conn
-        hashes = [r[2] for r in batch]
+        cache = EmbeddingCache(self.store.conn)
+        hashes = [chunk.hash for chunk in batch]
         cached: dict[str, np.ndarray] = {}
         if self.settings.cache_enabled:
-            marks = ",".join("?" * len(hashes))
-            for h, blob in conn.execute(
-                f"SELECT hash, embedding FROM embedding_cache WHERE provider = ? AND model = ? AND provider_key = ?"
-                f" AND hash IN ({marks})",
-                (provider.id, provider.model, key, *hashes),
-            ):
-                if blob:
-                    cached[h] = np.frombuffer(blob, dtype=np.float32)
+            cached = {h: np.frombuffer(blob, dtype=np.float32) for h, blob in cache.lookup(scope, hashes).items()}
         missing = [i for i, h in enumerate(hashes) if h not in cached]
         fresh: dict[int, np.ndarray] = {}
         if missing:
-            vecs = provider.embed_batch([batch[i][3] for i in missing])
+            vecs = provider.embed_batch([batch[i].text for i in missing])
             if vecs.shape[0] != len(missing):
                 raise EmbeddingError(f"{provider.id} returned {vecs.shape[0]} vectors for {len(missing)} texts")
             fresh = {i: vecs[j] for j, i in enumerate(missing)}
@@ -638,16 +603,9 @@ class Syncer:
         now = int(time.time() * 1000)
         if self.settings.cache_enabled:
             if fresh:
-                conn.executemany(
-                    "INSERT OR REPLACE INTO embedding_cache(provider, model, provider_key, hash, embedding, dims, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(provider.id, provider.model, key, hashes[i], v.astype(np.float32).tobytes(), len(v), now) for i, v in fresh.items()],
-                )
-            if cached:  # touch hits so pruning drops the least recently used rows first
-                conn.executemany(
-                    "UPDATE embedding_cache SET updated_at = ? WHERE provider = ? AND model = ? AND provider_key = ? AND hash = ?",
-                    [(now, provider.id, provider.model, key, h) for h in cached],
-                )
+                cache.put(scope, [CachedVector(hashes[i], v.astype(np.float32).tobytes(), len(v)) for i, v in fresh.items()], now)
+            if cached:
+                cache.touch(scope, cached, now)
         rows = [cached[h] if h in cached else fresh[i] for i, h in enumerate(hashes)]
         dims = {len(r) for r in rows}
         fresh_dims = {len(v) for v in fresh.values()}
@@ -656,13 +614,3 @@ class Syncer:
         if len(dims) != 1:
             raise EmbeddingError(f"{provider.id} returned vectors of different sizes {sorted(dims)}; check the model setting")
         return np.vstack(rows).astype(np.float32)
-
-    def _prune_cache(self) -> None:
-        cap = self.settings.cache_max_entries
-        conn = self.store.conn
-        (count,) = conn.execute("SELECT count(*) FROM embedding_cache").fetchone()
-        if count > cap:
-            conn.execute(
-                "DELETE FROM embedding_cache WHERE rowid IN (SELECT rowid FROM embedding_cache ORDER BY updated_at ASC LIMIT ?)",
-                (count - cap,),
-            )

@@ -1,0 +1,208 @@
+"""`Store`: the writer's connection to one index file, with the schema in place, its meta rows and vec table."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .backend import detect_backend, load_vec, ro_uri
+from .files import (
+    check_regular_file,
+    create_private_file,
+    make_private,
+    make_private_dirs,
+    move_aside,
+    remove_temp_files,
+    side_files,
+)
+from .lock import SyncLock
+from .schema import META_KEY, SCHEMA_KEY, SCHEMA_VERSION, InvalidIndex, holds_index, schema_script
+
+
+class Store:
+    """A connection to one index file with the memtui schema in place."""
+
+    def __init__(self, path: Path, *, readonly: bool = False, notice: Callable[[str], None] | None = None,
+                 fresh: bool = False, tokenize: str = "unicode61", repair: bool = True) -> None:
+        """`fresh` opens a new file we just named (a rebuild's temp file): nothing to validate or clean.
+
+        `readonly` never creates, moves or changes a file: an absent or empty index reads as an
+        empty one held in memory (`missing`), an invalid one raises InvalidIndex. Writers with
+        `repair` (memtui index, the app) move an invalid file aside and start afresh; without it
+        (search) they raise too: only an explicit index may move a file the user pointed us at.
+        """
+        self.path = Path(path)
+        self.backend = detect_backend()
+        self.readonly = readonly
+        self.tokenize = tokenize  # FTS5 tokenizer for a newly created chunks_fts
+        self.notice = notice or (lambda _msg: None)
+        self.vec_loaded = False
+        self.missing = False
+        check_regular_file(self.path)
+        if readonly:
+            try:
+                self.missing = not holds_index(self.path)
+            except InvalidIndex as exc:
+                raise InvalidIndex(f"not a memtui index: {self.path}: {exc}; run `memtui index` to rebuild") from None
+        elif not fresh:
+            try:
+                holds_index(self.path)
+                problem = None
+            except InvalidIndex as exc:
+                if not repair:  # checked before anything is created beside it (the lock, the folder)
+                    raise InvalidIndex(f"not a memtui index: {self.path}: {exc}; run `memtui index` to rebuild") from None
+                problem = exc
+            make_private_dirs(self.path.parent)
+            self._cleanup_temp_files()
+            if problem is not None:
+                aside = move_aside(self.path)
+                self.notice(f"index {self.path} was not trusted: {problem}; moved it to {aside} "
+                            "and rebuilding from the workspace")
+        if not readonly:
+            make_private_dirs(self.path.parent)
+            create_private_file(self.path)
+            for side in side_files(self.path):
+                make_private(side)
+        if self.missing:  # nothing on disk to read: an empty index in memory, so status has zeros to show
+            self.conn = self._connect_memory()
+        else:
+            self.conn = self._connect(self.path, self.readonly)
+        self.inode = self.file_inode()
+        if not readonly:
+            self.ensure_schema()
+
+    def file_inode(self) -> int | None:
+        """The inode now at our path: differs from `self.inode` once another process swapped the file."""
+        try:
+            return self.path.stat().st_ino
+        except OSError:
+            return None
+
+    # -- connections -------------------------------------------------------------------------
+    def open_reader(self) -> Any:
+        """A new read-only connection to the live file (WAL lets it read while a sync writes)."""
+        return self._connect(self.path, readonly=True)
+
+    def reopen(self) -> None:
+        """Follow the file at our path after another process (or our own rebuild) replaced it."""
+        self.close()
+        self.conn = self._connect(self.path, self.readonly)
+        self.inode = self.file_inode()
+        if not self.readonly:
+            self.ensure_schema()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+    def _connect_memory(self) -> Any:
+        conn = self.backend.module.connect(":memory:", check_same_thread=False, isolation_level=None)
+        if self.backend.vector_available:  # so status reports sqlite-vec as it will be used
+            try:
+                load_vec(conn)
+                self.vec_loaded = True
+            except Exception:
+                pass
+        conn.executescript(schema_script(self.tokenize))
+        return conn
+
+    def _connect(self, path: Path, readonly: bool) -> Any:
+        mod = self.backend.module
+        if readonly:
+            conn = mod.connect(ro_uri(path), uri=True, check_same_thread=False, isolation_level=None)
+        else:
+            conn = mod.connect(str(path), check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        if self.backend.vector_available:
+            try:
+                load_vec(conn)
+                self.vec_loaded = True
+            except Exception:
+                self.vec_loaded = False
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    def ensure_schema(self) -> None:
+        self.conn.executescript(schema_script(self.tokenize))
+        if self.get_meta(SCHEMA_KEY) is None:
+            self.set_meta(SCHEMA_KEY, str(SCHEMA_VERSION))
+
+    def _cleanup_temp_files(self) -> None:
+        """Remove half-built rebuilds left by a process that died mid-way (never another's live one)."""
+        lock = SyncLock(self.path)
+        if not lock.acquire(wait=False):
+            return  # another process is syncing: its temp file is in use
+        try:
+            remove_temp_files(self.path)
+        finally:
+            lock.release()
+
+    # -- meta ----------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        try:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except Exception:
+            return None
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def delete_meta(self, key: str) -> None:
+        self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+
+    def get_identity(self) -> dict[str, Any] | None:
+        raw = self.get_meta(META_KEY)
+        if not raw:
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def set_identity(self, identity: dict[str, Any]) -> None:
+        self.set_meta(META_KEY, json.dumps(identity, separators=(",", ":")))
+
+    def bump_generation(self) -> None:
+        """Tell in-process caches (the numpy vector matrix) that vectors changed."""
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    # -- vectors ------------------------------------------------------------------------------
+    def vec_dims(self) -> int | None:
+        row = self.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+        if not row:
+            return None
+        sql = row[0] or ""
+        start = sql.find("float[")
+        return int(sql[start + 6 : sql.index("]", start)]) if start >= 0 else None
+
+    def ensure_vec_table(self, dims: int) -> bool:
+        """Create `chunks_vec` for `dims`; a different dimension drops and recreates it."""
+        if not self.vec_loaded:
+            return False
+        current = self.vec_dims()
+        if current == dims:
+            return True
+        if current is not None:
+            self.drop_vec_table()
+        self.conn.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(id TEXT PRIMARY KEY,"
+                          f" embedding float[{int(dims)}] distance_metric=cosine)")
+        return True
+
+    def drop_vec_table(self) -> None:
+        self.conn.execute("DROP TABLE chunks_vec")

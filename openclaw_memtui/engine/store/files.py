@@ -1,0 +1,113 @@
+"""The index file and its neighbours on disk: private modes, -wal/-shm, rebuild temp files, set-aside copies.
+
+The index holds the text of private notes: only its owner may read it, whatever the umask says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import time
+import uuid
+from pathlib import Path
+
+from .schema import InvalidIndex
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create `folder` and any missing parents 0700. Folders that already exist are left alone:
+    they may be shared on purpose (a --db in /tmp), and they are not ours to change."""
+    missing: list[Path] = []
+    current = Path(folder)
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, DIR_MODE)
+        except FileExistsError:
+            continue  # created meanwhile by another process
+        os.chmod(path, DIR_MODE)  # mkdir's mode is filtered by the umask
+
+
+def create_private_file(path: Path) -> None:
+    """Create `path` empty with mode 0600 unless it exists, so SQLite (which gives its -wal and
+    -shm the mode of the main file) and the lock never start out world-readable."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+
+
+def make_private(path: Path) -> None:
+    """Best effort 0600 on a file we own (an index created by an older memtui was 0644)."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
+    except (OSError, AttributeError):  # not ours, gone, or no getuid (Windows)
+        pass
+
+
+def check_regular_file(path: Path) -> None:
+    """Refuse an index path that exists but is not a regular file (/dev/null, a folder, a FIFO):
+    SQLite would create `/dev/null-journal` beside it, and reading a FIFO blocks forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InvalidIndex(f"index path {path} cannot be used: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        raise InvalidIndex(f"index path {path} is {kind}, not a regular file; pass --db a file path")
+
+
+def side_files(path: Path) -> list[Path]:
+    """The index file and the -wal/-shm SQLite keeps beside it."""
+    return [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+
+
+def remove_side_files(path: Path, *, keep_main: bool = False) -> None:
+    for side in side_files(path)[1 if keep_main else 0 :]:
+        with contextlib.suppress(FileNotFoundError):
+            side.unlink()
+
+
+def move_aside(path: Path) -> Path:
+    """Rename an untrusted index (and its -wal/-shm) out of the way; nothing is deleted."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = Path(f"{path}.invalid-{stamp}")
+    n = 1
+    while any(Path(str(target) + suffix).exists() for suffix in ("", "-wal", "-shm")):
+        n += 1  # a second invalid file within the same second must not replace the first
+        target = Path(f"{path}.invalid-{stamp}-{n}")
+    for src in side_files(path):
+        if src.exists():
+            dest = Path(str(target) + str(src)[len(str(path)) :])
+            os.replace(src, dest)
+            make_private(dest)  # it may hold private text, whoever wrote it
+    return target
+
+
+def temp_path_beside(path: Path) -> Path:
+    """A fresh name for a rebuild of `path`, in the same folder so the swap is one rename."""
+    return Path(f"{path}.tmp-{uuid.uuid4().hex[:12]}")
+
+
+def remove_temp_files(path: Path) -> None:
+    """Delete every rebuild temp file of `path`; the caller holds the sync lock, so none is live."""
+    for leftover in path.parent.glob(path.name + ".tmp-*"):
+        with contextlib.suppress(OSError):
+            leftover.unlink()

@@ -1,0 +1,90 @@
+"""What a memtui index file holds: its tables, its schema version, and the check that a file is one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import MemtuiError
+from .backend import detect_backend, ro_uri
+
+SCHEMA_VERSION = 1
+META_KEY = "memory_index_meta_v1"  # OpenClaw's key, so its tools recognise the identity row
+SCHEMA_KEY = "memtui_schema_version"
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class InvalidIndex(MemtuiError):
+    """The file at the index path is not a memtui index we can trust."""
+
+
+SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+  path TEXT PRIMARY KEY, source TEXT NOT NULL DEFAULT 'memory', hash TEXT NOT NULL,
+  mtime INTEGER NOT NULL, size INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  id TEXT PRIMARY KEY, path TEXT NOT NULL, source TEXT NOT NULL DEFAULT 'memory',
+  start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, hash TEXT NOT NULL, model TEXT NOT NULL,
+  text TEXT NOT NULL, embedding BLOB NOT NULL DEFAULT x'', updated_at INTEGER NOT NULL,
+  ts REAL, date_source TEXT NOT NULL DEFAULT 'evergreen'
+);
+CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS idx_chunks_source ON chunks(source);
+CREATE TABLE IF NOT EXISTS embedding_cache (
+  provider TEXT NOT NULL, model TEXT NOT NULL, provider_key TEXT NOT NULL, hash TEXT NOT NULL,
+  embedding BLOB NOT NULL, dims INTEGER, updated_at INTEGER NOT NULL,
+  PRIMARY KEY (provider, model, provider_key, hash)
+);
+CREATE INDEX IF NOT EXISTS idx_embedding_cache_updated_at ON embedding_cache(updated_at);
+CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, source TEXT NOT NULL, reason TEXT NOT NULL);
+"""
+
+FTS_SQL = """
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  text, id UNINDEXED, path UNINDEXED, source UNINDEXED, model UNINDEXED,
+  start_line UNINDEXED, end_line UNINDEXED, tokenize = '{tokenize}'
+);
+"""
+
+REQUIRED_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
+
+
+def schema_script(tokenize: str) -> str:
+    """Every CREATE the schema needs; `tokenize` only matters for a newly created chunks_fts."""
+    return SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize)
+
+
+def holds_index(path: Path) -> bool:
+    """True for a healthy memtui index, False when `path` is absent, empty or an SQLite file with no
+    tables yet; raise InvalidIndex for anything else. Reads only: no byte of the file changes."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with open(path, "rb") as fh:
+        if fh.read(16) != SQLITE_HEADER:
+            raise InvalidIndex("it is not an SQLite database")
+    backend = detect_backend()
+    try:
+        conn = backend.module.connect(ro_uri(path), uri=True)
+    except Exception as exc:
+        raise InvalidIndex(f"it cannot be opened ({exc})") from None
+    try:
+        try:
+            (check,) = conn.execute("PRAGMA quick_check").fetchone()
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+        except Exception as exc:
+            raise InvalidIndex(f"it is damaged ({exc})") from None
+        if check != "ok":
+            raise InvalidIndex(f"it is damaged ({check})")
+        if not tables:
+            return False
+        if not tables >= REQUIRED_TABLES:
+            raise InvalidIndex("it belongs to another program (memtui tables are missing)")
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
+        if row is None:
+            raise InvalidIndex("it has no memtui schema version (an OpenClaw or foreign index?)")
+        if int(row[0]) != SCHEMA_VERSION:
+            raise InvalidIndex(f"it uses schema version {row[0]}, this memtui uses {SCHEMA_VERSION}")
+    finally:
+        conn.close()
+    return True

@@ -1,0 +1,162 @@
+"""Every statement a sync writes the index with, behind typed methods (as sqlite-utils' Table does).
+
+The syncer decides what to write; this module is the only place that knows how. It also holds the
+few reads that decide a write (which files are known, which chunks still need a vector), because
+they run on the writer's connection inside the sync's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+from ..reads import SkippedFile
+
+
+class FileRecord(NamedTuple):
+    """What the index recorded of a file: its content hash and the stat it was read at."""
+
+    hash: str
+    mtime_ms: float
+    size: int
+
+
+class NewChunk(NamedTuple):
+    """One chunk to write; `ts` None means evergreen (never decays)."""
+
+    id: str
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    hash: str
+    model: str
+    text: str
+    updated_at_ms: int
+    ts: float | None
+    date_source: str
+
+
+class PendingChunk(NamedTuple):
+    """A chunk without a vector yet."""
+
+    rowid: int
+    id: str
+    hash: str
+    text: str
+
+
+_INSERT_FTS = ("INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line)"
+               " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+class IndexWriter:
+    """Typed writes over the writer's connection (autocommit mode: transactions are explicit)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    # -- transactions ----------------------------------------------------------------------------
+    def begin(self) -> None:
+        self.conn.execute("BEGIN")
+
+    def commit(self) -> None:
+        self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.conn.execute("ROLLBACK")
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self.conn.in_transaction)
+
+    @contextmanager
+    def savepoint(self, name: str) -> Iterator[None]:
+        """Undo the block's writes if it raises an Exception, so one bad file is rolled back whole."""
+        self.conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except Exception:
+            self.conn.execute(f"ROLLBACK TO {name}")
+            raise
+        finally:
+            self.conn.execute(f"RELEASE {name}")
+
+    # -- files -----------------------------------------------------------------------------------
+    def file_records(self) -> dict[str, FileRecord]:
+        rows = self.conn.execute("SELECT path, hash, mtime, size FROM files")
+        return {path: FileRecord(h, float(m), int(s)) for path, h, m, s in rows}
+
+    def upsert_file(self, path: str, source: str, content_hash: str, mtime_ms: float, size: int) -> None:
+        self.conn.execute(
+            "INSERT INTO files(path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
+            " source = excluded.source, hash = excluded.hash, mtime = excluded.mtime, size = excluded.size",
+            (path, source, content_hash, mtime_ms, size),
+        )
+
+    def touch_file(self, path: str, mtime_ms: float, size: int) -> None:
+        """Record a new stat for a file whose content did not change."""
+        self.conn.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ?", (mtime_ms, size, path))
+
+    def delete_file(self, path: str, *, has_vec_table: bool) -> None:
+        """Remove a file with its chunks, their keyword rows and (when the vec table exists) their vectors."""
+        if has_vec_table:
+            self.conn.execute("DELETE FROM chunks_vec WHERE id IN (SELECT id FROM chunks WHERE path = ?)", (path,))
+        self.conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE path = ?)", (path,))
+        self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def replace_skipped(self, skipped: Iterable[SkippedFile]) -> None:
+        """The skipped list is rewritten whole each sync: a file no longer skipped drops off it."""
+        self.conn.execute("DELETE FROM skipped")
+        self.conn.executemany("INSERT OR REPLACE INTO skipped(path, source, reason) VALUES (?, ?, ?)", skipped)
+
+    # -- chunks and keyword rows -----------------------------------------------------------------
+    def insert_chunk(self, chunk: NewChunk, fts_text: str) -> None:
+        """The chunk and its keyword row, which shares its rowid; `fts_text` is what FTS5 tokenizes."""
+        cur = self.conn.execute(
+            "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding,"
+            " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)", chunk)
+        self.conn.execute(_INSERT_FTS, (cur.lastrowid, fts_text, chunk.id, chunk.path, chunk.source, chunk.model,
+                                        chunk.start_line, chunk.end_line))
+
+    def repair_fts(self, fts_text: Callable[[str], str]) -> int:
+        """Make `chunks_fts` hold exactly one row per chunk; returns how many rows were fixed.
+
+        Indexes written before chunk ids were unique per file hold orphan FTS rows whose rowids later
+        collide; they are removed and missing rows re-added, so the old index heals on the next sync.
+        Cheap when healthy: two counts.
+        """
+        (chunks,) = self.conn.execute("SELECT count(*) FROM chunks").fetchone()
+        (fts,) = self.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+        if chunks == fts:
+            return 0
+        removed = self.conn.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT f.rowid FROM chunks_fts f WHERE NOT EXISTS"
+            " (SELECT 1 FROM chunks c WHERE c.rowid = f.rowid AND c.id = f.id))"
+        ).rowcount
+        missing = self.conn.execute(
+            "SELECT rowid, text, id, path, source, model, start_line, end_line FROM chunks c"
+            " WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.rowid)"
+        ).fetchall()
+        self.conn.executemany(_INSERT_FTS, [(r[0], fts_text(r[1]), *r[2:]) for r in missing])
+        return int(max(removed, 0)) + len(missing)
+
+    # -- vectors ---------------------------------------------------------------------------------
+    def chunks_to_embed(self, model: str) -> list[PendingChunk]:
+        """Chunks of `model` without a vector, oldest first."""
+        return [PendingChunk(*row) for row in self.conn.execute(
+            "SELECT rowid, id, hash, text FROM chunks WHERE length(embedding) = 0 AND model = ? ORDER BY rowid", (model,))]
+
+    def write_vectors(self, vectors: Sequence[tuple[PendingChunk, bytes]], *, into_vec_table: bool) -> None:
+        """Store each chunk's float32 blob, and (with sqlite-vec) replace its row in `chunks_vec`."""
+        if into_vec_table:
+            self.conn.executemany("DELETE FROM chunks_vec WHERE id = ?", [(chunk.id,) for chunk, _ in vectors])
+            self.conn.executemany("INSERT INTO chunks_vec(id, embedding) VALUES (?, ?)",
+                                  [(chunk.id, blob) for chunk, blob in vectors])
+        self.conn.executemany("UPDATE chunks SET embedding = ? WHERE rowid = ?", [(blob, chunk.rowid) for chunk, blob in vectors])
+
+    def clear_vectors(self) -> None:
+        """Forget every chunk's vector (the provider's vector size changed): each will be embedded again."""
+        self.conn.execute("UPDATE chunks SET embedding = x'' WHERE length(embedding) > 0")
