@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,8 +11,14 @@ import pytest
 from openclaw_memtui.engine.search.keyword import bm25_rank_to_score
 from openclaw_memtui.engine.search.query import build_fts_query, extract_keywords, mmr_tokens
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, decay_multiplier, mmr_order, pairwise_jaccard, rank
+from openclaw_memtui.engine.settings import OPENCLAW_SEARCH_PARAMS
 
 NOW = 1770681600000.0  # 2026-02-10T00:00Z
+
+
+def openclaw(**changes) -> SearchParams:
+    """OpenClaw's ranking (weights 0.7/0.3, no keyword rescue) with `changes`: what the parity tests compare against."""
+    return replace(OPENCLAW_SEARCH_PARAMS, **changes)
 
 
 def cand(i, score_v=None, score_t=0.0, text="", path=None, ts=None, source="memory"):
@@ -73,10 +80,10 @@ def test_mmr_order_parity():
 
 def test_hybrid_merge_parity():
     pool = Pool("q", [cand(1, 0.9, 0.0, path="memory/a.md"), cand(2, None, 1.0, path="memory/b.md")], NOW, "hybrid")
-    res = rank(pool, SearchParams(min_score=0))
+    res = rank(pool, openclaw(min_score=0))
     assert [(r.path, round(r.score, 6)) for r in res] == [("memory/a.md", 0.63), ("memory/b.md", 0.3)]
     pool = Pool("q", [cand(1, 0.9), cand(3, 0.5, 0.5), cand(2, None, 1.0)], NOW, "hybrid")
-    assert [round(r.score, 6) for r in rank(pool, SearchParams(min_score=0))] == [0.63, 0.5, 0.3]
+    assert [round(r.score, 6) for r in rank(pool, openclaw(min_score=0))] == [0.63, 0.5, 0.3]
     # weights renormalise: 0.6/0.6 behaves as 0.5/0.5
     pool = Pool("q", [cand(1, 0.2, 1.0)], NOW, "hybrid")
     assert rank(pool, SearchParams(vector_weight=0.6, text_weight=0.6, min_score=0))[0].score == pytest.approx(0.6)
@@ -101,9 +108,9 @@ def test_temporal_decay_parity():
 
 def test_keyword_only_hits_survive_min_score():
     pool = Pool("q", [cand(1, 0.2, 0.0), cand(2, 0.1, 0.9)], NOW, "hybrid")
-    res = rank(pool, SearchParams())  # 0.7·0.1 + 0.3·0.9 = 0.34 < 0.35
+    res = rank(pool, openclaw(keyword_rescue=True))  # 0.7·0.1 + 0.3·0.9 = 0.34 < 0.35
     assert [r.id for r in res] == ["id2"]
-    strict = rank(pool, SearchParams(keyword_rescue=False))
+    strict = rank(pool, openclaw())
     assert [r.id for r in strict] == ["id2"]  # OpenClaw's relaxed rule also keeps it (≥ textWeight 0.3)
 
 
@@ -120,7 +127,7 @@ def test_rank_is_pure_and_explains():
     candidates = [cand(1, 0.9, 0.5, text="alpha beta"), cand(2, 0.89, 0.5, text="alpha beta"), cand(3, 0.7, 0.4, text="gamma")]
     pool = Pool("q", candidates, NOW, "hybrid")
     before = [(c.id, c.vector_score) for c in pool.candidates]
-    res = rank(pool, SearchParams(mmr=True, mmr_lambda=0.5, min_score=0))
+    res = rank(pool, openclaw(mmr=True, mmr_lambda=0.5, min_score=0))
     assert [(c.id, c.vector_score) for c in pool.candidates] == before
     assert [r.id for r in res] == ["id1", "id3", "id2"]
     moved = {r.id: (r.rank_before_mmr, r.rank) for r in res}

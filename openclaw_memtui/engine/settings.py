@@ -102,10 +102,11 @@ class IndexSettings:
 class SearchParams:
     """The tunable ranking parameters; `rank()` is a pure function of a pool and these."""
 
-    # OpenClaw's weights, so a bare SearchParams() ranks as OpenClaw does (the parity tests);
-    # memtui ships DEFAULT_SEARCH_PARAMS below
-    vector_weight: float = 0.7
-    text_weight: float = 0.3
+    # memtui's shipped ranking, so a bare SearchParams() ranks as the CLI, the app and the config do.
+    # 0.4/0.6 measured best on LoCoMo dev with the local model and stemming (README "Quality");
+    # OpenClaw's own 0.7/0.3 is OPENCLAW_SEARCH_PARAMS below
+    vector_weight: float = 0.4
+    text_weight: float = 0.6
     fusion: Fusion = "openclaw"
     mmr: bool = False
     mmr_lambda: float = 0.7
@@ -152,7 +153,12 @@ class SearchParams:
         return asdict(self)
 
 
-# memtui's shipped ranking: the config's defaults, hence the CLI's and the app's, and what
-# `MemoryIndex.search()` uses without params. 0.4/0.6 measured best on LoCoMo dev with the local
-# model and stemming (README "Quality").
-DEFAULT_SEARCH_PARAMS = SearchParams(vector_weight=0.4, text_weight=0.6)
+# memtui's shipped ranking (the field defaults above): the config's defaults, hence the CLI's and
+# the app's, and what `MemoryIndex.search()` uses without params
+DEFAULT_SEARCH_PARAMS = SearchParams()
+
+# OpenClaw's memorySearch ranking, every field spelled out so it stays OpenClaw's whatever memtui
+# ships: the TUI's "OpenClaw defaults" preset, and what the parity tests compare against
+OPENCLAW_SEARCH_PARAMS = SearchParams(vector_weight=0.7, text_weight=0.3, fusion="openclaw", mmr=False, mmr_lambda=0.7,
+                                      decay=False, half_life_days=30, min_score=0.35, max_results=6,
+                                      keyword_rescue=False)

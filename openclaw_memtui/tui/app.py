@@ -29,6 +29,7 @@ from textual.widgets import Footer, Header, Input, OptionList
 from ..engine.index import MemoryIndex
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams, rank
+from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import describe
 from ..render import dumps_json, safe
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, StatusLoaded, SyncFinished, SyncProgressed
@@ -101,7 +102,7 @@ class MemtuiApp(App[None]):
         self.enable_watch = watch
         self.initial_query = initial_query
         self.theme_dirs = theme_dirs
-        self.default_params = params or SearchParams()
+        self.default_params = params or DEFAULT_SEARCH_PARAMS  # as the CLI and the config rank
         self.params = self.default_params
         self.pool_size: int = cfg["query"]["hybrid"]["candidatePool"]
         self.keyword_mode: Literal["and-or", "and"] = "and-or" if cfg["query"]["keyword"]["orFallback"] else "and"

@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Label, Select, Switch
 
 from ...engine.models import InvalidParams
 from ...engine.search.rank import SearchParams
-from ...engine.settings import TIME_MODES, TimeMode
+from ...engine.settings import OPENCLAW_SEARCH_PARAMS, TIME_MODES, TimeMode
 from .slider import Slider
 
 # field, label, minimum, maximum, step
@@ -31,8 +31,7 @@ SLIDERS = [
 ]
 
 PRESETS: dict[str, SearchParams] = {
-    "openclaw": SearchParams(vector_weight=0.7, text_weight=0.3, fusion="openclaw", mmr=False, mmr_lambda=0.7,
-                             decay=False, half_life_days=30, min_score=0.35, max_results=6, keyword_rescue=False),
+    "openclaw": OPENCLAW_SEARCH_PARAMS,
     "keyword-heavy": SearchParams(vector_weight=0.2, text_weight=0.8, min_score=0.2),
     "semantic-heavy": SearchParams(vector_weight=0.9, text_weight=0.1, min_score=0.3),
     "recent-first": SearchParams(vector_weight=0.5, text_weight=0.5, decay=True, half_life_days=7, min_score=0.0),
