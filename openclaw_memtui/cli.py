@@ -18,7 +18,7 @@ from .errors import UserError  # re-exported: callers and tests import it from h
 
 PROVIDER_CHOICES = list(PROVIDERS)
 
-__all__ = ["UserError", "build_parser", "build_tui_parser", "load_cfg", "main", "open_index"]
+__all__ = ["UserError", "build_parser", "build_tui_parser", "load_cfg", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -144,19 +144,6 @@ def load_cfg(args: argparse.Namespace) -> dict[str, Any]:
 
     cfg, _ = load_config(Path(args.config) if args.config else None, explicit=bool(args.config))
     return cfg
-
-
-def open_index(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False, repair: bool = False) -> Any:
-    """Deprecated: use `session.open_session`. The index with what was resolved patched onto it, for
-    callers not yet switched to the typed `Session`."""
-    from .session import open_session
-
-    session = open_session(args, cfg, read_only=read_only, repair=repair)
-    index: Any = session.index
-    index.origin = session.origin
-    index.cfg = session.cfg
-    index.openclaw_agent = session.agent
-    return index
 
 
 # -- commands -------------------------------------------------------------------------------------
