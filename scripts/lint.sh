@@ -9,10 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-PENDING=(
-    ruff-package   # ruff over openclaw_memtui/ (tests, bench and scripts are checked already)
-    mypy
-)
+PENDING=()
 CONTRACTS=(engine-headless engine-own-settings tui-not-cli layers)
 
 all=0

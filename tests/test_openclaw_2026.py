@@ -561,5 +561,6 @@ def test_search_reads_only_the_sources_openclaw_searches(oc, capsys, tmp_path):
     assert code == 0 and all(r["source"] == "memory" for r in json.loads(out)["results"])
     db_main = tmp_path / "m.sqlite"
     assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db_main))[0] == 0
-    code, out, _ = run(capsys, "search", "Grafana dashboard", "--agent", "main", "--provider", "none", "--db", str(db_main), "--json")
+    code, out, _ = run(capsys, "search", "Grafana dashboard", "--agent", "main", "--provider", "none", "--db", str(db_main),
+                       "--json")
     assert json.loads(out)["results"][0]["source"] == "sessions"  # main searches its transcripts

@@ -172,8 +172,8 @@ def test_index_folders_0700_and_files_0600_under_umask_022(tmp_path, capsys, uma
 
 def test_rebuild_temp_and_moved_aside_files_are_private(tmp_path, umask_022, workspace, make_settings, monkeypatch):
     from openclaw_memtui.engine import store as store_mod
-    from openclaw_memtui.engine.store import files as store_files  # move_aside names the set-aside copy
     from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.store import files as store_files  # move_aside names the set-aside copy
 
     db = tmp_path / "idx" / "i.sqlite"
     db.parent.mkdir()

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .search.rank import Pool, Result, SearchParams, rank
 
@@ -76,18 +77,18 @@ def score_hits(targets: list[dict[str, Any]], hits: list[dict[str, Any]], depth:
     first = None
     dcg = 0.0
     out: dict[str, float] = {}
-    for rank in range(1, depth + 1):
-        if rank <= len(hits):
-            h = hits[rank - 1]
+    for position in range(1, depth + 1):
+        if position <= len(hits):
+            h = hits[position - 1]
             s, e = int(h["start_line"]), int(h["end_line"])
             inside = {key for key, locs in units.items() for p, line in locs if p == h["path"] and s <= line <= e}
             if inside and first is None:
-                first = rank
+                first = position
             new = inside - covered
-            dcg += len(new) / math.log2(rank + 1)
+            dcg += len(new) / math.log2(position + 1)
             covered |= new
-        if rank in KS:
-            out[f"recall@{rank}"] = len(covered) / len(units)
+        if position in KS:
+            out[f"recall@{position}"] = len(covered) / len(units)
     ideal = sum(1 / math.log2(i + 1) for i in range(1, min(len(units), depth) + 1))
     out["mrr@10"] = 1 / first if first else 0.0
     out["ndcg@10"] = min(1.0, dcg / ideal)

@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport
 from .reads import IndexReader
 from .scrub import scrub
-from .store import Store, SyncLock, check_integrity
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode
+from .store import Store, SyncLock, check_integrity
 from .sync import CancelFlag, Syncer, fts_tokenize_clause, list_sources
 
 if TYPE_CHECKING:
     from .search.rank import Pool, Result
+    from .search.retrieval import RetrievalContext
     from .search.vector import VectorSearcher
     from .settings import SearchParams
-    from .search.retrieval import RetrievalContext
 
 
 class MemoryIndex:
@@ -242,7 +243,8 @@ class MemoryIndex:
 
         provider = self.provider if use_vectors else None  # created on first use; its error is known after
         return RetrievalContext(
-            reads=self.reads(), sources=self.settings.search_sources or self.settings.sources, cjk_bigram=self.settings.cjk_segmentation == "bigram",
+            reads=self.reads(), sources=self.settings.search_sources or self.settings.sources,
+            cjk_bigram=self.settings.cjk_segmentation == "bigram",
             vectors=self.vector_searcher, vec_loaded=self.store.vec_loaded, provider=provider,
             provider_error=self.provider_error, generation=self.store_generation, chunk_counts=self.chunk_counts)
 

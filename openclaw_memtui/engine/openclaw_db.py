@@ -29,9 +29,10 @@ import os
 import shutil
 import tempfile
 import urllib.parse
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from .errors import MemtuiError
 from .store import SQLITE_HEADER, detect_backend

@@ -6,7 +6,8 @@ Search modules keep only their own FTS5 MATCH and vec0 KNN queries; everything e
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 # statements read rows in slices: SQLite caps the number of bound parameters
 IN_CLAUSE_LIMIT = 500
@@ -91,7 +92,8 @@ class IndexReader:
         """Chunks and embedded chunks per source; a vector of another size than `vector_bytes`
         (when known, else 0) does not count as embedded."""
         return [SourceCounts(s, int(n), int(e or 0)) for s, n, e in self.conn.execute(
-            "SELECT source, count(*), sum(length(embedding) > 0 AND (? = 0 OR length(embedding) = ?)) FROM chunks GROUP BY source",
+            "SELECT source, count(*), sum(length(embedding) > 0 AND (? = 0 OR length(embedding) = ?))"
+            " FROM chunks GROUP BY source",
             (vector_bytes, vector_bytes))]
 
     def chunk_dates(self) -> dict[str, int]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 REDACTED = "[redacted]"
 KEY_ENV_VARS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY", "MISTRAL_API_KEY")
@@ -30,10 +30,12 @@ _lock = threading.Lock()
 _VALUE = r"[^\s\"'`,;&<>{}\[\]]+"
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # "Authorization: Bearer x", "authorization=Basic x", JSON "Authorization": "Bearer x"
-    (re.compile(r"((?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)" + _VALUE, re.I), r"\1" + REDACTED),
+    (re.compile(r"((?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)" + _VALUE, re.I),
+     r"\1" + REDACTED),
     (re.compile(r"(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}", re.I), r"\1" + REDACTED),
     # api_key=…, "x-goog-api-key": "…", apiKey: …, ?key=… in a URL, token=…, password: …
-    (re.compile(r"(\b(?:[A-Za-z0-9]+[-_])*(?:api[-_]?key|apikey|key|token|secret|password|passwd)[\"']?\s*[:=]\s*[\"']?)" + _VALUE, re.I),
+    (re.compile(r"(\b(?:[A-Za-z0-9]+[-_])*(?:api[-_]?key|apikey|key|token|secret|password|passwd)"
+                r"[\"']?\s*[:=]\s*[\"']?)" + _VALUE, re.I),
      r"\1" + REDACTED),
     # well-known key shapes, wherever they stand
     (re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{20,}"

@@ -12,10 +12,10 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 from .redact import redact_secrets
 from .textutil import clean_text
@@ -271,7 +271,7 @@ def _message_text(content: object) -> str | None:
 
 # The last instant `datetime` can show: a later (or infinite) time would be stored and then break
 # every age, decay and time-window computation on it.
-MAX_TS_MS = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc).timestamp() * 1000.0
+MAX_TS_MS = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp() * 1000.0
 
 
 def parse_timestamp_ms(value: object) -> float:
@@ -291,7 +291,7 @@ def parse_timestamp_ms(value: object) -> float:
         try:
             dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
             if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=timezone.utc)
+                dt = dt.replace(tzinfo=UTC)
             ms = dt.timestamp() * 1000.0
         except (ValueError, OverflowError):
             return 0.0
@@ -368,7 +368,7 @@ def note_date_ms(path: str) -> float | None:
     if not m:
         return None
     try:
-        dt = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=timezone.utc)
+        dt = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=UTC)
     except ValueError:
         return None
     return dt.timestamp() * 1000.0

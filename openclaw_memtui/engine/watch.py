@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .settings import IndexSettings
 from .sources import IGNORED_DIRS, is_transcript_name

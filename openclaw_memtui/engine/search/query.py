@@ -20,17 +20,19 @@ being have has had do does did will would could should can may might in on at to
 during before after above below between under over and or but if then because as while when where what which who how why
 yesterday today tomorrow earlier later recently ago just now thing things stuff something anything everything nothing
 please help find show get tell give""".split())
-STOP_ZH = frozenset("""我 我们 你 你们 他 她 它 他们 这 那 这个 那个 这些 那些 的 了 着 过 得 地 吗 呢 吧 啊 呀 嘛 啦 是 有 在 被 把 给 让 用 到
-去 来 做 说 看 找 想 要 能 会 可以 和 与 或 但 但是 因为 所以 如果 虽然 而 也 都 就 还 又 再 才 只 之前 以前 之后 以后 刚才 现在 昨天
-今天 明天 最近 东西 事情 事 什么 哪个 哪些 怎么 为什么 多少 请 帮 帮忙 告诉""".split())
+STOP_ZH = frozenset("""我 我们 你 你们 他 她 它 他们 这 那 这个 那个 这些 那些 的 了 着 过 得 地 吗 呢 吧 啊 呀 嘛 啦
+是 有 在 被 把 给 让 用 到 去 来 做 说 看 找 想 要 能 会 可以 和 与 或 但 但是 因为 所以 如果
+虽然 而 也 都 就 还 又 再 才 只 之前 以前 之后 以后 刚才 现在 昨天 今天 明天 最近 东西 事情 事
+什么 哪个 哪些 怎么 为什么 多少 请 帮 帮忙 告诉""".split())
 STOP_ES = frozenset("""el la los las un una unos unas este esta ese esa yo me mi nosotros nosotras tu tus usted ustedes ellos
 ellas de del a en con por para sobre entre y o pero si porque como es son fue fueron ser estar haber tener hacer ayer hoy
 mañana antes despues después ahora recientemente que qué cómo cuando cuándo donde dónde porqué favor ayuda""".split())
 STOP_PT = frozenset("""o a os as um uma uns umas este esta esse essa eu me meu minha nos nós você vocês ele ela eles elas de do
 da em com por para sobre entre e ou mas se porque como é são foi foram ser estar ter fazer ontem hoje amanhã antes depois
 agora recentemente que quê quando onde porquê favor ajuda""".split())
-STOP_JA = frozenset("""これ それ あれ この その あの ここ そこ あそこ する した して です ます いる ある なる できる の こと もの ため そして
-しかし また でも から まで より だけ なぜ どう 何 いつ どこ 誰 どれ 昨日 今日 明日 最近 今 さっき 前 後""".split())
+STOP_JA = frozenset("""これ それ あれ この その あの ここ そこ あそこ する した して です ます いる ある なる できる の こと
+もの ため そして しかし また でも から まで より だけ なぜ どう 何 いつ どこ 誰 どれ 昨日 今日 明日
+最近 今 さっき 前 後""".split())
 STOP_WORDS = STOP_EN | STOP_ZH | STOP_ES | STOP_PT | STOP_JA
 
 _SPLIT = re.compile(r"[\s\W]+", re.UNICODE)

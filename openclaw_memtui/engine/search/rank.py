@@ -7,10 +7,8 @@ MMR → minScore → maxResults. No database access here: the TUI calls `rank` o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, asdict
-from typing import Any
-
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..settings import SearchParams as SearchParams  # re-exported: rank(pool, SearchParams(...))
 from ..textutil import utf16_prefix
@@ -191,7 +189,7 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     else:
         vec = [c.vector_score or 0.0 for c in cands]
         txt = [c.text_score for c in cands]
-    hybrid = [vw * v + tw * t for v, t in zip(vec, txt)]
+    hybrid = [vw * v + tw * t for v, t in zip(vec, txt, strict=True)]
     ages: list[float | None] = []
     decays: list[float] = []
     for c in cands:
@@ -199,7 +197,7 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
         ages.append(age)
         decays.append(decay_multiplier(age, params.half_life_days) if params.decay and age is not None else 1.0)
     times = [time_factor(pool.time_window, c.ts_ms, params) for c in cands]
-    scores = [h * d * (t or 0.0) for h, d, t in zip(hybrid, decays, times)]
+    scores = [h * d * (t or 0.0) for h, d, t in zip(hybrid, decays, times, strict=True)]
     order = sorted((i for i in range(len(cands)) if times[i] is not None), key=lambda i: -scores[i])  # stable
     before = {idx: pos + 1 for pos, idx in enumerate(order)}
     if params.mmr:

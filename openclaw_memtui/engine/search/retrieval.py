@@ -9,8 +9,9 @@ leg needs arrives in a `RetrievalContext`; retrieval never syncs, and never call
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..embeddings.base import EmbeddingError, EmbeddingProvider
 from ..reads import ChunkRow, IndexReader

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
@@ -39,7 +39,7 @@ class TimeWindow:
 
     def to_dict(self) -> dict[str, str]:
         def iso(ms: float) -> str:
-            return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).date().isoformat()
+            return datetime.fromtimestamp(ms / 1000, tz=UTC).date().isoformat()
 
         return {"start": iso(self.start_ms), "end": iso(self.end_ms - 1), "text": self.text, "granularity": self.granularity}
 
@@ -56,7 +56,7 @@ class TimeWindow:
 
 
 def _ms(dt: datetime) -> float:
-    return dt.replace(tzinfo=timezone.utc).timestamp() * 1000
+    return dt.replace(tzinfo=UTC).timestamp() * 1000
 
 
 def _add_months(dt: datetime, months: int) -> datetime:
@@ -132,7 +132,7 @@ def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, st
 
 
 def _detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, str]:
-    now = datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc).replace(tzinfo=None)
+    now = datetime.fromtimestamp(now_ms / 1000, tz=UTC).replace(tzinfo=None)
     season = _season(query, now)
     if season:
         window, text = season
