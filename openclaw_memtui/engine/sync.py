@@ -421,6 +421,8 @@ class Syncer:
         """Index one file inside a savepoint: a file that cannot be written is rolled back whole and
         listed as skipped, and the files after it are still indexed (one bad file used to stop
         every later sync)."""
+        if self._unchanged(sf, known, force, report, skipped):
+            return  # the common case of a re-sync: one stat, no savepoint (10,000 of them cost ~90 ms)
         try:
             with writer.savepoint("one_file"):
                 self._index_one(writer, sf, known, force, has_vec, report, skipped)
@@ -430,18 +432,24 @@ class Syncer:
             skipped.append(SkippedFile(sf.path, sf.source, f"could not be indexed: {describe(exc)}"))
             report.files_skipped += 1
 
+    def _unchanged(self, sf: SourceFile, known: FileRecord | None, force: bool, report: SyncReport,
+                   skipped: list[SkippedFile]) -> bool:
+        """True (and counted) when the file's stamps are the indexed ones: it is not read at all."""
+        if known is None or force:
+            return False
+        try:
+            st = _DbStamp(*sf.stamp) if sf.stamp is not None else os.stat(sf.abs_path)
+        except OSError:
+            return False
+        if known.mtime_ms != st.st_mtime_ns / 1e6 or known.size != st.st_size:
+            return False
+        report.files_unchanged += 1
+        if sf.path in self._previous_skips:
+            skipped.append(self._previous_skips[sf.path])
+        return True
+
     def _index_one(self, writer: IndexWriter, sf: SourceFile, known: FileRecord | None, force: bool, has_vec: bool,
                    report: SyncReport, skipped: list[SkippedFile]) -> None:
-        if known is not None and not force:
-            try:
-                st = _DbStamp(*sf.stamp) if sf.stamp is not None else os.stat(sf.abs_path)
-            except OSError:
-                st = None
-            if st is not None and known.mtime_ms == st.st_mtime_ns / 1e6 and known.size == st.st_size:
-                report.files_unchanged += 1
-                if sf.path in self._previous_skips:
-                    skipped.append(self._previous_skips[sf.path])
-                return
         try:
             if sf.stamp is not None:
                 text, st = read_db_transcript(sf, self.settings.transcripts_db, self.settings.max_file_bytes)
