@@ -450,6 +450,7 @@ class Syncer:
 
     def _index_one(self, writer: IndexWriter, sf: SourceFile, known: FileRecord | None, force: bool, has_vec: bool,
                    report: SyncReport, skipped: list[SkippedFile]) -> None:
+        st: _DbStamp | os.stat_result
         try:
             if sf.stamp is not None:
                 text, st = read_db_transcript(sf, self.settings.transcripts_db, self.settings.max_file_bytes)
