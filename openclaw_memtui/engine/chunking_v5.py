@@ -21,6 +21,7 @@ import bisect
 import re
 
 from .chunking import CHARS_PER_TOKEN, TextChunk
+from .textutil import utf16_len, utf16_prefix
 
 CHUNKING_VERSION = 5
 
@@ -50,15 +51,11 @@ def _bucket(code_point: int) -> int:
     return 0
 
 
-def utf16_units(text: str) -> int:
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF) if not text.isascii() else len(text)
-
-
 def estimate_chars(text: str) -> int:
     """OpenClaw 2026.9's `estimateStringChars`: UTF-16 length plus extra weight for CJK-like characters."""
     if text.isascii():
         return len(text)
-    return utf16_units(text) + sum(_EXTRA.get(_bucket(ord(ch)), 0) for ch in text if ord(ch) >= 128)
+    return utf16_len(text) + sum(_EXTRA.get(_bucket(ord(ch)), 0) for ch in text if ord(ch) >= 128)
 
 
 def entry_kind(line: str) -> str | None:
@@ -66,18 +63,6 @@ def entry_kind(line: str) -> str | None:
     if line.startswith("- "):
         return "entry"
     return "section" if _HEADING.match(line) else None
-
-
-def _truncate_units(text: str, limit: int) -> str:
-    """The longest prefix of at most `limit` UTF-16 units that does not split a surrogate pair."""
-    if text.isascii():
-        return text[:limit]
-    units = 0
-    for i, ch in enumerate(text):
-        units += 2 if ord(ch) > 0xFFFF else 1
-        if units > limit:
-            return text[:i]
-    return text
 
 
 def _take_tail(text: str, budget: int) -> str:
@@ -148,7 +133,7 @@ def chunk_markdown_v5(content: str, tokens: int = 400, overlap: int = 80, per_en
             continue
         start = 0
         while start < len(line):
-            coarse = _truncate_units(line[start:], max_chars) or line[start:start + 1]
+            coarse = utf16_prefix(line[start:], max_chars) or line[start:start + 1]
             coarse_chars = estimate_chars(coarse)
             if coarse_chars > max_chars:  # heavy (CJK) text: cut by weight, character by character
                 part_start, part_chars = 0, 0
