@@ -154,7 +154,8 @@ def _normalize_extra_paths(ms: dict[str, Any]) -> dict[str, Any]:
     return ms
 
 
-def _obj(value: Any) -> dict[str, Any]:
+def json_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: openclaw.json is hand-edited."""
     return value if isinstance(value, dict) else {}
 
 
@@ -173,12 +174,12 @@ def normalize_agent_id(raw: Any) -> str:
 
 def detect_layout(cfg: dict[str, Any], state: Path) -> Layout:
     """Which OpenClaw wrote this state. The config decides; without one, the files on disk do."""
-    agents = _obj(cfg.get("agents"))
-    if "entries" in agents or "search" in _obj(cfg.get("memory")):
+    agents = json_object(cfg.get("agents"))
+    if "entries" in agents or "search" in json_object(cfg.get("memory")):
         return NEW_LAYOUT
-    if "list" in agents or "memorySearch" in _obj(agents.get("defaults")):
+    if "list" in agents or "memorySearch" in json_object(agents.get("defaults")):
         return LEGACY_LAYOUT
-    version = _obj(cfg.get("meta")).get("lastTouchedVersion")
+    version = json_object(cfg.get("meta")).get("lastTouchedVersion")
     if isinstance(version, str) and _version_tuple(version) >= (2026, 9):
         return NEW_LAYOUT
     if any((state / "agents").glob(f"*/agent/{AGENT_DB_NAME}")):
@@ -196,7 +197,7 @@ def _version_tuple(version: str) -> tuple[int, ...]:
 
 def _roster(cfg: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(id, entry) in config order from `agents.entries` (2026.9) or `agents.list` (legacy)."""
-    agents = _obj(cfg.get("agents"))
+    agents = json_object(cfg.get("agents"))
     if isinstance(agents.get("entries"), dict):
         listed = [(str(key), entry) for key, entry in agents["entries"].items() if isinstance(entry, dict)]
     elif isinstance(agents.get("list"), list):
@@ -216,8 +217,8 @@ def _roster(cfg: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def _default_agent_id(cfg: dict[str, Any], ids: list[str]) -> str:
     """OpenClaw's ambient owner: defaults.systemAgent, a single `default: true`, the sole agent."""
-    agents = _obj(cfg.get("agents"))
-    system = _obj(_obj(agents.get("defaults")).get("systemAgent")).get("agentId")
+    agents = json_object(cfg.get("agents"))
+    system = json_object(json_object(agents.get("defaults")).get("systemAgent")).get("agentId")
     if isinstance(system, str) and normalize_agent_id(system) in ids:
         return normalize_agent_id(system)
     if agents.get("ownership") != "explicit":
@@ -244,10 +245,10 @@ def _remember_across_conversations(cfg: dict[str, Any], overrides: dict[str, Any
     explicit = overrides.get("rememberAcrossConversations", defaults.get("rememberAcrossConversations"))
     if isinstance(explicit, bool):
         return explicit
-    dm_scope = _obj(cfg.get("session")).get("dmScope")
+    dm_scope = json_object(cfg.get("session")).get("dmScope")
     raw_bindings = cfg.get("bindings")
     bindings: list[Any] = raw_bindings if isinstance(raw_bindings, list) else []
-    scoped = any(isinstance(b, dict) and "dmScope" in _obj(b.get("session")) for b in bindings)
+    scoped = any(isinstance(b, dict) and "dmScope" in json_object(b.get("session")) for b in bindings)
     return dm_scope in (None, "main") and not scoped
 
 
@@ -259,15 +260,15 @@ def _policy_sources(configured: Any, session_memory: bool) -> list[str]:
 
 def effective_memory_search_2026(cfg: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
     """OpenClaw 2026.9's `resolveMemorySearchIndexConfig`, as a memorySearch-shaped dict."""
-    defaults = _obj(_obj(cfg.get("memory")).get("search"))
-    overrides = _obj(_obj(entry.get("memory")).get("search"))
+    defaults = json_object(json_object(cfg.get("memory")).get("search"))
+    overrides = json_object(json_object(entry.get("memory")).get("search"))
 
     def pick(key: str) -> Any:
         return overrides[key] if overrides.get(key) is not None else defaults.get(key)
 
     def pick_in(block: str, key: str) -> Any:
-        value = _obj(overrides.get(block)).get(key)
-        return value if value is not None else _obj(defaults.get(block)).get(key)
+        value = json_object(overrides.get(block)).get(key)
+        return value if value is not None else json_object(defaults.get(block)).get(key)
 
     remember = _remember_across_conversations(cfg, overrides, defaults)
     configured_sessions = bool(pick_in("experimental", "sessionMemory"))
@@ -295,10 +296,10 @@ def effective_memory_search_2026(cfg: dict[str, Any], entry: dict[str, Any]) -> 
 
 
 def _effective_memory_search_legacy(cfg: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    defaults = _obj(_obj(cfg.get("agents")).get("defaults"))
-    newer = _obj(_obj(cfg.get("memory")).get("search"))
-    base = deep_merge(_normalize_extra_paths(newer), _normalize_extra_paths(_obj(defaults.get("memorySearch"))))
-    ms = deep_merge(base, _normalize_extra_paths(_obj(entry.get("memorySearch"))))
+    defaults = json_object(json_object(cfg.get("agents")).get("defaults"))
+    newer = json_object(json_object(cfg.get("memory")).get("search"))
+    base = deep_merge(_normalize_extra_paths(newer), _normalize_extra_paths(json_object(defaults.get("memorySearch"))))
+    ms = deep_merge(base, _normalize_extra_paths(json_object(entry.get("memorySearch"))))
     sources = ms.get("sources")
     ms["sources"] = [s for s in ("memory", "sessions") if isinstance(sources, list) and s in sources] or ["memory"]
     return ms
@@ -310,7 +311,7 @@ def load_installation(state_dir: Path | None = None) -> Installation:
     path = config_path(state)
     cfg = read_config(path)
     layout = detect_layout(cfg, state)
-    defaults = _obj(_obj(cfg.get("agents")).get("defaults"))
+    defaults = json_object(json_object(cfg.get("agents")).get("defaults"))
     roster = _roster(cfg)
     ids = [agent_id for agent_id, _ in roster]
     default_id = _default_agent_id(cfg, ids)
@@ -329,14 +330,14 @@ def load_installation(state_dir: Path | None = None) -> Installation:
             transcripts = "sqlite"
         else:
             ms = _effective_memory_search_legacy(cfg, entry)
-            store = _obj(ms.get("store")).get("path")
+            store = json_object(ms.get("store")).get("path")
             index = (Path(os.path.expanduser(store.replace("{agentId}", agent_id))) if isinstance(store, str) and store
                      else state / "memory" / f"{agent_id}.sqlite")
             transcripts = "jsonl"
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
                             layout, transcripts, list(ms["sources"]), ms))
-    version = _obj(cfg.get("meta")).get("lastTouchedVersion")
-    entries = _obj(_obj(cfg.get("agents")).get("entries"))
+    version = json_object(cfg.get("meta")).get("lastTouchedVersion")
+    entries = json_object(json_object(cfg.get("agents")).get("entries"))
     warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "
                 f"'{normalize_agent_id(key)}' — rename it or run `openclaw doctor --fix`"
                 for key in entries if not _VALID_ID.match(str(key))]
@@ -376,29 +377,29 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
                 # index, so its own provider (the offline local model by default) applies
                 continue
             out[key] = ms[key]
-    remote = _obj(ms.get("remote"))
+    remote = json_object(ms.get("remote"))
     r = {k: remote[k] for k in ("baseUrl", "apiKey") if isinstance(remote.get(k), str)}
     if isinstance(remote.get("headers"), dict):
         r["headers"] = {str(k): str(v) for k, v in remote["headers"].items()}
     if r:
         out["remote"] = r
-    chunking = _obj(ms.get("chunking"))
+    chunking = json_object(ms.get("chunking"))
     c = {k: int(chunking[k]) for k in ("tokens", "overlap") if isinstance(chunking.get(k), (int, float))}
     if c:
         out["chunking"] = c
-    query = _obj(ms.get("query"))
+    query = json_object(ms.get("query"))
     q: dict[str, Any] = {}
     if isinstance(query.get("maxResults"), (int, float)):
         q["maxResults"] = int(query["maxResults"])
     if isinstance(query.get("minScore"), (int, float)):
         q["minScore"] = float(query["minScore"])
-    hybrid = _obj(query.get("hybrid"))
+    hybrid = json_object(query.get("hybrid"))
     h: dict[str, Any] = {}
     for key in ("vectorWeight", "textWeight"):
         if isinstance(hybrid.get(key), (int, float)):
             h[key] = float(hybrid[key])
     for block, keys in (("mmr", ("enabled", "lambda")), ("temporalDecay", ("enabled", "halfLifeDays"))):
-        src = _obj(hybrid.get(block))
+        src = json_object(hybrid.get(block))
         part = {k: (bool(src[k]) if k == "enabled" else float(src[k])) for k in keys if k in src}
         if part:
             h[block] = part

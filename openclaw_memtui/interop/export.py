@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.search.rank import SearchParams
-from .agents import NEW_LAYOUT, Layout, OpenClawError, deep_merge, normalize_agent_id
+from .agents import NEW_LAYOUT, Layout, OpenClawError, deep_merge, json_object, normalize_agent_id
 
 # what OpenClaw 2026.9 ranks with, whatever its config says (memory-search.ts)
 FIXED_2026 = {"vectorWeight": 0.7, "textWeight": 0.3, "mmr": True, "mmrLambda": 0.7, "decay": True, "halfLifeDays": 30.0}
@@ -120,9 +120,9 @@ def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, con
             # a value equal to what the agent inherits is not copied into its entry (unless it already
             # sets that key): later changes to the global value keep reaching it
             inherited = {**DEFAULT_QUERY_2026, **_query_of(data.get("memory"))}
-            own = _obj(holder.get("query"))
+            own = json_object(holder.get("query"))
             query = {k: v for k, v in query.items() if k in own or inherited.get(k) != v}
-        holder["query"] = {**_obj(holder.get("query")), **query}
+        holder["query"] = {**json_object(holder.get("query")), **query}
         return data
     block = export.block["memorySearch"]["query"]
     if agent_id is None:
@@ -137,7 +137,7 @@ def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, con
             raise OpenClawError(f"no agent '{agent_id}' in {config_file}")
         holder = matches[0]
     ms = _obj_at(holder, ["memorySearch"], config_file)
-    ms["query"] = deep_merge(_obj(ms.get("query")), block)
+    ms["query"] = deep_merge(json_object(ms.get("query")), block)
     return data
 
 
@@ -147,10 +147,6 @@ def _query_2026(export: Export) -> dict[str, Any]:
         (entry,) = block["agents"]["entries"].values()
         block = entry
     return dict(block["memory"]["search"]["query"])
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _query_of(memory: Any) -> dict[str, Any]:
