@@ -245,7 +245,8 @@ class MemoryIndex:
         return RetrievalContext(
             reads=self.reads(), sources=self.settings.search_sources or self.settings.sources,
             cjk_bigram=self.settings.cjk_segmentation == "bigram",
-            vectors=self.vector_searcher, vec_loaded=self.store.vec_loaded, provider=provider,
+            vectors=self.vector_searcher if provider is not None else None, vec_loaded=self.store.vec_loaded,
+            provider=provider,
             provider_error=self.provider_error, generation=self.store_generation, chunk_counts=self.chunk_counts)
 
     def retrieve(self, query: str, pool_size: int = DEFAULT_CANDIDATE_POOL, keyword_mode: KeywordMode = DEFAULT_KEYWORD_MODE,

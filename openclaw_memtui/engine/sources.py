@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .redact import redact_secrets
 from .textutil import clean_text
 
 IGNORED_DIRS = frozenset(
@@ -331,6 +330,7 @@ def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0) -> FlatS
     `wrap_chars` > 0 splits long messages into several lines of the same origin, as OpenClaw 2026.9
     does, so chunk line ranges match the ones OpenClaw stores for the same session.
     """
+    from .redact import redact_secrets  # ~40 ms of regex compiling: only when a transcript is read
     lines_out: list[str] = []
     flat = FlatSession("")
     for index, line in enumerate(raw.split("\n")):

@@ -20,10 +20,11 @@ from ..textutil import clean_text
 from .keyword import KeywordHit, keyword_search
 from .rank import Candidate, Pool
 from .timewindow import TimeWindow, detect_time_window
-from .vector import VectorSearcher
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy and the vector searcher load only when a vector leg runs (CLI start time)
     import numpy as np
+
+    from .vector import VectorSearcher
 
 MAX_QUERY_CHARS = 2000  # longer input is cut: FTS and embedding models gain nothing from more
 
@@ -37,7 +38,7 @@ class RetrievalContext:
     reads: IndexReader
     sources: tuple[str, ...]
     cjk_bigram: bool
-    vectors: VectorSearcher
+    vectors: VectorSearcher | None  # None without a provider: keyword-only search never loads numpy
     vec_loaded: bool  # sqlite-vec is loaded on the read connection (the KNN path is possible)
     provider: EmbeddingProvider | None  # None: keyword-only
     provider_error: str  # why there is no provider, when there is none
@@ -89,7 +90,7 @@ def vector_leg(ctx: RetrievalContext, pool: Pool, pool_size: int,
     provider = ctx.provider if use_vectors else None
     if use_vectors and ctx.provider_error and provider is None:
         pool.warnings.append(f"keyword-only: {ctx.provider_error}")
-    if provider is None:
+    if provider is None or ctx.vectors is None:
         return [], None
     model = provider.model
     generation = ctx.generation()  # one read serves the counts and the vector cache
