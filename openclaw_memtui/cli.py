@@ -22,13 +22,13 @@ __all__ = ["UserError", "build_parser", "build_tui_parser", "load_cfg", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse quotes a bad value with repr(), which leaves bidi overrides raw: neutralise it."""
+    """Errors are one line with a hint (not eight lines of usage), and argparse's repr() of a bad
+    value, which leaves bidi overrides raw, is neutralised."""
 
     def error(self, message: str) -> NoReturn:
         from .render import safe
 
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {safe(message, one_line=True)}\n")
+        self.exit(2, f"{self.prog}: error: {safe(message, one_line=True)} (see: {self.prog} --help)\n")
 
 
 def _common(p: argparse.ArgumentParser) -> None:

@@ -101,3 +101,14 @@ def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
 
     assert search_params(loaded).mmr is True and search_params(loaded).max_results == 9  # round trip
     assert backup.read_text() == 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n'
+
+
+def test_argparse_errors_are_one_line_with_a_hint(capsys):
+    from openclaw_memtui.cli import main
+
+    for argv, hint in ((["search"], "memtui search --help"), (["--bogus"], "memtui --help")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "error:" in err and hint in err and "usage:" not in err
