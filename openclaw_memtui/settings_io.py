@@ -160,3 +160,12 @@ def save_to_config(params: SearchParams, path: Path) -> Path | None:
     _set_all(hybrid, "mmr", {"enabled": params.mmr, "lambda": float(params.mmr_lambda)})
     _set_all(hybrid, "temporalDecay", {"enabled": params.decay, "halfLifeDays": float(params.half_life_days)})
     return rewrite_file(path, tomlkit.dumps(doc))
+
+
+def save_theme_to_config(theme: str, path: Path) -> Path | None:
+    """Write `tui.theme` into our TOML config (comments and other keys kept, the original backed up)."""
+    import tomlkit
+
+    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
+    _table(doc, "tui")["theme"] = theme
+    return rewrite_file(path, tomlkit.dumps(doc))

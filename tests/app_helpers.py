@@ -88,3 +88,38 @@ def copy_demo(tmp_path: Path) -> Path:
     target = tmp_path / "demo"
     shutil.copytree(demo_workspace(), target)
     return target
+
+
+class SeededProvider:
+    """A deterministic embedding provider with small batches, so a sync can be cancelled mid-embedding."""
+
+    id = "seeded"
+    model = "seeded-64"
+    max_input_tokens = 8192
+    batch_max_items = 4
+    sync_batch_items = 4
+    batch_max_bytes = 1 << 20
+    dims = 64
+
+    def provider_key(self):
+        return "seeded-key"
+
+    def _vec(self, text):
+        import hashlib
+
+        seed = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+        return np.random.default_rng(seed).standard_normal(self.dims)
+
+    def embed_query(self, text):
+        from openclaw_memtui.engine.embeddings.base import normalize_rows
+
+        return normalize_rows(self._vec(text))[0]
+
+    def embed_batch(self, texts):
+        from openclaw_memtui.engine.embeddings.base import normalize_rows
+
+        return normalize_rows(np.vstack([self._vec(t) for t in texts]))
+
+
+def use_provider(index: MemoryIndex, provider) -> None:
+    index._provider, index._provider_ready = provider, True

@@ -111,8 +111,8 @@ def test_file_view_masks_a_transcript_but_not_a_note(tmp_path: Path) -> None:
     line = json.dumps({"type": "message", "message": {"role": "user", "content": f"my stripe key is {secret}"}})
     transcript = tmp_path / "s.jsonl"
     transcript.write_text(line + "\n", encoding="utf-8")
-    shown = render_file(transcript.read_text, "sessions/s.jsonl", 1, 1, "sessions").plain
+    shown = render_file(transcript.read_text, "sessions/s.jsonl", 1, 1, "sessions")[0].plain
     assert secret not in shown and "sk_liv…wxyz" in shown
     note = tmp_path / "MEMORY.md"
     note.write_text(f"stripe test key {secret}\n", encoding="utf-8")
-    assert secret in render_file(note.read_text, "MEMORY.md", 1, 1, "memory").plain
+    assert secret in render_file(note.read_text, "MEMORY.md", 1, 1, "memory")[0].plain

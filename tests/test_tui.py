@@ -175,7 +175,8 @@ async def test_empty_workspace_is_calm(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
         await type_query(pilot, app, "anything", expect_results=False)
-        assert "No matches" in str(app.query_one("#preview", Static).render())
+        preview = str(app.query_one("#preview", Static).render())
+        assert "No memory files in" in preview and "MEMORY.md" in preview and "memory/**/*.md" in preview
         assert not [t for s, t in app.toasts if s == "error"]
 
 

@@ -232,6 +232,15 @@ class MemoryIndex:
             self._counts = cached = (key, (embedded, total))
         return cached[1]
 
+    def unembedded(self) -> int:
+        """Chunks still waiting for a vector from the current provider (0 without one): what a
+        cancelled or interrupted sync left, so a front end can resume it at launch."""
+        provider = self.provider
+        if provider is None:
+            return 0
+        embedded, total = self.chunk_counts(provider.model)
+        return total - embedded
+
     def store_generation(self) -> tuple[int, int]:
         """Changes whenever vectors or chunks change, or the file is swapped: a cache key."""
         return (self._epoch, self.reads().generation())

@@ -7,6 +7,7 @@ into the index runs in a thread worker that answers with a message from `message
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import threading
@@ -16,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -32,12 +33,13 @@ from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import describe
 from ..render import dumps_json, safe
+from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, StatusLoaded, SyncFinished, SyncProgressed
 from .screens.file_view import FileScreen, file_title, render_file
-from .screens.help import HelpScreen
+from .screens.help import HelpScreen, help_keys
 from .screens.status_rows import read_status
 from .screens.sync import SyncScreen
-from .settings_actions import Outcome, export_settings, save_settings
+from .settings_actions import Outcome, export_settings, save_settings, save_theme
 from .state import RankedResults, SyncState
 from .sync_runner import run_sync
 from .themes import discover_themes
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from ..session import Session
 
 SEARCH_DEBOUNCE_S = 0.25
+NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 
 Handler = TypeVar("Handler", bound=Callable[..., None])
 
@@ -69,6 +72,14 @@ def skip_when_torn_down(method: Handler) -> Handler:
     return wrapper  # type: ignore[return-value]
 
 
+class MainScreen(Screen[None]):
+    """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
+    detail pane instead of crushing both panes (app.tcss)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+
+
 class MemtuiApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "memtui"
@@ -77,13 +88,16 @@ class MemtuiApp(App[None]):
         Binding("question_mark", "help", "Help", show=False, id="help_key"),
         Binding("ctrl+t", "toggle_tuning", "Tuning", id="toggle_tuning"),
         Binding("ctrl+r", "sync", "Sync", id="sync"),
-        Binding("ctrl+g", "cancel_sync", "Cancel sync", id="cancel_sync"),
+        Binding("ctrl+g", "cancel_sync", "Cancel", id="cancel_sync"),  # in the footer only while a sync runs
         Binding("f2", "sync_screen", "Status", id="sync_screen"),
-        Binding("ctrl+l", "focus_query", "Query", id="focus_query"),
-        Binding("f3", "clear_time_window", "Ignore time", id="clear_time_window"),  # ctrl+w is Input's delete-word
-        Binding("slash", "focus_query", show=False, id="focus_query_slash"),
-        Binding("ctrl+e", "export_settings", "Export", show=False, id="export_settings"),
-        Binding("ctrl+q", "quit", "Quit", id="quit"),
+        Binding("ctrl+l", "focus_query", "Query", show=False, id="focus_query"),
+        # ctrl+w is Input's delete-word; in the footer only when the query has (or had) a time window
+        Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
+        Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
+        # priority: the query input binds ctrl+e (end of line) and would swallow it
+        Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
+        # priority: also while help or another modal screen is open (Textual's own ctrl+q is too)
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),
     ]
 
     sync_state: reactive[SyncState] = reactive(SyncState, init=False)
@@ -111,6 +125,8 @@ class MemtuiApp(App[None]):
         self.file_generation = 0
         self.status_generation = 0
         self.time_disabled_query: str | None = None  # f3: ignore the time words of this query
+        self.ignored_window = ""  # ... and the words that were ignored, said in the info bar
+        self._focus_results_for = -1  # Enter was pressed: move to the results when this search answers
         self.rerank_ms = 0.0
         self.sync_again = False
         self._cancel = threading.Event()
@@ -164,6 +180,9 @@ class MemtuiApp(App[None]):
             yield TuningPanel(self.params, self.default_params, id="tuning")
         yield Footer()
 
+    def get_default_screen(self) -> Screen[Any]:
+        return MainScreen(id="_default")
+
     def on_mount(self) -> None:
         # Sync and search run in threads; a shorter GIL switch interval (default 5 ms) hands the
         # event loop its turn sooner, so typing stays smooth while a long sync runs.
@@ -186,13 +205,24 @@ class MemtuiApp(App[None]):
         self._check_index()
 
     def _install_themes(self) -> list[str]:
-        """Register the bundled and user themes, choose the configured one; return the files' errors."""
+        """Register the bundled and user themes, choose the configured one; return the errors to toast."""
         themes, errors = discover_themes(self.theme_dirs)
         for theme in themes:
             self.register_theme(theme)
         wanted = self.cfg.get("tui", {}).get("theme") or "memtui-dark"
+        if wanted not in self.available_themes:
+            errors.append(f"tui.theme: no theme named '{wanted}'")
         self.theme = wanted if wanted in self.available_themes else "memtui-dark"
+        self._saved_theme = self.theme
         return errors
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme picked in the palette is kept: written to the config's `tui.theme`."""
+        saved = getattr(self, "_saved_theme", None)
+        if saved is None or theme == saved or not self.is_running:
+            return
+        self._saved_theme = theme
+        self._tell(save_theme(theme, self.config_path))
 
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
@@ -209,7 +239,8 @@ class MemtuiApp(App[None]):
     def _check_index(self) -> None:
         """Empty or stale? Reading every file's stamp takes 160–240 ms at 10k files: not on the event loop."""
         try:
-            self.post_message(IndexChecked(self.index.is_empty() or self.index.is_dirty()))
+            # unembedded: a sync cancelled or quit while embedding resumes now, not at the next file change
+            self.post_message(IndexChecked(self.index.is_empty() or self.index.is_dirty() or self.index.unembedded() > 0))
         except Exception as exc:  # a locked or unreadable index: say so, let a sync try to repair it
             self.post_message(IndexChecked(True, describe(exc)))
 
@@ -235,8 +266,8 @@ class MemtuiApp(App[None]):
         if self._debounce is not None:
             self._debounce.stop()
         self.start_search()
-        if self.results:
-            self.query_one(ResultList).focus()
+        # The results of what was just typed are not here yet: move to them when they are
+        self._focus_results_for = self.search_generation
 
     def start_search(self) -> None:
         query = self.query_one("#query", Input).value
@@ -262,6 +293,8 @@ class MemtuiApp(App[None]):
             return  # a newer query is on its way; drop this stale answer
         self.ranked = RankedResults(pool=message.pool, params=self.params)
         self.rerank(track_moves=False)
+        if message.generation == self._focus_results_for and self.ranked.results and isinstance(self.screen.focused, Input):
+            self.query_one(ResultList).focus()
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if message.generation == self.search_generation:
@@ -285,8 +318,11 @@ class MemtuiApp(App[None]):
     def _show_ranking(self, ranked: RankedResults) -> None:
         self.ranked = ranked
         self.query_one(ResultList).ranked = ranked
-        self.query_one(InfoBar).ranked = ranked
+        info = self.query_one(InfoBar)
+        info.ignored_window = self.ignored_window if self._time_ignored() else ""
+        info.ranked = ranked
         self._show_selected()
+        self._refresh_footer()  # f3 shows in the footer only with a time window
 
     @skip_when_torn_down
     def _show_selected(self) -> None:
@@ -294,19 +330,26 @@ class MemtuiApp(App[None]):
         result, pool = self.selected(), self.ranked.pool
         if result is None or pool is None:
             query = self.query_one("#query", Input).value.strip()
-            detail.placeholder = "No matches." if query and pool is not None else "Type to search."
+            detail.placeholder = self._no_result_text(query, pool)
             detail.shown = None
         else:
             detail.shown = ShownResult(result, self.ranked.params, pool)
 
-    def on_resize(self) -> None:
-        if self.ranked.results:
-            self.call_after_refresh(self._refit)
+    def _no_result_text(self, query: str, pool: Pool | None) -> str:
+        if not query or pool is None:
+            return "Type to search."
+        if not pool.candidates:
+            if self.sync_state.last_report is not None and self.sync_state.last_report.files_total == 0:
+                return empty_workspace_text(self.index.settings)
+            return "No matches."
+        below = rank(pool, replace(self.ranked.params, min_score=0.0, max_results=3))
+        if not below:
+            return "No matches."
+        lines = [f"No matches above minScore {self.ranked.params.min_score:.2f}. Best hits below it:", ""]
+        lines += [f"  {r.score:.3f}  {safe(r.path, one_line=True)}:{r.start_line}-{r.end_line}" for r in below]
+        lines += ["", "Lower minScore in the tuning panel (ctrl+t) to list them."]
+        return "\n".join(lines)
 
-    @skip_when_torn_down
-    def _refit(self) -> None:
-        self.query_one(ResultList).refit()
-        self.query_one(DetailPane).refit()
 
     @on(OptionList.OptionHighlighted, "#results")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -329,13 +372,13 @@ class MemtuiApp(App[None]):
         from ..engine.sync import read_indexed_file
 
         settings = self.index.settings
-        body = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,
-                           result.start_line, result.end_line, result.source)
-        self.post_message(FileLoaded(generation, file_title(result), body, result.start_line))
+        body, row = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,
+                                result.start_line, result.end_line, result.source)
+        self.post_message(FileLoaded(generation, file_title(result), body, row))
 
     def on_file_loaded(self, message: FileLoaded) -> None:
         if message.generation == self.file_generation and not isinstance(self.screen, FileScreen):
-            self.push_screen(FileScreen(message.heading, message.body, message.scroll_to_line))
+            self.push_screen(FileScreen(message.heading, message.body, message.scroll_to_row))
 
     # -- tuning ----------------------------------------------------------------------------------
     def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
@@ -356,14 +399,49 @@ class MemtuiApp(App[None]):
         else:
             self.query_one("#query", Input).focus()
 
-    def action_clear_time_window(self) -> None:
+    def _time_ignored(self) -> bool:
+        return self.time_disabled_query is not None and self.time_disabled_query == self.query_one("#query", Input).value.strip()
+
+    def action_toggle_time_window(self) -> None:
+        """f3: ignore the time words of this query, or use them again."""
+        if self._time_ignored():
+            self.time_disabled_query = None
+            self.notify(f"Using “{safe(self.ignored_window, False)}” again", markup=False, timeout=3)
+            self.start_search()
+            return
         pool = self.ranked.pool
         if pool is None or pool.time_window is None:
             self.notify("This query has no time window", markup=False, timeout=2)
             return
         self.time_disabled_query = self.query_one("#query", Input).value.strip()
-        self.notify(f"Ignoring “{safe(pool.time_window.text, False)}” for this query", markup=False, timeout=3)
+        self.ignored_window = pool.time_window.text
+        self.notify(f"Ignoring “{safe(pool.time_window.text, False)}” for this query (f3 again uses it)", markup=False,
+                    timeout=3)
         self.start_search()
+
+    action_clear_time_window = action_toggle_time_window  # the name it had: scripts and keymaps may use it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keep the footer to what applies now: it must fit 80 columns."""
+        main = self.screen is self.screen_stack[0] if self.screen_stack else True
+        if action == "cancel_sync":
+            return self.sync_state.running
+        if action == "toggle_time_window":
+            pool = self.ranked.pool
+            return main and ((pool is not None and pool.time_window is not None) or self._time_ignored_safe())
+        if action in ("toggle_tuning", "focus_query", "sync_screen"):
+            return main
+        return True
+
+    def _refresh_footer(self) -> None:
+        if self.screen_stack:  # none left while the app shuts down
+            self.refresh_bindings()
+
+    def _time_ignored_safe(self) -> bool:
+        try:
+            return self._time_ignored()
+        except NoMatches:
+            return False
 
     def apply_preset(self, name: str) -> None:
         self.query_one("#tuning", TuningPanel).apply(PRESETS[name])
@@ -404,6 +482,7 @@ class MemtuiApp(App[None]):
         run_sync(self.index, force, self._cancel, self.post_message)
 
     def watch_sync_state(self, state: SyncState) -> None:
+        self._refresh_footer()  # "Cancel" shows in the footer while a sync runs
         for screen in self.screen_stack:
             if isinstance(screen, SyncScreen):
                 screen.sync_state = state
@@ -411,7 +490,7 @@ class MemtuiApp(App[None]):
     @skip_when_torn_down
     def on_sync_progressed(self, message: SyncProgressed) -> None:
         previous = self.sync_state.progress
-        self.sync_state = replace(self.sync_state, progress=message.progress)
+        self.sync_state = self.sync_state.advanced(message.progress, time.monotonic())
         first_embed = message.progress.phase == "embed" and (previous is None or previous.phase != "embed")
         if first_embed and self.query_one("#query", Input).value.strip():
             self.start_search()  # keyword rows are committed: show results while vectors fill in
@@ -423,7 +502,9 @@ class MemtuiApp(App[None]):
             self.notify(f"Sync failed: {safe(message.error, False)}", severity="error", markup=False, timeout=8)
             self.sync_state = replace(self.sync_state, running=False, progress=None)
         elif report is not None:
-            self.sync_state = replace(self.sync_state, running=False, progress=None, last_report=report, dirty=False)
+            # A cancelled sync left files or vectors behind: still dirty (the status screen says what)
+            self.sync_state = replace(self.sync_state, running=False, progress=None, last_report=report,
+                                      dirty=report.cancelled)
             self._tell_sync_report(report)
             if self.query_one("#query", Input).value.strip():
                 self.start_search()
@@ -467,7 +548,14 @@ class MemtuiApp(App[None]):
 
     # -- other actions ---------------------------------------------------------------------------
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        if isinstance(self.screen, HelpScreen):
+            return
+        # every binding of the screen, the focused widget and the app (not only those that apply this
+        # moment), and the result list's keys even while the query has the focus
+        bindings = [b for _, keys in self.screen._modal_binding_chain for _, b in keys]
+        with contextlib.suppress(NoMatches):
+            bindings += [b for _, b in self.query_one(ResultList)._bindings]
+        self.push_screen(HelpScreen(help_keys(bindings, self.get_key_display)))
 
     def action_sync_screen(self) -> None:
         self.status_generation += 1
@@ -485,6 +573,34 @@ class MemtuiApp(App[None]):
 
     def action_focus_query(self) -> None:
         self.query_one("#query", Input).focus()
+
+    def action_open_in_editor(self) -> None:
+        """Open the selected result in $VISUAL / $EDITOR at its first line; the app comes back after."""
+        result = self.selected()
+        if result is None:
+            return
+        target = editable_path(self.index.settings, result.path, result.source)
+        if target is None:
+            self.notify("This result is not a file on disk (a transcript kept in OpenClaw's database)",
+                        severity="warning", markup=False)
+            return
+        command = editor_command(chosen_editor(), target, result.start_line)
+        try:
+            code = self.run_editor(command)
+        except OSError as exc:
+            self.notify(f"Could not start the editor: {safe(describe(exc), False)} (set $EDITOR)", severity="error",
+                        markup=False)
+            return
+        if code:
+            self.notify(safe(f"{command[0]} exited with status {code}", one_line=True), severity="warning", markup=False)
+        self._check_index()  # an edit shows in the results once synced (the watcher may be off)
+
+    def run_editor(self, command: list[str]) -> int:
+        """Run the editor in the terminal, the app suspended meanwhile; its exit status."""
+        import subprocess
+
+        with self.suspend():
+            return subprocess.run(command, check=False).returncode
 
     def action_copy_snippet(self) -> None:
         result = self.selected()

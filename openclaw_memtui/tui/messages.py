@@ -65,7 +65,7 @@ class FileLoaded(Message):
     generation: int
     heading: Text
     body: Text
-    scroll_to_line: int
+    scroll_to_row: int  # the row of the first matched line
 
 
 @dataclass

@@ -47,6 +47,19 @@ def save_settings(params: SearchParams, config_path: Path | None) -> Outcome:
     return Outcome([Toast(safe(f"Saved search settings to {path}{note}", one_line=True))])
 
 
+def save_theme(theme: str, config_path: Path | None) -> Outcome:
+    """Keep the theme picked in the palette: `tui.theme` in memtui's config file."""
+    from ..paths import default_config_path
+    from ..settings_io import save_theme_to_config
+
+    path = config_path or default_config_path()
+    try:
+        save_theme_to_config(theme, path)
+    except Exception as exc:
+        return Outcome([Toast(f"Could not save the theme: {safe(describe(exc), False)}", "error")])
+    return Outcome([Toast(safe(f"Theme {theme} saved to {path}", one_line=True), timeout=3)])
+
+
 def openclaw_layout(agent: Agent | None) -> Layout:
     """The layout of the OpenClaw an export is for: the agent's, else the installed one's."""
     if agent is not None:

@@ -6,10 +6,12 @@ what it says. Replacing the whole value (never mutating it) is what makes the wa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams
+
+RATE_AFTER_S = 2.0  # a rate and an ETA only once a phase has run this long (the first batches mislead)
 
 
 @dataclass(frozen=True)
@@ -20,13 +22,47 @@ class SyncState:
     running: bool = False
     progress: SyncProgress | None = None
     last_report: SyncReport | None = None
-    dirty: bool = False  # the watcher saw changes that no sync has picked up yet
+    dirty: bool = False  # the watcher saw changes, or a sync was cancelled, and no sync has finished since
     watcher: str = "off"
+    phase_started: float = 0.0  # monotonic seconds when the current phase's first event came
+    phase_start_done: int = 0  # its `done` count then
 
     @property
     def busy(self) -> bool:
         """True until the launch check answered and while a sync runs: results may still change."""
         return self.checking or self.running
+
+    def advanced(self, progress: SyncProgress, now: float) -> SyncState:
+        """This state with a new progress event received at `now` (monotonic seconds)."""
+        previous = self.progress
+        if previous is None or previous.phase != progress.phase or progress.done < previous.done:
+            return replace(self, progress=progress, phase_started=now, phase_start_done=progress.done)
+        return replace(self, progress=progress)
+
+    def rate_eta(self, now: float) -> tuple[float, float] | None:
+        """(items a second, seconds left) of the current phase, once it has run RATE_AFTER_S."""
+        p = self.progress
+        if not self.running or p is None or p.total <= 0:
+            return None
+        elapsed, done = now - self.phase_started, p.done - self.phase_start_done
+        if elapsed < RATE_AFTER_S or done <= 0:
+            return None
+        rate = done / elapsed
+        return rate, max(0, p.total - p.done) / rate
+
+
+def format_rate_eta(rate_eta: tuple[float, float] | None, unit: str) -> str:
+    """"120 chunks/s · 1m 05s left", or "" before a rate is known."""
+    if rate_eta is None:
+        return ""
+    rate, left = rate_eta
+    seconds = int(round(left))
+    eta = f"{seconds // 60}m {seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+    return f"{rate:,.0f} {unit}/s · {eta} left" if rate >= 10 else f"{rate:,.1f} {unit}/s · {eta} left"
+
+
+def phase_unit(phase: str) -> str:
+    return "chunks" if phase == "embed" else "files"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ runs in a worker; the screen only shows the text it is given.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,8 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...engine.redact import redact_secrets
 from ...engine.search.rank import Result
+from ...engine.sources import flatten_session
 from ...render import safe
 
 
@@ -24,32 +25,58 @@ def file_title(result: Result) -> Text:
     return Text(f" {safe(result.path, one_line=True)}  lines {result.start_line}-{result.end_line}", style="bold reverse")
 
 
-def render_file(read: Callable[[], str], path: str, start_line: int, end_line: int, source: str) -> Text:
-    """The file's current text (from `read`), numbered, lines start_line..end_line marked; or one line
-    saying why it cannot be shown. Transcripts (`source` "sessions") are masked as the index masks them."""
+MATCHED = "on #3a3320"
+
+
+def render_file(read: Callable[[], str], path: str, start_line: int, end_line: int, source: str) -> tuple[Text, int]:
+    """The file's current text (from `read`), numbered, lines start_line..end_line marked, and the
+    row to scroll to; or one line saying why it cannot be shown. A transcript (`source` "sessions")
+    is shown as the conversation the index holds, masked as the index masks it."""
     name = safe(path, one_line=True)
     try:
         raw = read()
     except FileNotFoundError:
-        return Text(f"{name} no longer exists on disk (it was deleted or moved); sync to drop it from the index.")
+        return Text(f"{name} no longer exists on disk (it was deleted or moved); sync to drop it from the index."), 0
     except OSError as exc:
-        return Text(f"cannot read {name}: {exc.strerror}")
+        return Text(f"cannot read {name}: {exc.strerror}"), 0
+    if source == "sessions":
+        return render_conversation(raw, start_line, end_line)
     body = Text()
     for n, line in enumerate(raw.split("\n"), 1):
-        if source == "sessions":  # the raw transcript holds the secrets the index masks
-            line = redact_secrets(line)
         inside = start_line <= n <= end_line
         body.append(f"{n:5} ", style="bold" if inside else "dim")
-        body.append(safe(line) + "\n", style="on #3a3320" if inside else "")
-    return body
+        body.append(safe(line) + "\n", style=MATCHED if inside else "")
+    return body, max(0, start_line - 1)
+
+
+def render_conversation(raw: str, start_line: int, end_line: int) -> tuple[Text, int]:
+    """A JSONL transcript as speaker, time and text per message (the raw JSON holds the secrets the
+    index masks, and tool calls nobody reads); the matched messages marked. `start_line`/`end_line`
+    are JSONL lines, as the index stores them; the row returned is the first matched message's."""
+    flat = flatten_session(raw, redact=True)  # the very text the index holds, masked the same way
+    if not flat.content:
+        return Text("This transcript has no user or assistant messages.", style="dim"), 0
+    body = Text()
+    scroll_to = -1
+    for row, (line, jsonl_line, ts) in enumerate(zip(flat.content.split("\n"), flat.line_map, flat.timestamps_ms, strict=True)):
+        speaker, _, text = line.partition(": ")
+        inside = start_line <= jsonl_line <= end_line
+        if inside and scroll_to < 0:
+            scroll_to = row
+        when = datetime.fromtimestamp(ts / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ts > 0 else " " * 16
+        body.append(f"{jsonl_line:5} ", style="bold" if inside else "dim")
+        body.append(f"{when}  ", style="dim")
+        body.append(f"{speaker:<9} ", style="bold cyan" if speaker == "User" else "bold magenta")
+        body.append(safe(text) + "\n", style=MATCHED if inside else "")
+    return body, max(0, scroll_to)
 
 
 class FileScreen(Screen):
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back", id="file.back")]
 
-    def __init__(self, title: Text, body: Text, scroll_to_line: int) -> None:
+    def __init__(self, title: Text, body: Text, scroll_to_row: int) -> None:
         super().__init__()
-        self.title_text, self.body, self.scroll_to_line = title, body, scroll_to_line
+        self.title_text, self.body, self.scroll_to_row = title, body, scroll_to_row
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_text, id="file-title")
@@ -58,4 +85,4 @@ class FileScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#file-body", VerticalScroll).scroll_to(y=max(0, self.scroll_to_line - 3), animate=False)
+        self.query_one("#file-body", VerticalScroll).scroll_to(y=max(0, self.scroll_to_row - 2), animate=False)

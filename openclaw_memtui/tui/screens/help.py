@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,19 +12,42 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 ABOUT = """\
-Type a query: results update as you type (Enter searches at once).
-Up/Down in the list selects a result; Enter opens the whole file at that chunk.
+Type a query: results update as you type (Enter searches at once and moves to the results).
+Up/Down in the list selects a result; Enter opens the whole file at that chunk; e opens it in
+$EDITOR at that line; c copies the snippet, j the result as JSON.
 
 Score pane: vector = cosine similarity of the query and chunk embeddings; text = BM25 score
-mapped to [0,1); hybrid = weighted sum of the two; decay = temporal decay factor for dated notes
-and transcripts (MEMORY.md and undated notes are evergreen); final = hybrid × decay; MMR rank
-shows where diversity re-ranking moved the result.
+mapped to [0,1); hybrid = weighted sum of the two (the weights are normalised to sum 1, so the
+pane shows each one's share); decay = temporal decay factor for dated notes and transcripts
+(MEMORY.md and undated notes are evergreen); final = hybrid × decay; MMR rank shows where
+diversity re-ranking moved the result.
 
 Tuning (ctrl+t) re-ranks the cached candidates instantly, without touching the index.
 """
 
+Keys = list[tuple[str, str]]
 
-class HelpScreen(ModalScreen):
+
+def help_keys(bindings: Iterable[Binding], key_display: Callable[[Binding], str]) -> Keys:
+    """(key, what it does) for every binding with a description where help was asked for: the app's,
+    the screen's and the focused widget's, hidden ones included; one line per action."""
+    keys: Keys = []
+    seen: dict[str, int] = {}
+    for b in bindings:
+        if not b.description or b.system:
+            continue
+        shown = b.key_display or key_display(b)
+        if b.action in seen:  # "f1" and "?" both open help: one line, both keys
+            i = seen[b.action]
+            if shown not in keys[i][0].split():
+                keys[i] = (f"{keys[i][0]} {shown}", keys[i][1])
+            continue
+        seen[b.action] = len(keys)
+        keys.append((shown, b.description))
+    return keys
+
+
+class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark,f1", "app.pop_screen", "Close", id="help.close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -31,12 +56,14 @@ class HelpScreen(ModalScreen):
     }
     """
 
+    def __init__(self, keys: Keys) -> None:
+        super().__init__()
+        self.keys = keys
+
     def compose(self) -> ComposeResult:
         text = Text(ABOUT)
         text.append("\nKeys\n", style="bold")
-        for binding in self.app.active_bindings.values():
-            b = binding.binding
-            if b.description:
-                text.append(f"  {binding.binding.key_display or self.app.get_key_display(b):<14} {b.description}\n")
+        for key, description in self.keys:
+            text.append(f"  {key:<16} {description}\n")
         with VerticalScroll():
             yield Static(text)

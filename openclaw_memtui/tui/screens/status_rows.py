@@ -71,6 +71,21 @@ def openclaw_rows(agent: Agent | None) -> Rows:
     return rows
 
 
+def unembedded(status: Status) -> int:
+    """Chunks still waiting for a vector (none without a provider: keyword-only by choice)."""
+    return max(0, status.chunks - status.embedded) if status.provider != "none" else 0
+
+
+def dirty_text(status: Status, sync: SyncState) -> str:
+    """Files changed since the last sync, or vectors a cancelled or failed sync left to embed."""
+    missing = unembedded(status)
+    if sync.running:
+        return "syncing now"
+    if missing:
+        return f"yes — {missing:,} of {status.chunks:,} chunks not embedded yet (s resumes)"
+    return "yes — changes waiting to sync" if sync.dirty else "no"
+
+
 def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState) -> Rows:
     """Index, provider and sync facts; dirty and watcher come from the app's live state."""
     status = snapshot.status
@@ -85,7 +100,7 @@ def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState) -> Rows:
         ("Provider / model", f"{status.provider} / {status.model}" + (f" ({status.dims} dims)" if status.dims else "")),
         ("Provider error", status.provider_error or "none"),
         ("Files / chunks", f"{status.files} files · {status.chunks} chunks · {status.embedded} embedded"),
-        ("Dirty", "yes — changes waiting to sync" if sync.dirty else "no"),
+        ("Dirty", dirty_text(status, sync)),
         ("Last sync", status.last_sync or "never"),
         ("Watcher", sync.watcher),
     ]

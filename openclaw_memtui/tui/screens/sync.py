@@ -8,6 +8,7 @@ counts grow while vectors fill in; the worker answers with `StatusLoaded`.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -22,8 +23,8 @@ from textual.widgets import Footer, Header, ProgressBar, Static
 from ...engine.index import MemoryIndex
 from ...render import safe
 from ..messages import StatusLoaded
-from ..state import SyncState
-from .status_rows import StatusSnapshot, read_status, rows_text, status_rows
+from ..state import SyncState, format_rate_eta, phase_unit
+from .status_rows import StatusSnapshot, read_status, rows_text, status_rows, unembedded
 
 if TYPE_CHECKING:
     from ...interop.agents import Agent
@@ -31,10 +32,16 @@ if TYPE_CHECKING:
 STATUS_REFRESH_DURING_SYNC_S = 1.0
 
 
-def progress_label(sync: SyncState) -> Text:
+def progress_label(sync: SyncState, now: float | None = None) -> Text:
     p = sync.progress
     if sync.running and p is not None:
-        return Text(f"Syncing — {p.phase} {p.done}/{p.total} {safe(p.path or p.message, one_line=True)}", style="bold")
+        speed = format_rate_eta(sync.rate_eta(time.monotonic() if now is None else now), phase_unit(p.phase))
+        return Text(f"Syncing — {p.phase} {p.done}/{p.total}" + (f" · {speed}" if speed else "")
+                    + f" {safe(p.path or p.message, one_line=True)}", style="bold")
+    if sync.running:
+        return Text("Syncing — starting", style="bold")
+    if sync.last_report is not None and sync.last_report.cancelled:
+        return Text("Cancelled — s resumes where it stopped, f: full rebuild", style="bold")
     return Text("Idle — s: sync now, f: full rebuild", style="dim")
 
 
@@ -81,15 +88,19 @@ class SyncScreen(Screen[None]):
             self.load_status()  # the sync's final counts
 
     def watch_snapshot(self) -> None:
+        self._show_progress()
         self._show_status()
 
     def _show_progress(self) -> None:
         sync = self.sync_state
         bar = self.query_one("#sync-bar", ProgressBar)
+        status = self.snapshot.status
         if sync.running and sync.progress is not None:
             bar.update(total=max(1, sync.progress.total), progress=sync.progress.done)
+        elif status is not None and status.chunks:  # what the index holds: a cancelled embed is not 100 %
+            bar.update(total=status.chunks, progress=status.chunks - unembedded(status))
         else:
-            bar.update(total=1, progress=1 if sync.last_report else 0)
+            bar.update(total=1, progress=1 if sync.last_report and not sync.last_report.cancelled else 0)
         self.query_one("#sync-phase", Static).update(progress_label(sync))
 
     def _show_status(self) -> None:

@@ -53,4 +53,6 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     else:
         rank.append("   (MMR off)", style="dim")
     lines.append(rank)
+    for line in lines:  # a narrow pane cuts the notes rather than wrapping a row under its bar
+        line.truncate(max(1, width), overflow="ellipsis")
     return Text("\n").join(lines)

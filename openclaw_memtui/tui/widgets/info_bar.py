@@ -1,33 +1,41 @@
 """The line under the query: time window, how many results of how many candidates, warnings, sync.
 
-It renders two values it is given: the current ranking (set by the app) and the sync state (bound
-to the app's reactive), so a sync's progress shows without the app rebuilding the line.
+It renders what it is given: the current ranking and the time words ignored (set by the app) and
+the sync state (bound to the app's reactive), so a sync's progress shows without the app
+rebuilding the line.
 """
 
 from __future__ import annotations
+
+import time
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...render import safe
-from ..state import RankedResults, SyncState
+from ..state import RankedResults, SyncState, format_rate_eta, phase_unit
 
 MODE_NAMES = {"hybrid": "hybrid", "keyword": "keywords only", "vector": "vectors only"}
+RUN_A_SYNC = "(run a sync)"
 
 
-def info_line(ranked: RankedResults, sync: SyncState) -> Text:
+def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", now: float | None = None) -> Text:
     parts: list[str] = []
     pool = ranked.pool
     if pool is not None and pool.time_window is not None:
         w = pool.time_window.to_dict()
         parts.append(f"time window “{w['text']}” {w['start']} → {w['end']} ({ranked.params.time_mode}; f3 ignores it)")
+    elif ignored_window:
+        parts.append(f"time words “{ignored_window}” ignored (f3 uses them)")
     if pool is not None:
         parts.append(f"{len(ranked.results)} of {len(pool.candidates)} candidates · {MODE_NAMES[pool.mode]}")
-        parts.extend(pool.warnings)
+        # the engine's advice to run a sync is stale while one runs
+        parts.extend(w.replace(RUN_A_SYNC, "(sync running)") if sync.running else w for w in pool.warnings)
     if sync.running and sync.progress is not None:
         p = sync.progress
-        parts.append(f"syncing {p.phase} {p.done}/{p.total}")
+        speed = format_rate_eta(sync.rate_eta(time.monotonic() if now is None else now), phase_unit(p.phase))
+        parts.append(f"syncing {p.phase} {p.done}/{p.total}" + (f" · {speed}" if speed else ""))
     elif sync.dirty:
         parts.append("changes waiting to sync")
     return Text(safe(" · ".join(parts), False))
@@ -36,9 +44,10 @@ def info_line(ranked: RankedResults, sync: SyncState) -> Text:
 class InfoBar(Static):
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
     sync: reactive[SyncState] = reactive(SyncState, init=False)
+    ignored_window: reactive[str] = reactive("", init=False)  # f3: the time words this query ignores
 
     def watch_ranked(self) -> None:
-        self.update(info_line(self.ranked, self.sync))
+        self.update(info_line(self.ranked, self.sync, self.ignored_window))
 
     def watch_sync(self) -> None:
-        self.update(info_line(self.ranked, self.sync))
+        self.update(info_line(self.ranked, self.sync, self.ignored_window))

@@ -6,7 +6,11 @@ changes. It never ranks or searches.
 
 from __future__ import annotations
 
+import re
+
+from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -14,9 +18,60 @@ from textual.widgets.option_list import Option
 from ...engine.search.rank import Result
 from ...render import safe
 from ..state import RankedResults
+from .detail_pane import first_match_line
+
+DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def result_row(result: Result, move: int | None, width: int) -> Text:
+def cut_middle(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut in the middle so both ends stay ("memory/…/2026-11-21.md");
+    a date it starts with stays whole when there is room for it."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head_len = (width - 1) * 3 // 5
+    dated = DATED.match(text)
+    if dated and dated.end() < width - 1:
+        head_len = max(head_len, dated.end())
+    head, tail = "", ""
+    for ch in text:
+        if cell_len(head + ch) > head_len:
+            break
+        head += ch
+    for ch in reversed(text):
+        if cell_len(head) + 1 + cell_len(ch + tail) > width:
+            break
+        tail = ch + tail
+    return head + "…" + tail
+
+
+def cut_path(path: str, lines: str, width: int) -> str:
+    """`path:lines` in `width` cells. Folders go first, then the middle of the name: the name's date
+    and the line numbers stay (`memory/2026-11-2…` lost exactly what tells notes apart)."""
+    whole = f"{path}:{lines}"
+    if cell_len(whole) <= width:
+        return whole
+    folder, _, name = path.rpartition("/")
+    if name.endswith(".md") and len(name) > 3:  # every note is one: the extension goes before any of the name
+        name = name[:-3]
+        if cell_len(f"{folder}/{name}:{lines}") <= width:
+            return f"{folder}/{name}:{lines}"
+    named = f"{name}:{lines}"
+    if folder and cell_len(named) + 2 <= width:  # room for "…/" and the whole name
+        return cut_middle(f"{folder}/", width - cell_len(named)) + named
+    if folder and width > 12:  # "…/" still says there were folders
+        return "…/" + cut_middle(named, width - 2)
+    return cut_middle(named, width)
+
+
+def snippet_from_match(snippet: str, query: str) -> str:
+    """The snippet from the first line that matched the query, on one line."""
+    lines = snippet.split("\n")
+    return " ".join(" ".join(lines[first_match_line(snippet, query):]).split())
+
+
+def result_row(result: Result, move: int | None, width: int, query: str = "") -> Text:
     """Both lines of one entry, each cut to `width` cells. `move` is ranks climbed; None means new."""
     head = Text()
     head.append(f"#{result.rank:<2} ", style="bold")
@@ -27,9 +82,10 @@ def result_row(result: Result, move: int | None, width: int) -> Text:
     elif move < 0:
         head.append(f"▼{-move:<2} ", style="bold red")
     head.append(f"{result.score:.3f} ", style="bold")
-    head.append(safe(f"{result.path}:{result.start_line}-{result.end_line}", one_line=True))
+    place = safe(result.path, one_line=True)
+    head.append(cut_path(place, f"{result.start_line}-{result.end_line}", max(8, width - head.cell_len)))
     age = "evergreen" if result.age_days is None else f"{result.age_days:.0f}d old"
-    snippet = safe(" ".join(result.snippet.split()), False)
+    snippet = safe(snippet_from_match(result.snippet, query), False)
     tail = Text(f"    {result.source} · {age} · {snippet}", style="dim")
     head.truncate(width, overflow="ellipsis")
     tail.truncate(width, overflow="ellipsis")
@@ -38,6 +94,12 @@ def result_row(result: Result, move: int | None, width: int) -> Text:
 
 class ResultList(OptionList):
     """Options whose ids are the results' ids, so the highlight follows a result, not a row number."""
+
+    BINDINGS = [
+        Binding("e", "app.open_in_editor", "Edit", id="results.edit"),
+        Binding("c", "app.copy_snippet", "Copy", id="results.copy"),
+        Binding("j", "app.copy_json", "Copy JSON", show=False, id="results.copy_json"),
+    ]
 
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
 
@@ -55,15 +117,21 @@ class ResultList(OptionList):
         index = self.highlighted
         self._fill(new, old.results[index].id if index is not None and index < len(old.results) else None)
 
+    def on_resize(self) -> None:
+        """A new terminal size, or the tuning panel opened or closed beside the list: cut the rows again."""
+        if self.ranked.results:
+            self.refit()
+
     def refit(self) -> None:
-        """Cut the rows again to the list's current width (after the terminal was resized)."""
+        """Cut the rows again to the list's current width."""
         current = self.selected
         self._fill(self.ranked, current.id if current else None)
 
     def _fill(self, ranked: RankedResults, keep_id: str | None) -> None:
         width = max(20, self.scrollable_content_region.width - 1)
         self.clear_options()
-        self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0), width), id=r.id) for r in ranked.results])
+        query = ranked.pool.query if ranked.pool is not None else ""
+        self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0), width, query), id=r.id) for r in ranked.results])
         if ranked.results:
             ids = [r.id for r in ranked.results]
             self.highlighted = ids.index(keep_id) if keep_id in ids else 0

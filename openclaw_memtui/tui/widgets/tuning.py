@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
@@ -36,20 +37,53 @@ PRESETS: dict[str, SearchParams] = {
     "semantic-heavy": SearchParams(vector_weight=0.9, text_weight=0.1, min_score=0.3),
     "recent-first": SearchParams(vector_weight=0.5, text_weight=0.5, decay=True, half_life_days=7, min_score=0.0),
 }
+# rank() divides each weight by their sum: 1.00 and 0.60 weigh as 0.62 and 0.38 (the score pane shows the share)
+WEIGHTS_NOTE = "weights are normalised to sum 1"
 PRESET_LABELS = {"openclaw": "OpenClaw defaults", "keyword-heavy": "Keyword-heavy", "semantic-heavy": "Semantic-heavy",
                  "recent-first": "Recent first"}
+
+
+class NumberInput(Input):
+    """A tuning number. Focusing it by a click selects the whole number (as Tab does), so typing
+    `0.5` replaces `0.35` instead of landing where the click did (`050.00`)."""
+
+    _just_focused = False
+
+    def on_focus(self) -> None:
+        self._just_focused = True
+
+    def on_blur(self) -> None:
+        self._just_focused = False
+
+    def on_key(self) -> None:
+        self._just_focused = False
+
+    async def _on_mouse_up(self, event: events.MouseUp) -> None:
+        await super()._on_mouse_up(event)
+        if self._just_focused:
+            self._just_focused = False
+            self.select_all()
+
+    def show(self, text: str) -> None:
+        """Put `text` in and the cursor after it (a reformatted number kept the old cursor position)."""
+        self.value = text
+        self.cursor_position = len(text)
 
 
 class TuningPanel(VerticalScroll):
     DEFAULT_CSS = """
     TuningPanel { width: 38; border-left: tall $primary; padding: 0 1; background: $panel; }
-    TuningPanel .row { height: 1; margin-top: 1; }
+    TuningPanel .note { color: $text-muted; }
+    TuningPanel .row { height: 1; }
     TuningPanel .row Label { width: 15; }
     TuningPanel .row Input { width: 9; height: 1; border: none; padding: 0 1; }
-    TuningPanel .toggle { height: 3; }
-    TuningPanel .toggle Label { width: 15; padding-top: 1; }
-    TuningPanel Select { margin-top: 1; }
-    TuningPanel Button { width: 1fr; margin-top: 1; min-width: 8; }
+    TuningPanel Slider { margin-bottom: 1; }
+    TuningPanel .toggle { height: 1; margin-bottom: 1; }
+    TuningPanel .toggle Label { width: 6; }
+    TuningPanel .toggle Switch { height: 1; border: none; padding: 0; width: 6; margin-right: 4; }
+    TuningPanel Select { margin-bottom: 1; }
+    TuningPanel .buttons { height: 1; }
+    TuningPanel Button { width: 1fr; min-width: 7; margin-right: 1; }
     """
 
     @dataclass
@@ -76,25 +110,26 @@ class TuningPanel(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Label("[b]Tuning[/b]  (re-ranks instantly)")
+        yield Label(WEIGHTS_NOTE, classes="note", markup=False)
         for field, label, lo, hi, step in SLIDERS:
             value = float(getattr(self.params, field))
             with Horizontal(classes="row"):
                 yield Label(label)
-                yield Input(self._fmt(field, value), id=f"in-{field}", type="number", compact=True)
+                yield NumberInput(self._fmt(field, value), id=f"in-{field}", type="number", compact=True)
             yield Slider(lo, hi, step, value, id=f"sl-{field}")
         with Horizontal(classes="toggle"):
             yield Label("MMR")
             yield Switch(self.params.mmr, id="sw-mmr")
-        with Horizontal(classes="toggle"):
             yield Label("decay")
             yield Switch(self.params.decay, id="sw-decay")
         yield Select([("time words boost", "boost"), ("time words filter", "filter"), ("time words ignored", "off")],
-                     value=self.params.time_mode, id="time-mode", allow_blank=False)
-        yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True)
+                     value=self.params.time_mode, id="time-mode", allow_blank=False, compact=True)
+        yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True,
+                     compact=True)
         with Horizontal(classes="buttons"):
-            yield Button("Reset", id="reset")
-            yield Button("Save", id="save")
-            yield Button("Export", id="export")
+            yield Button("Reset", id="reset", compact=True)
+            yield Button("Save", id="save", compact=True)
+            yield Button("Export", id="export", compact=True)
 
     @staticmethod
     def _fmt(field: str, value: float) -> str:
@@ -111,7 +146,7 @@ class TuningPanel(VerticalScroll):
             for field, *_ in SLIDERS:
                 value = float(getattr(params, field))
                 self.query_one(f"#sl-{field}", Slider).set_value(value, notify=False)
-                self.query_one(f"#in-{field}", Input).value = self._fmt(field, value)
+                self.query_one(f"#in-{field}", NumberInput).show(self._fmt(field, value))
             self.query_one("#sw-mmr", Switch).value = params.mmr
             self.query_one("#sw-decay", Switch).value = params.decay
             self.query_one("#time-mode", Select).value = params.time_mode
@@ -140,7 +175,7 @@ class TuningPanel(VerticalScroll):
         self._syncing = True
         try:
             self.query_one(f"#sl-{field}", Slider).set_value(value, notify=False)
-            self.query_one(f"#in-{field}", Input).value = self._fmt(field, value)
+            self.query_one(f"#in-{field}", NumberInput).show(self._fmt(field, value))
         finally:
             self._syncing = False
 
@@ -149,7 +184,7 @@ class TuningPanel(VerticalScroll):
         if self._syncing or not event.slider.id:
             return
         field = event.slider.id.removeprefix("sl-")
-        self.query_one(f"#in-{field}", Input).value = self._fmt(field, event.value)
+        self.query_one(f"#in-{field}", NumberInput).show(self._fmt(field, event.value))
         self._set_field(field, event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -160,14 +195,14 @@ class TuningPanel(VerticalScroll):
         self._take_input(event.input)
 
     def _take_input(self, widget: Input) -> None:
-        if not widget.id or not widget.id.startswith("in-"):
+        if not isinstance(widget, NumberInput) or not widget.id or not widget.id.startswith("in-"):
             return
         field = widget.id.removeprefix("in-")
         slider = self.query_one(f"#sl-{field}", Slider)
         try:
             value = float(widget.value)
         except ValueError:
-            widget.value = self._fmt(field, slider.value)
+            widget.show(self._fmt(field, slider.value))
             self.notify(f"{field.replace('_', ' ')} needs a number", severity="warning", markup=False)
             return
         # An out-of-range value (-3, 2, nan, 0 days) is refused with the CLI's and the config's
@@ -176,13 +211,15 @@ class TuningPanel(VerticalScroll):
             return
         shown = min(slider.maximum, max(slider.minimum, value))  # a valid value past the slider's end
         slider.set_value(shown, notify=False)
-        widget.value = self._fmt(field, value)
+        widget.show(self._fmt(field, value))
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         event.stop()
         if self._syncing:
             return
         field = "mmr" if event.switch.id == "sw-mmr" else "decay"
+        if getattr(self.params, field) == event.value:
+            return  # apply() set it: its Changed arrives after apply() published, and would re-rank a second time
         change: dict[str, Any] = {field: event.value}
         self._publish(replace(self.params, **change))
 

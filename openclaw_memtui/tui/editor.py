@@ -1,0 +1,51 @@
+"""Open a result in the user's editor at its first line, and say what an empty workspace looks for."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+from ..engine.settings import IndexSettings
+
+# editors that take `+LINE file`; others get the file alone, or their own form below
+PLUS_LINE = {"vi", "vim", "nvim", "nano", "emacs", "emacsclient", "micro", "kak", "ne", "joe", "mg", "jed", "view"}
+COLON_LINE = {"hx", "helix"}  # file:line
+GOTO_LINE = {"code", "codium", "subl", "zed"}  # -g / --goto file:line (subl and zed take file:line)
+
+
+def editor_command(editor: str, path: Path, line: int) -> list[str]:
+    """The command that opens `path` at `line` in `editor` ($VISUAL or $EDITOR, may hold arguments)."""
+    words = shlex.split(editor) or ["vi"]
+    name = Path(words[0]).name
+    if name in PLUS_LINE:
+        return [*words, f"+{line}", str(path)]
+    if name in COLON_LINE or name in ("subl", "zed"):
+        return [*words, f"{path}:{line}"]
+    if name in GOTO_LINE:
+        return [*words, "--goto", f"{path}:{line}"]
+    return [*words, str(path)]
+
+
+def chosen_editor() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+
+
+def editable_path(settings: IndexSettings, path: str, source: str) -> Path | None:
+    """The file on disk behind an indexed path; None for a transcript kept in OpenClaw's database."""
+    if source == "sessions":
+        if settings.sessions_dir is None:
+            return None
+        target = settings.sessions_dir / path.removeprefix(settings.sessions_prefix + "/")
+    else:
+        target = (settings.workspace / path).resolve()
+    return target if target.is_file() else None
+
+
+def empty_workspace_text(settings: IndexSettings) -> str:
+    """What an index with no files looks for, and where."""
+    wanted = [*settings.root_files[:1], "memory/**/*.md"]
+    if "sessions" in settings.sources and settings.sessions_dir is not None:
+        wanted.append(f"{settings.sessions_dir}/*.jsonl")
+    return (f"No memory files in {settings.workspace}.\n\nmemtui indexes " + ", ".join(wanted)
+            + ".\nPass another folder (memtui tui PATH, or --agent ID), or try --demo.")

@@ -1,0 +1,337 @@
+"""Issue 13: the TUI as a daily tool. Every key works, the layout holds at 80 columns, state is never stale."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from rich.cells import cell_len
+from textual.widgets import Button, Input, OptionList, Static
+
+from openclaw_memtui.engine.models import SyncProgress, SyncReport
+from openclaw_memtui.tui.state import SyncState
+from openclaw_memtui.tui.widgets.result_list import ResultList
+from openclaw_memtui.tui.widgets.tuning import TuningPanel
+
+from .app_helpers import SeededProvider, copy_demo, make_app, use_provider, wait_for
+from .helpers import write
+
+
+async def settled_search(pilot, app, query):
+    assert await wait_for(pilot, lambda: not app.sync_running)
+    app.query_one("#query", Input).value = query
+    app.start_search()
+    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and bool(app.results))
+
+
+# -- Broken ----------------------------------------------------------------------------------------------
+
+async def test_enter_right_after_typing_moves_to_the_results(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await pilot.click("#query")
+        await pilot.press(*"database migration", "enter")  # before the debounced search has answered
+        assert await wait_for(pilot, lambda: isinstance(app.focused, ResultList))
+        assert app.results and app.selected().id == app.results[0].id
+
+
+async def test_help_lists_the_app_keys_and_ctrl_q_quits_from_it(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path, cfg={"tui": {"keys": {"toggle_tuning": "f5"}}})
+    quits = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.action_quit = lambda: quits.append(1)  # the binding's action, recorded instead of quitting
+        await pilot.press("f1")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        keys = str(app.screen.query_one(Static).render())
+        for wanted in ("Tuning", "Sync", "Status", "Export settings", "Quit", "Time words"):
+            assert wanted in keys, wanted
+        assert "f5" in keys  # the remapped key, not the default
+        await pilot.press("ctrl+q")
+        assert await wait_for(pilot, lambda: quits == [1])
+
+
+async def test_a_preset_that_flips_mmr_or_decay_keeps_its_move_marks(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z: the demo's notes are days old, decay moves them
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "database migration release")
+        assert not app.params.decay
+        await pilot.press("ctrl+t")
+        app.apply_preset("recent-first")  # turns decay on: the switch's own Changed event arrives after
+        assert await wait_for(pilot, lambda: app.params.decay)
+        for _ in range(5):
+            await pilot.pause()
+        assert any(m != 0 for m in app.moves.values()), app.moves
+
+
+async def test_tuning_panel_relays_the_list_and_its_buttons_are_in_reach(tmp_path):
+    from openclaw_memtui.paths import config_dir
+
+    config = tmp_path / "memtui.toml"
+    app = make_app(copy_demo(tmp_path), tmp_path, config_path=config)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "database migration")
+        listing = app.query_one(ResultList)
+
+        def widest_row():
+            return max(cell_len(line) for i in range(listing.option_count)
+                       for line in str(listing.get_option_at_index(i).prompt).split("\n"))
+
+        wide = widest_row()
+        await pilot.press("ctrl+t")
+        assert await wait_for(pilot, lambda: widest_row() <= listing.scrollable_content_region.width)
+        assert widest_row() < wide  # cut again to the narrower list, not at the next re-rank
+        for button in ("#reset", "#save", "#export"):  # on screen at 120x36, and a click presses them
+            assert app.screen.find_widget(app.query_one(button, Button)).region.bottom <= 36
+        await pilot.click("#save")
+        assert await wait_for(pilot, lambda: config.exists())
+        await pilot.click("#export")
+        assert await wait_for(pilot, lambda: any((config_dir() / n).exists() for n in (
+            "openclaw-memory.search.json", "openclaw-memorySearch.json")))
+        await pilot.press("ctrl+t")
+        assert await wait_for(pilot, lambda: widest_row() == wide)
+
+
+async def test_at_80_columns_the_panel_floats_and_the_footer_fits(tmp_path):
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled_search(pilot, app, "database migration")
+        listing, detail = app.query_one("#results"), app.query_one("#detail")
+        before = (listing.region.width, detail.region.width)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        panel = app.query_one("#tuning", TuningPanel)
+        assert panel.region.width > 0 and panel.region.right <= 80
+        assert (listing.region.width, detail.region.width) == before  # nothing crushed to 8 columns
+        assert before[0] >= 35 and before[1] >= 35
+        for screen_key in ("", "f2"):
+            if screen_key:
+                await pilot.press("ctrl+t", screen_key)
+                assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
+                await pilot.pause()
+            keys = [k for k in app.screen.query(FooterKey) if k.display]
+            assert keys and all(k.region.width > 0 and k.region.right <= 80 for k in keys)
+            shown = {k.description for k in keys}
+            assert "Quit" in shown and "Help" in shown
+        assert "Tuning" not in shown  # the status screen offers no key that would fail on it
+
+
+async def test_a_clicked_number_input_takes_what_is_typed(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        await pilot.click("#in-min_score")
+        await pilot.press("0", ".", "5", "enter")
+        assert await wait_for(pilot, lambda: app.params.min_score == 0.5)
+        field = app.query_one("#in-min_score", Input)
+        assert field.value == "0.50" and field.cursor_position == len(field.value)
+
+
+async def test_file_view_shows_a_transcript_as_a_masked_conversation(tmp_path):
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Memory\n")
+    lines = [{"type": "session", "id": "s1", "timestamp": "2026-11-01T10:00:00Z"},
+             {"type": "message", "timestamp": "2026-11-01T10:00:00Z",
+              "message": {"role": "user", "content": "deploy zeppelin with\nAPI_KEY=abcdefghijklmnopqrstuvwx12345678\nnow"}},
+             {"type": "message", "timestamp": "2026-11-01T10:01:00Z",
+              "message": {"role": "assistant", "content": "zeppelin deployed; password: hunter2hunter2hunter2"}}]
+    write(ws / "sessions" / "s1.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
+    app = make_app(ws, tmp_path, cfg={"sources": ["memory", "sessions"], "sessionsDir": str(ws / "sessions")})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "zeppelin")
+        assert app.selected().source == "sessions"
+        app.query_one(OptionList).focus()
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen")
+        body = str(app.screen.query_one("#file-text", Static).render())
+        assert "abcdefghijklmnop" not in body and "hunter2hunter2" not in body
+        assert '"type"' not in body  # not raw JSONL
+        assert "2026-11-01 10:00" in body and "User" in body and "Assistant" in body and "zeppelin deployed" in body
+
+
+async def test_unfinished_embedding_resumes_on_launch_and_is_shown_honestly(tmp_path):
+    from openclaw_memtui.tui.screens.status_rows import StatusSnapshot, status_rows
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    use_provider(app.index, SeededProvider())
+    cancel = threading.Event()
+
+    def progress(p):
+        if p.phase == "embed" and p.done > 0:
+            cancel.set()
+
+    report = app.index.sync(progress=progress, cancel=cancel)
+    assert report.cancelled and 0 < app.index.unembedded() < app.index.status().chunks
+    rows = dict(status_rows(StatusSnapshot(app.index.status(check_dirty=False)), "test", SyncState(last_report=report)))
+    assert rows["Dirty"].startswith("yes") and "not embedded" in rows["Dirty"]
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: app.last_report is not None and not app.sync_running)
+        assert app.last_report.chunks_embedded > 0 and app.index.unembedded() == 0
+        assert dict(status_rows(StatusSnapshot(app.index.status(check_dirty=False)), "", app.sync_state))["Dirty"] == "no"
+
+
+async def test_a_cancelled_sync_leaves_the_state_dirty(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        from openclaw_memtui.tui.messages import SyncFinished
+
+        app.sync_state = SyncState(checking=False, running=True)
+        app.post_message(SyncFinished(SyncReport(cancelled=True)))
+        assert await wait_for(pilot, lambda: not app.sync_state.running)
+        assert app.sync_state.dirty and "changes waiting" in str(app.query_one("#info", Static).render())
+
+
+def test_sync_rate_eta_and_no_stale_advice_while_syncing():
+    from openclaw_memtui.engine.search.rank import Pool
+    from openclaw_memtui.tui.screens.sync import progress_label
+    from openclaw_memtui.tui.state import RankedResults
+    from openclaw_memtui.tui.widgets.info_bar import info_line
+
+    state = SyncState(checking=False, running=True).advanced(SyncProgress("embed", 100, 1100), now=10.0)
+    assert state.rate_eta(11.0) is None  # too early to tell
+    state = state.advanced(SyncProgress("embed", 300, 1100), now=14.0)
+    rate, left = state.rate_eta(14.0)
+    assert rate == 50.0 and left == 16.0
+    assert "50 chunks/s · 16s left" in progress_label(state, now=14.0).plain
+    state = state.advanced(SyncProgress("swap", 0, 1), now=15.0)  # a new phase starts its own clock
+    assert state.rate_eta(15.5) is None
+    advice = "keyword-only: no chunk has a vector yet (run a sync)"
+    pool = Pool(query="x", mode="keyword", candidates=[], now_ms=0.0, warnings=[advice])
+    assert "(run a sync)" not in info_line(RankedResults(pool), state).plain
+    assert "(run a sync)" in info_line(RankedResults(pool), SyncState(checking=False)).plain
+
+
+async def test_f3_toggles_the_time_window_and_says_so(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "auth last week")
+        assert app.pool.time_window is not None
+        await pilot.press("f3")
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.time_window is None)
+        assert "“last week” ignored" in str(app.query_one("#info", Static).render())
+        await pilot.press("f3")
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.time_window is not None)
+        assert "ignored" not in str(app.query_one("#info", Static).render())
+
+
+async def test_ctrl_e_exports_from_the_query_input(tmp_path):
+    from openclaw_memtui.paths import config_dir
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.click("#query")
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: any((config_dir() / n).exists() for n in (
+            "openclaw-memory.search.json", "openclaw-memorySearch.json")))
+        assert isinstance(app.focused, Input)
+
+
+# -- Expected by a daily user ------------------------------------------------------------------------------
+
+def test_paths_are_cut_in_the_middle_so_the_date_stays():
+    from openclaw_memtui.tui.widgets.result_list import cut_path
+
+    assert cut_path("memory/2026-11-21.md", "3-9", 40) == "memory/2026-11-21.md:3-9"
+    assert cut_path("memory/2026-11-21.md", "3-9", 21) == "memory/2026-11-21:3-9"  # the extension goes first
+    assert "2026-11-21:3-9" in cut_path("memory/2026-11-21.md", "3-9", 18)
+    deep = cut_path("memory/projects/archive/2026-11-21-deploy-notes.md", "12-30", 30)
+    assert deep.endswith(":12-30") and "2026-11-21" in deep and "…" in deep and cell_len(deep) <= 30
+    assert cell_len(cut_path("memory/会议/2026-11-21-评审记录很长很长很长.md", "1-2", 24)) <= 24
+    narrow = cut_path("sessions/2026-11-13-auth-options.jsonl", "2-5", 18)
+    assert narrow.startswith("…/2026-11-13…") and narrow.endswith(":2-5") and cell_len(narrow) == 18
+
+
+async def test_snippet_and_preview_start_at_the_matched_lines(tmp_path):
+    ws = tmp_path / "ws"
+    body = "\n".join(f"- filler line {i} about nothing much" for i in range(12))
+    write(ws / "memory" / "2026-11-20.md", f"# Log\n{body}\n- the zeppelin left at noon\n- tail\n")
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "zeppelin")
+        preview = str(app.query_one("#preview", Static).render())
+        assert "lines above" in preview and "filler line 3 " not in preview and "zeppelin left" in preview
+        row = str(app.query_one(OptionList).get_option_at_index(0).prompt).split("\n")[1]
+        assert "the zeppelin left" in row or "filler line 11" in row
+        assert "filler line 0 " not in row
+
+
+async def test_a_theme_picked_is_kept_and_an_unknown_one_is_one_toast(tmp_path):
+    import tomllib
+
+    config = tmp_path / "memtui.toml"
+    config.write_text("# mine\n[tui]\ntheme = 'no-such-theme'\n", encoding="utf-8")
+    app = make_app(copy_demo(tmp_path), tmp_path, config_path=config, cfg={"tui": {"theme": "no-such-theme"}})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        errors = [t for s, t in app.toasts if s == "error"]
+        assert len(errors) == 1 and "no-such-theme" in errors[0] and app.theme == "memtui-dark"
+        assert config.read_text(encoding="utf-8").count("no-such-theme") == 1  # falling back is not a pick
+        app.theme = "memtui-light"  # what the palette's theme command does
+        assert await wait_for(pilot, lambda: tomllib.loads(config.read_text(encoding="utf-8"))["tui"]["theme"] == "memtui-light")
+        assert config.read_text(encoding="utf-8").startswith("# mine")
+
+
+async def test_no_matches_offers_the_best_hits_below_min_score(tmp_path):
+    from dataclasses import replace
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    app.default_params = app.params = replace(app.params, min_score=0.99, keyword_rescue=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        app.query_one("#query", Input).value = "database migration"
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "database migration")
+        preview = str(app.query_one("#preview", Static).render())
+        assert not app.results and "Best hits below it" in preview and "memory/2026-10-2" in preview
+
+
+async def test_open_in_editor_at_the_line_and_copy_keys(tmp_path, monkeypatch):
+    from openclaw_memtui.tui.editor import editor_command
+
+    assert editor_command("nvim", tmp_path / "a.md", 12) == ["nvim", "+12", str(tmp_path / "a.md")]
+    assert editor_command("code -w", tmp_path / "a.md", 3) == ["code", "-w", "--goto", f"{tmp_path / 'a.md'}:3"]
+    monkeypatch.setenv("EDITOR", "vim")
+    monkeypatch.delenv("VISUAL", raising=False)
+    ws = copy_demo(tmp_path)
+    app = make_app(ws, tmp_path)
+    ran, copied = [], []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.run_editor = lambda command: ran.append(command) or 0
+        app.copy_to_clipboard = copied.append
+        await settled_search(pilot, app, "database migration")
+        app.query_one(OptionList).focus()
+        await pilot.press("down")
+        chosen = app.selected()
+        await pilot.press("e")
+        assert await wait_for(pilot, lambda: bool(ran))
+        assert ran == [["vim", f"+{chosen.start_line}", str((ws / chosen.path).resolve())]]
+        await pilot.press("c")
+        assert await wait_for(pilot, lambda: copied == [chosen.snippet])
+        await pilot.press("j")
+        assert await wait_for(pilot, lambda: len(copied) == 2 and json.loads(copied[1])["path"] == chosen.path)
+
+
+async def test_focus_and_selection_survive_a_rerank(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled_search(pilot, app, "migration")
+        listing = app.query_one(OptionList)
+        listing.focus()
+        await pilot.press("end")
+        chosen = app.selected()
+        await pilot.press("ctrl+t")
+        app.apply_preset("keyword-heavy")
+        assert await wait_for(pilot, lambda: app.params.text_weight == 0.8)
+        await pilot.press("ctrl+t")  # closed again: focus goes back to the query
+        assert isinstance(app.focused, Input) and app.selected().id == chosen.id
+
+
+def test_weights_note_says_they_are_normalised():
+    from openclaw_memtui.tui.widgets.tuning import WEIGHTS_NOTE
+
+    assert "normalised" in WEIGHTS_NOTE
