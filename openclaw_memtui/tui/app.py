@@ -269,6 +269,7 @@ class MemtuiApp(App[None]):
         # The results of what was just typed are not here yet: move to them when they are
         self._focus_results_for = self.search_generation
 
+    @skip_when_torn_down  # the debounce timer may fire while the app shuts down
     def start_search(self) -> None:
         query = self.query_one("#query", Input).value
         self.search_generation += 1
