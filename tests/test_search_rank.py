@@ -133,3 +133,19 @@ def test_rank_is_pure_and_explains():
     moved = {r.id: (r.rank_before_mmr, r.rank) for r in res}
     assert moved["id3"] == (3, 2) and moved["id2"] == (2, 3)
     assert res[0].hybrid_score == pytest.approx(0.7 * 0.9 + 0.3 * 0.5) and res[0].decay == 1.0
+
+
+def test_recent_first_puts_new_dated_notes_above_undated_ones():
+    """Plain decay never ages an undated note, so "Recent first" showed MEMORY.md first; with
+    decay_evergreen it ages like the oldest dated candidate (and still shows no age of its own)."""
+    day = 86_400_000.0
+    now = 1_000 * day
+    pool = Pool(query="q", mode="keyword", now_ms=now, candidates=[
+        cand(1, score_t=0.8, path="MEMORY.md", ts=None),
+        cand(2, score_t=0.7, path="memory/new.md", ts=now - day),
+        cand(3, score_t=0.7, path="memory/old.md", ts=now - 60 * day)])
+    plain = SearchParams(decay=True, half_life_days=7, min_score=0.0)
+    assert [r.path for r in rank(pool, plain)][0] == "MEMORY.md"
+    recent = rank(pool, replace(plain, decay_evergreen=True))
+    assert [r.path for r in recent][:2] == ["memory/new.md", "MEMORY.md"]
+    assert next(r for r in recent if r.path == "MEMORY.md").age_days is None

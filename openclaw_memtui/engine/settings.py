@@ -112,6 +112,9 @@ class SearchParams:
     mmr_lambda: float = 0.7
     decay: bool = False
     half_life_days: float = 30.0
+    # with decay: undated (evergreen) chunks age like the oldest dated candidate instead of never, so
+    # "recent first" means the newest dated notes first (the "Recent first" preset turns it on)
+    decay_evergreen: bool = False
     min_score: float = 0.35
     max_results: int = 6
     keyword_rescue: bool = True  # keyword hits fill spare slots below minScore (OpenClaw #25183/#92524)

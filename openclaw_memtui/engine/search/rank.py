@@ -192,9 +192,12 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     hybrid = [vw * v + tw * t for v, t in zip(vec, txt, strict=True)]
     ages: list[float | None] = []
     decays: list[float] = []
+    oldest = max((pool.now_ms - c.ts_ms for c in cands if c.ts_ms is not None), default=None)
     for c in cands:
         age = None if c.ts_ms is None else max(0.0, pool.now_ms - c.ts_ms) / DAY_MS
-        ages.append(age)
+        ages.append(age)  # shown as is: an undated note has no age
+        if age is None and params.decay_evergreen and oldest is not None:
+            age = max(0.0, oldest) / DAY_MS  # ...but decays as old as the oldest dated candidate
         decays.append(decay_multiplier(age, params.half_life_days) if params.decay and age is not None else 1.0)
     times = [time_factor(pool.time_window, c.ts_ms, params) for c in cands]
     scores = [h * d * (t or 0.0) for h, d, t in zip(hybrid, decays, times, strict=True)]

@@ -35,7 +35,8 @@ PRESETS: dict[str, SearchParams] = {
     "openclaw": OPENCLAW_SEARCH_PARAMS,
     "keyword-heavy": SearchParams(vector_weight=0.2, text_weight=0.8, min_score=0.2),
     "semantic-heavy": SearchParams(vector_weight=0.9, text_weight=0.1, min_score=0.3),
-    "recent-first": SearchParams(vector_weight=0.5, text_weight=0.5, decay=True, half_life_days=7, min_score=0.0),
+    "recent-first": SearchParams(vector_weight=0.5, text_weight=0.5, decay=True, half_life_days=7, min_score=0.0,
+                                 decay_evergreen=True),
 }
 # rank() divides each weight by their sum: 1.00 and 0.60 weigh as 0.62 and 0.38 (the score pane shows the share)
 WEIGHTS_NOTE = "weights are normalised to sum 1"
