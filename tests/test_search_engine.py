@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -10,37 +9,20 @@ import sys
 import numpy as np
 import pytest
 
-from openclaw_memtui.engine.embeddings.base import normalize_rows
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.engine import retrieve
 from openclaw_memtui.engine.search.rank import SearchParams, rank
 from openclaw_memtui.engine.search.vector import VectorSearcher
 
+from .app_helpers import SeededProvider
 from .helpers import env_for_subprocess, write
 
 
-class SeededVectors:
-    """Test double for the vector store tests: a deterministic random vector per text."""
+class SeededVectors(SeededProvider):
+    """The app tests' deterministic provider, with the store tests' larger batches."""
 
-    id = "seeded"
-    model = "seeded-64"
-    max_input_tokens = 8192
     batch_max_items = 64
-    batch_max_bytes = 1 << 20
-    dims = 64
-
-    def provider_key(self):
-        return "seeded-key"
-
-    def _vec(self, text):
-        seed = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
-        return np.random.default_rng(seed).standard_normal(self.dims)
-
-    def embed_query(self, text):
-        return normalize_rows(self._vec(text))[0]
-
-    def embed_batch(self, texts):
-        return normalize_rows(np.vstack([self._vec(t) for t in texts]))
+    sync_batch_items = 32  # the sync default, as before
 
 
 def keyword_index(ws, make_settings, **kw):
