@@ -324,12 +324,43 @@ def split_long_line(text: str, max_chars: int) -> list[str]:
     return [seg for seg in segments if seg]
 
 
-def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0) -> FlatSession:
+# What OpenClaw 2026.9 leaves out of an indexed transcript (session-files.ts `sanitizeSessionText`):
+# generated system envelopes, cron prompts, silent replies, heartbeat acks, exec completion notices
+_SYSTEM_ENVELOPE = re.compile(r"^System(?: \(untrusted\))?: \[[^\]]+\]\s*")
+_CRON_PROMPT = re.compile(r"^\[cron:[^\]]+\]\s*")
+_EXEC_DONE = re.compile(r"^exec finished(?::|\s*\()")
+_EXEC_STRUCTURED = re.compile(r"^exec (completed|failed) \(([a-z0-9_-]{1,64}), (code -?\d+|signal [^)]+)\)(?: :: ([\s\S]*))?$",
+                              re.I)
+_SILENT = re.compile(r"^\W*NO_REPLY\W*$")
+
+
+def _internal_turn(message: dict[str, object]) -> str | None:
+    """'heartbeat' or 'recall' for a user message OpenClaw itself injected, whose turn it never indexes."""
+    provenance = message.get("provenance")
+    if not isinstance(provenance, dict) or provenance.get("kind") != "internal_system":
+        return None
+    tool = provenance.get("sourceTool")
+    return "heartbeat" if tool == "heartbeat" else "recall" if tool in ("memory_search", "memory_get") else None
+
+
+def _openclaw_drops(text: str, role: object) -> bool:
+    if role == "user" and (_SYSTEM_ENVELOPE.match(text) or _CRON_PROMPT.match(text)):
+        return True
+    if _SILENT.match(text) or (role == "assistant" and text == "HEARTBEAT_OK"):
+        return True
+    rest = _SYSTEM_ENVELOPE.sub("", text).strip()
+    return bool(_EXEC_DONE.match(rest.lower()) or _EXEC_STRUCTURED.match(rest))
+
+
+def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0, openclaw_filters: bool = False) -> FlatSession:
     """Turn a transcript into `User: …` / `Assistant: …` lines, remembering each line's origin.
 
     `wrap_chars` > 0 splits long messages into several lines of the same origin, as OpenClaw 2026.9
-    does, so chunk line ranges match the ones OpenClaw stores for the same session.
+    does, so chunk line ranges match the ones OpenClaw stores for the same session; `openclaw_filters`
+    leaves out what 2026.9 leaves out (heartbeat and memory-recall turns, messages from other
+    sessions, system envelopes, cron prompts, silent replies, exec notices).
     """
+    internal_turn = False
     from .redact import redact_secrets  # ~40 ms of regex compiling: only when a transcript is read
     lines_out: list[str] = []
     flat = FlatSession("")
@@ -346,8 +377,16 @@ def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0) -> FlatS
         message = record.get("message")
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             continue
+        if openclaw_filters:
+            if message["role"] == "user":
+                internal_turn = _internal_turn(message) is not None  # the turn lasts until the next user message
+                provenance = message.get("provenance")
+                if isinstance(provenance, dict) and provenance.get("kind") == "inter_session":
+                    continue
+            if internal_turn:
+                continue
         text = _message_text(message.get("content"))
-        if not text:
+        if not text or (openclaw_filters and _openclaw_drops(text, message["role"])):
             continue
         text = clean_text(text)  # a JSON `\ud800` escape is a lone surrogate SQLite cannot store
         if redact:

@@ -106,7 +106,8 @@ def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None
     if settings.transcript_wrap_chars:
         scope["transcriptWrapChars"] = settings.transcript_wrap_chars
     if settings.chunker != "classic":
-        scope["chunker"] = settings.chunker
+        # with OpenClaw 2026.9's chunker come its transcript filters: indexes built before them rebuild once
+        scope["chunker"] = f"{settings.chunker}+transcript-filters"
     return {
         "model": provider.model if provider else FTS_ONLY_MODEL,
         "provider": provider.id if provider else "none",
@@ -227,7 +228,8 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
     """Chunks of one file with their dates. Returns (content hash, rows, malformed transcript lines)."""
     ts: float | None  # None: evergreen, never decays
     if sf.source == "sessions":
-        flat = flatten_session(text, wrap_chars=settings.transcript_wrap_chars)
+        flat = flatten_session(text, wrap_chars=settings.transcript_wrap_chars,
+                               openclaw_filters=settings.chunker == "openclaw-v5")  # 2026.9 agents
         digest = sha256_hex(
             flat.content + "\n" + ",".join(map(str, flat.line_map)) + "\n" + ",".join(f"{t:.0f}" for t in flat.timestamps_ms)
         )
