@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from ..engine.errors import MemtuiError
 from ..engine.openclaw_db import AGENT_DB_NAME
-from ..engine.settings import PROVIDERS, SOURCES
+from ..engine.settings import PROVIDERS, SOURCES, IndexSettings
 from ..paths import openclaw_state_dir
 
 CONFIG_NAMES = ("openclaw.json", "clawdbot.json")
@@ -410,7 +410,7 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def agent_index_settings(settings: Any, agent: Agent) -> Any:
+def agent_index_settings(settings: IndexSettings, agent: Agent) -> IndexSettings:
     """An IndexSettings for indexing `agent` the way OpenClaw does: its root files, transcripts and names."""
     from dataclasses import replace
 
