@@ -64,6 +64,8 @@ COMMAND_HELP = {
     "status": "what the index holds and whether it is stale",
     "search": "hybrid search, explained score by score",
     "eval": "run judged queries and print recall/MRR/nDCG",
+    "judgements": "import, export or list the judged questions stored for an index",
+    "tune": "suggest ranking settings from the judgements (cross-validated)",
     "agents": "list the OpenClaw agents: layout, workspaces, transcripts, index paths",
     "export-settings": "print (or --write) the tuned settings in the block openclaw.json accepts",
 }
@@ -129,12 +131,36 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help=COMMAND_HELP["eval"])
     _common(p)
-    p.add_argument("--queries", required=True, metavar="FILE.jsonl")
+    p.add_argument("--queries", metavar="FILE.jsonl", help="judged queries (default: the judgements stored for the index)")
     p.add_argument("--out", metavar="RESULTS.jsonl")
     p.add_argument("--json", action="store_true")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for time-aware ranking (default: real time)")
     _ranking_flags(p)
+    _tune_parsers(sub)
     return parser
+
+
+def _tune_parsers(sub: Any) -> None:
+    p = sub.add_parser("judgements", help=COMMAND_HELP["judgements"])
+    actions = p.add_subparsers(dest="action", required=True)
+    a = actions.add_parser("import", help="add the questions of a `memtui eval` queries file")
+    _common(a)
+    a.add_argument("file", metavar="FILE.jsonl")
+    a.add_argument("--replace", action="store_true", help="replace the stored judgements instead of adding to them")
+    a = actions.add_parser("export", help="print them as a `memtui eval` queries file")
+    _common(a)
+    a.add_argument("--out", metavar="FILE.jsonl", help="write to a file (0600) instead of stdout")
+    a = actions.add_parser("list", help="one line per judged question, stale targets counted")
+    _common(a)
+    a.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("tune", help=COMMAND_HELP["tune"])
+    _common(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--save", action="store_true", help="write the suggested settings to the config (only if better)")
+    p.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
+    p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
+    _ranking_flags(p)
 
 
 # -- resolution ----------------------------------------------------------------------------------
@@ -453,6 +479,10 @@ def _main(argv: list[str] | None = None) -> int:
             from .cli_search import cmd_eval
 
             return cmd_eval(args, cfg)
+        if command in ("judgements", "tune"):
+            from .cli_tune import cmd_judgements, cmd_tune
+
+            return cmd_tune(args, cfg) if command == "tune" else cmd_judgements(args, cfg)
         from .tui.launch import run_tui
 
         return run_tui(args, cfg)

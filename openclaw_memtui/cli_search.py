@@ -102,17 +102,23 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .engine.evaluation import format_table, load_queries, score_pool, summarize
     from .render import dumps_json, safe
 
-    path = Path(args.queries)
-    if not path.is_file():
-        raise UserError(f"queries file {safe(str(path), one_line=True)} not found")
-    try:
-        queries = load_queries(path)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    queries: list[dict[str, Any]] = []
+    if args.queries:
+        path = Path(args.queries)
+        if not path.is_file():
+            raise UserError(f"queries file {safe(str(path), one_line=True)} not found")
+        try:
+            queries = load_queries(path)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     session = open_session(args, cfg)
     index, cfg = session.index, session.cfg
     if index.is_dirty() or index.is_empty():
         index.sync()
+    if not args.queries:  # the judgements stored for this index (marked in the app, or imported)
+        from .cli_tune import stored_queries
+
+        queries = stored_queries(session)
     params = params_from(args, cfg, eval_mode=True)
     now_ms = parse_now(args.now)
     scored = []

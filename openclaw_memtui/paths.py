@@ -39,6 +39,11 @@ def demo_workspace() -> Path:
     return Path(str(resources.files("openclaw_memtui") / "demo" / "workspace"))
 
 
+def demo_judgements() -> Path:
+    """Judged questions about the demo workspace, read while the demo index has none of its own."""
+    return Path(str(resources.files("openclaw_memtui") / "demo" / "judgements.jsonl"))
+
+
 def openclaw_state_dir() -> Path:
     env = os.environ.get("OPENCLAW_STATE_DIR")
     if env:

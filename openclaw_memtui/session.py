@@ -17,6 +17,7 @@ from .errors import UserError
 
 if TYPE_CHECKING:  # imported lazily at run time: `memtui search` must start fast
     from .engine.index import MemoryIndex
+    from .engine.judgements import JudgementStore
     from .interop.agents import Agent
 
 
@@ -31,6 +32,14 @@ class Session:
 
     def close(self) -> None:
         self.index.close()
+
+    def judgements(self) -> JudgementStore:
+        """This index's judgements; the demo reads its shipped ones until the user's first mark."""
+        from .engine.judgements import JudgementStore, judgements_path
+        from .paths import demo_judgements
+
+        return JudgementStore(judgements_path(self.index.settings.db_path),
+                              seed=demo_judgements() if self.origin == "demo" else None)
 
 
 def resolve_workspace(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[Path, str]:

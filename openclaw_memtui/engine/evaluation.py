@@ -20,7 +20,7 @@ CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-ho
 METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 
 
-def _check_query(q: dict[str, Any], where: str) -> None:
+def check_query(q: dict[str, Any], where: str) -> None:
     """Types the scorer relies on: a wrong one used to surface mid-run as Python's own error text."""
     if not isinstance(q["question"], str):
         raise ValueError(f"{where}: 'question' must be a string")
@@ -55,7 +55,7 @@ def _load_queries(path: Path) -> list[dict[str, Any]]:
                 raise ValueError(f"{path}:{n} is not valid JSON; each line must be one query object") from None
             if not isinstance(q, dict) or "qid" not in q or "question" not in q:
                 raise ValueError(f"{path}:{n} needs at least 'qid' and 'question'")
-            _check_query(q, f"{path}:{n}")
+            check_query(q, f"{path}:{n}")
             queries.append(q)
     return queries
 

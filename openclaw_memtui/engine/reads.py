@@ -118,6 +118,17 @@ class IndexReader:
                 rows[row[0]] = ChunkRow(*row)
         return rows
 
+    def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
+        """(start_line, end_line, text hash) of every chunk of these paths: what judgements are checked against."""
+        wanted = list(paths)
+        spans: dict[str, list[tuple[int, int, str]]] = {}
+        for start in range(0, len(wanted), IN_CLAUSE_LIMIT):
+            part = wanted[start : start + IN_CLAUSE_LIMIT]
+            for path, s, e, h in self.conn.execute(
+                    f"SELECT path, start_line, end_line, hash FROM chunks WHERE path IN ({_marks(len(part))})", part):
+                spans.setdefault(path, []).append((int(s), int(e), str(h)))
+        return spans
+
     def rowids_dated_between(self, start_ms: float, end_ms: float, sources: tuple[str, ...], limit: int) -> list[int]:
         """Newest first: chunks dated inside [start, end) from the given sources."""
         return [r[0] for r in self.conn.execute(

@@ -1,0 +1,205 @@
+"""`memtui judgements` (import, export, list) and `memtui tune`: the headless side of tuning against
+judgements (`engine/judgements.py`, `engine/tuning.py`). `memtui eval` with no `--queries` reads the
+stored judgements through `stored_queries`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import UserError
+from .session import Session, open_session
+
+if TYPE_CHECKING:
+    from .engine.judgements import Loaded
+
+NO_JUDGEMENTS = ("no judgements stored for this index: mark results in the app (+ relevant, - not relevant) "
+                 "or load a queries file with `memtui judgements import FILE`")
+
+
+def _warn(text: str) -> None:
+    from .render import safe
+
+    print(f"memtui: {safe(text, one_line=True)}", file=sys.stderr)
+
+
+def load_judgements(session: Session) -> Loaded:
+    loaded = session.judgements().load()
+    if loaded.problem:
+        _warn(loaded.problem)
+    return loaded
+
+
+def stored_queries(session: Session) -> list[dict[str, Any]]:
+    """The stored judgements as `memtui eval` queries, stale targets left out (and said)."""
+    from .engine.judgements import as_queries, check_targets, stale_count
+
+    loaded = load_judgements(session)
+    if not loaded.judgements:
+        raise UserError(NO_JUDGEMENTS)
+    checked = check_targets(loaded.judgements, session.index.reads().chunk_spans)
+    stale = stale_count(checked)
+    if stale:
+        _warn(f"{stale} judged result(s) are stale (their note changed since it was judged) and left out; "
+              "mark them again in the app")
+    return as_queries(loaded.judgements, checked)
+
+
+def cmd_judgements(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    if args.action == "import":
+        return _import(args, cfg)
+    if args.action == "export":
+        return _export(args, cfg)
+    return _list(args, cfg)
+
+
+def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .engine.evaluation import load_queries
+    from .engine.judgements import Judgement, merge
+    from .render import safe
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UserError(f"queries file {safe(str(path), one_line=True)} not found")
+    try:
+        incoming = [Judgement.from_json(q) for q in load_queries(path)]
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    session = open_session(args, cfg, read_only=True)  # only to know which index: nothing is synced
+    store = session.judgements()
+    loaded = load_judgements(session)
+    existing = [] if args.replace else loaded.judgements
+    merged, questions, targets = merge(existing, incoming)
+    try:
+        store.save(merged, loaded.unreadable)
+    except OSError as exc:
+        raise UserError(f"cannot write {store.path}: {exc.strerror or exc}; nothing was changed") from None
+    print(f"Imported {questions} new question(s) and {targets} target(s) from {safe(str(path), one_line=True)}; "
+          f"{len(merged)} judged question(s) in {safe(str(store.path), one_line=True)}")
+    return 0
+
+
+def _export(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    import json
+
+    from .engine.judgements import write_private_atomic
+    from .render import safe
+
+    session = open_session(args, cfg, read_only=True)
+    loaded = load_judgements(session)
+    text = "".join(json.dumps(j.to_json(), ensure_ascii=False) + "\n" for j in loaded.judgements)
+    if args.out:
+        out = Path(args.out)
+        try:
+            write_private_atomic(out, text)
+        except OSError as exc:
+            raise UserError(f"cannot write {safe(str(out), one_line=True)}: {exc.strerror or exc}") from None
+        print(f"Exported {len(loaded.judgements)} judged question(s) to {safe(str(out), one_line=True)}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _list(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .engine.judgements import check_targets
+    from .render import dumps_json, safe
+
+    session = open_session(args, cfg, read_only=True)
+    loaded = load_judgements(session)
+    built = not session.index.store.missing
+    checked = check_targets(loaded.judgements, session.index.reads().chunk_spans) if built else {}
+    rows: list[dict[str, Any]] = []
+    for j in loaded.judgements:
+        states = [checked[(j.qid, t)].state if (j.qid, t) in checked else "unchecked" for t in j.targets]
+        rows.append({"qid": j.qid, "question": j.question, "relevant": len(j.targets), "not_relevant": len(j.not_relevant),
+                     "stale": states.count("stale"), "moved": states.count("moved")})
+    store = session.judgements()
+    if args.json:
+        print(dumps_json({"file": str(store.path), "seeded_from": str(store.source()) if store.source() != store.path else None,
+                          "questions": rows}, indent=2))
+        return 0
+    print(f"{len(rows)} judged question(s) in {safe(str(store.path), one_line=True)}"
+          + ("" if store.source() in (None, store.path) else " (not written yet: the demo's shipped judgements)"))
+    for r in rows:
+        flag = f"  {r['stale']} stale" if r["stale"] else ""
+        print(f"  {safe(r['qid'], one_line=True):12} +{r['relevant']} -{r['not_relevant']}{flag}  "
+              f"{safe(r['question'], one_line=True)[:80]}")
+    return 0
+
+
+class _Progress:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\rsearching settings {done}/{total}")
+            sys.stderr.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 40 + "\r")
+
+
+def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .cli_search import params_from, parse_now
+    from .config import get
+    from .engine.tuning import NeedMore, retrieve_judged, suggest
+    from .render import dumps_json
+
+    session = open_session(args, cfg)
+    index, cfg = session.index, session.cfg
+    loaded = load_judgements(session)
+    if not loaded.judgements:
+        raise UserError(NO_JUDGEMENTS)
+    if index.is_dirty() or index.is_empty():
+        index.sync()
+    current = params_from(args, cfg)
+    judged = retrieve_judged(index, loaded.judgements, pool_size=get(cfg, "query.hybrid.candidatePool"),
+                             keyword_mode="and-or" if get(cfg, "query.keyword.orFallback") else "and",
+                             now_ms=parse_now(args.now))
+    assert judged is not None  # no cancel event given
+    if judged.stale:
+        _warn(f"{judged.stale} judged result(s) are stale (their note changed) and left out; mark them again in the app")
+    bar = _Progress(sys.stderr.isatty() and not args.json)
+    try:
+        found = suggest(judged.pools, current, folds=args.folds, progress=bar)
+    finally:
+        bar.close()
+    if isinstance(found, NeedMore):
+        if args.json:
+            print(dumps_json({"judged": found.have, "need": found.need, "message": found.message}, indent=2))
+            return 1
+        raise UserError(found.message)
+    saved = _save(found.best, args) if args.save and found.better else None
+    if args.json:
+        print(dumps_json(found.to_dict() | {"stale": judged.stale, "saved": str(saved) if saved else None}, indent=2))
+    else:
+        _print_suggestion(found)
+    if args.save and not found.better:
+        _warn("not saved: no setting beat the current one on held-out questions")
+    return 0
+
+
+def _save(params: Any, args: argparse.Namespace) -> Path:
+    from .paths import default_config_path
+    from .render import safe
+    from .settings_io import RewriteError, save_to_config
+
+    path = Path(args.config) if args.config else default_config_path()
+    try:
+        save_to_config(params, path)
+    except RewriteError as exc:
+        raise UserError(str(exc)) from None
+    _warn(f"saved the suggested settings to {safe(str(path), one_line=True)}")
+    return path
+
+
+def _print_suggestion(s: Any) -> None:
+    from .engine.tuning import describe_suggestion
+
+    print(describe_suggestion(s))

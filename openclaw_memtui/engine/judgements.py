@@ -1,0 +1,342 @@
+"""Relevance judgements: which chunks answer a question, kept per index as `memtui eval` JSON lines.
+
+One line per judged question, in the format `memtui eval --queries` reads (`qid`, `question`,
+`targets` with `path` and `line`), plus what this module adds: each target judged in the app keeps
+its chunk's `start_line`/`end_line` and `hash` (sha256 of the chunk text), and `not_relevant` lists
+the chunks marked as not answering. Other keys of an imported line (`category`, `answer`) are kept.
+
+The hash is what keeps a judgement honest: after a note is edited, a target whose text is no longer
+in the index is *stale* (flagged, left out of every metric) instead of silently pointing at other
+text; one whose text moved to other lines is scored at its new place. Imported line targets
+(no hash) cannot be checked and are scored as given.
+
+Writes are crash-safe (temp file + fsync + rename, 0600, folders 0700). A line that cannot be read
+is reported in one line and written back unchanged, so nothing a user wrote is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from .evaluation import check_query
+from .store.files import FILE_MODE, make_private_dirs
+from .textutil import sha256_hex
+
+Verdict = Literal["relevant", "not_relevant"]
+TargetState = Literal["ok", "moved", "stale", "unchecked"]
+SUFFIX = ".judgements.jsonl"
+_RESERVED = ("qid", "question", "targets", "not_relevant")
+
+
+def judgements_path(db_path: Path) -> Path:
+    """Beside its index (under the data dir's `indexes/` by default): one file per index."""
+    return Path(db_path).with_suffix(SUFFIX)
+
+
+def normalize_question(text: str) -> str:
+    """Questions are matched with their whitespace collapsed: `deploy  db ` is `deploy db`."""
+    return " ".join(text.split())
+
+
+def question_id(question: str) -> str:
+    return "j-" + sha256_hex(normalize_question(question))[:10]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A judged place: a chunk (path, its line range, the hash of its text) or an imported line."""
+
+    path: str
+    start_line: int
+    end_line: int
+    hash: str = ""  # sha256 of the chunk's text when judged; "" for an imported {path, line} target
+    line: int = 0  # the eval format's line: an imported target's own, a judged chunk's middle line
+    evidence: str = ""
+
+    @classmethod
+    def of_chunk(cls, path: str, start_line: int, end_line: int, text: str) -> Target:
+        # the middle line: with overlapping chunks the first line is often inside the previous chunk too
+        return cls(path, start_line, end_line, sha256_hex(text), (start_line + end_line) // 2)
+
+    def same_place(self, other: Target) -> bool:
+        if self.path != other.path:
+            return False
+        if self.hash and other.hash:
+            return self.hash == other.hash or (self.start_line, self.end_line) == (other.start_line, other.end_line)
+        return (self.start_line, self.end_line, self.line) == (other.start_line, other.end_line, other.line)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "line": self.line}
+        if self.hash:
+            out.update(start_line=self.start_line, end_line=self.end_line, hash=self.hash)
+        if self.evidence:
+            out["evidence"] = self.evidence
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Target:
+        line = int(d["line"])
+        start, end, digest = d.get("start_line"), d.get("end_line"), d.get("hash")
+        anchored = (isinstance(start, int) and isinstance(end, int) and isinstance(digest, str) and digest
+                    and 1 <= start <= end)
+        evidence = d.get("evidence")
+        ev = evidence if isinstance(evidence, str) else ""
+        if anchored:
+            return cls(str(d["path"]), int(start), int(end), str(digest), line, ev)  # type: ignore[arg-type]
+        return cls(str(d["path"]), line, line, "", line, ev)
+
+
+@dataclass(slots=True)
+class Judgement:
+    qid: str
+    question: str
+    targets: list[Target] = field(default_factory=list)
+    not_relevant: list[Target] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # an imported line's other keys, written back as they were
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"qid": self.qid, "question": self.question,
+                               "targets": [t.to_json() for t in self.targets]}
+        if self.not_relevant:
+            out["not_relevant"] = [t.to_json() for t in self.not_relevant]
+        out.update({k: v for k, v in self.extra.items() if k not in _RESERVED})
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Judgement:
+        nr = d.get("not_relevant") or []
+        return cls(str(d["qid"]), str(d["question"]), [Target.from_json(t) for t in d.get("targets") or []],
+                   [Target.from_json(t) for t in nr], {k: v for k, v in d.items() if k not in _RESERVED})
+
+    def verdict(self, target: Target) -> Verdict | None:
+        if any(t.same_place(target) for t in self.targets):
+            return "relevant"
+        if any(t.same_place(target) for t in self.not_relevant):
+            return "not_relevant"
+        return None
+
+    def is_empty(self) -> bool:
+        return not self.targets and not self.not_relevant
+
+
+def _check_not_relevant(d: dict[str, Any], where: str) -> None:
+    nr = d.get("not_relevant")
+    if nr is not None:
+        check_query({"question": d["question"], "targets": nr}, where)
+
+
+@dataclass
+class Loaded:
+    judgements: list[Judgement]
+    unreadable: list[str]  # raw lines that could not be read: written back unchanged on save
+    problem: str = ""  # one line for the user, "" when every line was read
+
+
+def parse_lines(lines: Iterable[str], name: str) -> Loaded:
+    judgements: list[Judgement] = []
+    bad: list[str] = []
+    bad_numbers: list[int] = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            if not isinstance(d, dict) or "qid" not in d or "question" not in d:
+                raise ValueError("needs qid and question")
+            check_query(d, f"{name}:{n}")
+            _check_not_relevant(d, f"{name}:{n}")
+            judgements.append(Judgement.from_json(d))
+        except (ValueError, TypeError, RecursionError):
+            bad.append(line.rstrip("\n"))
+            bad_numbers.append(n)
+    problem = ""
+    if bad_numbers:
+        shown = ", ".join(map(str, bad_numbers[:5])) + ("…" if len(bad_numbers) > 5 else "")
+        problem = (f"{name}: {len(bad_numbers)} line(s) could not be read (line {shown}); they are kept "
+                   "as they are and left out — fix or delete them")
+    return Loaded(judgements, bad, problem)
+
+
+class JudgementStore:
+    """The judgements of one index. `seed` is read while the file does not exist yet (the demo's
+    shipped judgements); the first save writes the user's own copy."""
+
+    def __init__(self, path: Path, seed: Path | None = None) -> None:
+        self.path = Path(path)
+        self.seed = seed
+        self._lock = threading.Lock()
+        self._written = -1  # the newest snapshot written: an older one arriving late is dropped
+
+    def source(self) -> Path | None:
+        if self.path.exists():
+            return self.path
+        return self.seed if self.seed is not None and self.seed.is_file() else None
+
+    def load(self) -> Loaded:
+        src = self.source()
+        if src is None:
+            return Loaded([], [])
+        try:
+            text = src.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            return Loaded([], [], f"{src} is not valid UTF-8; it was left as it is (fix or move it)")
+        except OSError as exc:
+            return Loaded([], [], f"cannot read {src}: {exc.strerror or exc}")
+        return parse_lines(text.splitlines(), str(src))
+
+    def save(self, judgements: list[Judgement], unreadable: Iterable[str] = (), snapshot: int | None = None) -> None:
+        """Write all judgements (and the unreadable lines as they were) in one atomic rename.
+
+        `snapshot`: a counter the caller increases per change; a write of an older snapshot than the
+        newest written is skipped, so saves from worker threads cannot undo a later mark."""
+        lines = [json.dumps(j.to_json(), ensure_ascii=False) for j in judgements if not j.is_empty() or j.extra]
+        text = "".join(line + "\n" for line in [*lines, *unreadable])
+        with self._lock:
+            if snapshot is not None:
+                if snapshot < self._written:
+                    return
+                self._written = snapshot
+            write_private_atomic(self.path, text)
+
+
+def write_private_atomic(path: Path, text: str) -> None:
+    """`text` into `path` 0600 via a temp file in the same folder, fsynced and renamed: a crash leaves
+    the old file or the new one, never half of one."""
+    make_private_dirs(path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
+def set_verdict(judgements: list[Judgement], question: str, target: Target, verdict: Verdict | None) -> list[Judgement]:
+    """A new list with `target` marked (or cleared, verdict None) for `question`; a question left
+    with no marks goes unless it came from an import (its other keys are kept)."""
+    wanted = normalize_question(question)
+    out: list[Judgement] = []
+    found = False
+    for j in judgements:
+        if normalize_question(j.question) != wanted:
+            out.append(j)
+            continue
+        found = True
+        targets = [t for t in j.targets if not t.same_place(target)]
+        not_relevant = [t for t in j.not_relevant if not t.same_place(target)]
+        if verdict == "relevant":
+            targets.append(target)
+        elif verdict == "not_relevant":
+            not_relevant.append(target)
+        changed = replace(j, targets=targets, not_relevant=not_relevant)
+        if not changed.is_empty() or changed.extra:
+            out.append(changed)
+    if not found and verdict is not None:
+        j = Judgement(question_id(wanted), wanted)
+        (j.targets if verdict == "relevant" else j.not_relevant).append(target)
+        out.append(j)
+    return out
+
+
+def find(judgements: list[Judgement], question: str) -> Judgement | None:
+    wanted = normalize_question(question)
+    return next((j for j in judgements if normalize_question(j.question) == wanted), None)
+
+
+def merge(existing: list[Judgement], incoming: list[Judgement]) -> tuple[list[Judgement], int, int]:
+    """Imported judgements added to the stored ones: a question already stored gains the new targets
+    (the same place is not added twice). Returns (merged, questions added, targets added)."""
+    out = [replace(j, targets=list(j.targets), not_relevant=list(j.not_relevant)) for j in existing]
+    by_question = {normalize_question(j.question): j for j in out}
+    added_q = added_t = 0
+    for new in incoming:
+        key = normalize_question(new.question)
+        old = by_question.get(key)
+        if old is None:
+            copy = replace(new, targets=list(new.targets), not_relevant=list(new.not_relevant))
+            out.append(copy)
+            by_question[key] = copy
+            added_q += 1
+            added_t += len(new.targets)
+            continue
+        for t in new.targets:
+            if not any(t.same_place(o) for o in old.targets):
+                old.targets.append(t)
+                added_t += 1
+        for t in new.not_relevant:
+            if not any(t.same_place(o) for o in old.not_relevant):
+                old.not_relevant.append(t)
+        old.extra = {**new.extra, **old.extra}
+    return out, added_q, added_t
+
+
+# -- stale targets ------------------------------------------------------------------------------------
+
+Span = tuple[int, int, str]  # start_line, end_line, hash of a chunk in the index now
+SpanReader = Callable[[set[str]], dict[str, list[Span]]]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Where a target stands against the index now; `target` is where to score it (moved: new lines)."""
+
+    state: TargetState
+    target: Target
+
+
+def check_targets(judgements: list[Judgement], read_spans: SpanReader) -> dict[tuple[str, Target], Checked]:
+    """Each hashed target against the chunks its file has now: ok (same text at the same lines),
+    moved (same text at other lines), stale (its text is gone). Keyed by (qid, target)."""
+    paths = {t.path for j in judgements for t in [*j.targets, *j.not_relevant] if t.hash}
+    spans = read_spans(paths) if paths else {}
+    out: dict[tuple[str, Target], Checked] = {}
+    for j in judgements:
+        for t in [*j.targets, *j.not_relevant]:
+            if not t.hash:
+                out[(j.qid, t)] = Checked("unchecked", t)
+                continue
+            now = spans.get(t.path, [])
+            if any((s, e, h) == (t.start_line, t.end_line, t.hash) for s, e, h in now):
+                out[(j.qid, t)] = Checked("ok", t)
+                continue
+            same_text = [(s, e) for s, e, h in now if h == t.hash]
+            if same_text:
+                s, e = min(same_text, key=lambda se: abs(se[0] - t.start_line))
+                out[(j.qid, t)] = Checked("moved", replace(t, start_line=s, end_line=e, line=(s + e) // 2))
+            else:
+                out[(j.qid, t)] = Checked("stale", t)
+    return out
+
+
+def scoring_targets(j: Judgement, checked: dict[tuple[str, Target], Checked]) -> list[dict[str, Any]]:
+    """The targets `score_hits` takes for `j`: stale ones left out, moved ones at their new lines."""
+    out = []
+    for t in j.targets:
+        c = checked.get((j.qid, t))
+        if c is not None and c.state == "stale":
+            continue
+        place = c.target if c is not None else t
+        out.append({"path": place.path, "line": place.line, **({"evidence": place.evidence} if place.evidence else {})})
+    return out
+
+
+def stale_count(checked: dict[tuple[str, Target], Checked]) -> int:
+    return sum(1 for c in checked.values() if c.state == "stale")
+
+
+def as_queries(judgements: list[Judgement], checked: dict[tuple[str, Target], Checked]) -> list[dict[str, Any]]:
+    """The judgements as `memtui eval` queries; a question whose every target is stale has none."""
+    return [{**j.extra, "qid": j.qid, "question": j.question, "targets": scoring_targets(j, checked)}
+            for j in judgements]

@@ -1,0 +1,270 @@
+"""Issue 14, engine and CLI: the judgement store, stale targets, the metric over judged pools, the
+cross-validated suggestion, and `memtui judgements` / `eval` / `tune` over them."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from openclaw_memtui.cli import main
+from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.judgements import (
+    Judgement,
+    JudgementStore,
+    Target,
+    check_targets,
+    judgements_path,
+    merge,
+    scoring_targets,
+    set_verdict,
+)
+from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams
+from openclaw_memtui.engine.tuning import MIN_JUDGED, JudgedPool, NeedMore, Scorer, folds_of, retrieve_judged, suggest
+
+from .helpers import write
+
+
+def chunk_target(path="memory/a.md", start=1, end=4, text="alpha"):
+    return Target.of_chunk(path, start, end, text)
+
+
+# -- the store ------------------------------------------------------------------------------------------
+
+def test_store_round_trip_keeps_ranges_hashes_not_relevant_and_imported_keys(tmp_path):
+    store = JudgementStore(tmp_path / "new" / "idx.judgements.jsonl")
+    judged = set_verdict([], "  deploy   plan ", chunk_target(), "relevant")
+    judged = set_verdict(judged, "deploy plan", chunk_target("memory/b.md", 3, 9, "beta"), "not_relevant")
+    imported = Judgement("t1", "auth?", [Target("memory/c.md", 4, 4, "", 4, "ev")], [], {"category": 2, "answer": "x"})
+    store.save([*judged, imported])
+    folder_mode = stat.S_IMODE(os.stat(store.path.parent).st_mode)
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600 and folder_mode == 0o700
+    loaded = store.load()
+    assert loaded.problem == "" and len(loaded.judgements) == 2
+    j, imp = loaded.judgements
+    assert j.question == "deploy plan" and j.targets == [chunk_target()]
+    assert j.not_relevant == [chunk_target("memory/b.md", 3, 9, "beta")]
+    assert j.targets[0].line == 2 and j.targets[0].hash  # the middle line, the text's hash
+    assert imp.extra == {"category": 2, "answer": "x"} and imp.targets[0].evidence == "ev"
+    # the eval format: `memtui eval --queries` reads the file as it is
+    from openclaw_memtui.engine.evaluation import load_queries
+
+    assert [q["qid"] for q in load_queries(store.path)] == [j.qid, "t1"]
+
+
+def test_unreadable_lines_are_said_in_one_line_and_kept_on_save(tmp_path):
+    path = tmp_path / "j.jsonl"
+    good = json.dumps({"qid": "a", "question": "q", "targets": [{"path": "m.md", "line": 1}]})
+    path.write_text(f"{good}\n{{not json\n{json.dumps({'qid': 'b', 'question': 'r', 'targets': [{'path': 'm.md'}]})}\n")
+    store = JudgementStore(path)
+    loaded = store.load()
+    assert len(loaded.judgements) == 1 and "2 line(s) could not be read (line 2, 3)" in loaded.problem
+    assert "\n" not in loaded.problem
+    store.save(set_verdict(loaded.judgements, "q", chunk_target(), "relevant"), loaded.unreadable)
+    assert "{not json" in path.read_text() and '"qid": "b"' in path.read_text()
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path, monkeypatch):
+    store = JudgementStore(tmp_path / "j.jsonl")
+    store.save(set_verdict([], "q", chunk_target(), "relevant"))
+    before = store.path.read_bytes()
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OSError):
+        store.save(set_verdict([], "other", chunk_target(), "relevant"))
+    assert store.path.read_bytes() == before and os.listdir(tmp_path) == ["j.jsonl"]
+
+
+def test_an_older_snapshot_never_overwrites_a_newer_one(tmp_path):
+    store = JudgementStore(tmp_path / "j.jsonl")
+    newer = set_verdict([], "newer", chunk_target(), "relevant")
+    store.save(newer, snapshot=2)
+    store.save(set_verdict([], "older", chunk_target(), "relevant"), snapshot=1)
+    assert [j.question for j in store.load().judgements] == ["newer"]
+
+
+def test_marks_move_between_verdicts_and_clearing_the_last_drops_the_question():
+    t = chunk_target()
+    judged = set_verdict([], "q", t, "relevant")
+    judged = set_verdict(judged, "q", t, "not_relevant")
+    assert judged[0].targets == [] and judged[0].not_relevant == [t] and judged[0].verdict(t) == "not_relevant"
+    assert set_verdict(judged, "q", t, None) == []
+
+
+def test_the_demo_seed_is_read_until_the_first_save(tmp_path):
+    seed = write(tmp_path / "seed.jsonl", json.dumps({"qid": "s", "question": "q", "targets": [{"path": "a", "line": 1}]}))
+    store = JudgementStore(tmp_path / "mine.jsonl", seed=seed)
+    assert [j.qid for j in store.load().judgements] == ["s"] and store.source() == seed
+    store.save(set_verdict([], "other", chunk_target(), "relevant"))
+    assert [j.question for j in store.load().judgements] == ["other"] and seed.read_text().count("\n") == 0
+
+
+def test_import_merges_by_question_without_doubling_a_target():
+    mine = set_verdict([], "q", chunk_target(), "relevant")
+    incoming = [Judgement("x", "q", [chunk_target(), Target("m.md", 5, 5, "", 5)]), Judgement("y", "new", [])]
+    merged, questions, targets = merge(mine, incoming)
+    assert questions == 1 and targets == 1 and len(merged[0].targets) == 2 and len(mine[0].targets) == 1
+
+
+# -- stale targets ----------------------------------------------------------------------------------------
+
+def test_an_edited_note_makes_its_target_stale_and_moved_text_is_followed(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "# A\nThe canary build shipped.\n")
+    write(ws / "memory" / "b.md", "# B\nPostgres failover runbook.\n")
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    pool = index.retrieve("canary failover", pool_size=10)
+    by_path = {c.path: c for c in pool.candidates}
+    targets = [Target.of_chunk(p, c.start_line, c.end_line, c.text) for p, c in sorted(by_path.items())]
+    judged = [Judgement("q1", "canary", [targets[0]]), Judgement("q2", "failover", [targets[1]])]
+    checked = check_targets(judged, index.reads().chunk_spans)
+    assert [checked[(j.qid, j.targets[0])].state for j in judged] == ["ok", "ok"]
+
+    write(ws / "memory" / "a.md", "# A\nThe canary build was rolled back.\n")  # edited: the judged text is gone
+    write(ws / "memory" / "b.md", "# B\nPostgres failover runbook.\n")
+    index.sync()
+    checked = check_targets(judged, index.reads().chunk_spans)
+    assert checked[("q1", targets[0])].state == "stale" and checked[("q2", targets[1])].state == "ok"
+    assert scoring_targets(judged[0], checked) == []  # a stale target is never scored
+
+    # the same text at other lines (a line added above): scored at its new place, not stale
+    index.close()
+    ws2 = tmp_path / "ws2"
+    write(ws2 / "memory" / "c.md", "one\ntwo\n")
+    index2 = MemoryIndex(make_settings(ws2, db=tmp_path / "two.sqlite"), provider_name="none")
+    index2.sync()
+    chunk = index2.retrieve("one two", pool_size=5).candidates[0]
+    target = Target.of_chunk(chunk.path, chunk.start_line, chunk.end_line, chunk.text)
+    moved = Judgement("q3", "one", [Target(target.path, 7, 8, target.hash, 7)])
+    checked = check_targets([moved], index2.reads().chunk_spans)
+    assert checked[("q3", moved.targets[0])].state == "moved"
+    assert scoring_targets(moved, checked) == [{"path": "memory/c.md", "line": (chunk.start_line + chunk.end_line) // 2}]
+    index2.close()
+
+
+# -- the metric and the suggestion ---------------------------------------------------------------------------
+
+def synthetic_pools(n: int) -> list[JudgedPool]:
+    """Each question's answer is the best by meaning and weak by keywords; a distractor the reverse.
+    Text-heavy weights (the default 0.4/0.6) put the distractor first; vector-heavy ones the answer."""
+    pools = []
+    for q in range(n):
+        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, "answer", 0.9, 0.30, None, None, "evergreen")
+        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, "noise", 0.2, 0.85, None, None, "evergreen")
+        pool = Pool(f"q{q}", [distractor, answer], 0.0, "hybrid")
+        pools.append(JudgedPool(f"q{q}", f"q{q}", [{"path": f"memory/answer-{q}.md", "line": 2}], pool))
+    return pools
+
+
+def test_the_metric_follows_the_weights_and_ignores_what_cannot_change_the_ranking():
+    scorer = Scorer(synthetic_pools(3))
+    text_heavy, vector_heavy = SearchParams(min_score=0.0), SearchParams(vector_weight=0.9, text_weight=0.1, min_score=0.0)
+    assert scorer.scores(text_heavy).mrr == 0.5 and scorer.scores(vector_heavy).mrr == 1.0
+    calls = scorer.ranked
+    scorer.scores(SearchParams(min_score=0.0, mmr_lambda=0.2, max_results=3))  # λ without MMR, maxResults: the same
+    assert scorer.ranked == calls
+
+
+def test_folds_partition_the_questions():
+    folds = folds_of(11, 5)
+    assert sorted(i for f in folds for i in f) == list(range(11))
+    assert {len(f) for f in folds} == {2, 3}
+
+
+def test_too_few_judgements_say_how_many_more():
+    found = suggest(synthetic_pools(MIN_JUDGED - 3), SearchParams())
+    assert isinstance(found, NeedMore) and found.have == MIN_JUDGED - 3
+    assert "judge 3 more" in found.message
+
+
+def test_suggest_finds_better_weights_under_cross_validation():
+    steps = []
+    found = suggest(synthetic_pools(12), SearchParams(), progress=lambda done, total: steps.append((done, total)))
+    assert not isinstance(found, NeedMore)
+    assert found.better and found.best.weights()[0] >= 0.5  # the answer's leg weighs at least as much
+    assert found.cv_best[0] == 1.0 and found.cv_current[0] == pytest.approx(0.6309, abs=1e-4) and found.folds == 5
+    assert steps and steps[-1][0] == steps[-1][1]
+
+
+def test_suggest_keeps_the_current_setting_when_nothing_beats_it():
+    current = SearchParams(vector_weight=0.9, text_weight=0.1)
+    found = suggest(synthetic_pools(12), current)
+    assert not isinstance(found, NeedMore) and not found.better and found.best == current
+
+
+# -- the CLI --------------------------------------------------------------------------------------------------
+
+DEMO = ["--demo", "--provider", "none"]
+
+
+def test_cli_import_list_eval_export_round_trip(tmp_path, capsys):
+    from openclaw_memtui.paths import demo_judgements
+
+    source = demo_judgements()
+    assert main(["judgements", "import", str(source), "--replace", *DEMO]) == 0
+    assert "24 judged question(s)" in capsys.readouterr().out
+    assert main(["judgements", "list", "--json", *DEMO]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert len(listed["questions"]) == 24 and listed["seeded_from"] is None
+    assert main(["eval", "--json", "--now", "2026-11-30T12:00:00Z", *DEMO]) == 0
+    from_store = json.loads(capsys.readouterr().out)
+    assert main(["eval", "--json", "--now", "2026-11-30T12:00:00Z", "--queries", str(source), *DEMO]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    assert from_store["summary"] == from_file["summary"] and from_store["scored"] == 24
+    out = tmp_path / "out.jsonl"
+    assert main(["judgements", "export", "--out", str(out), *DEMO]) == 0
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
+    assert [json.loads(line)["qid"] for line in out.read_text().splitlines()] == \
+        [json.loads(line)["qid"] for line in source.read_text().splitlines()]
+
+
+def test_cli_eval_without_judgements_says_what_to_do(tmp_path, workspace, capsys):
+    code = main(["eval", "--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no judgements stored" in err and "memtui judgements import" in err and err.count("\n") == 1
+
+
+def test_cli_tune_reports_and_saves_only_when_asked(tmp_path, capsys):
+    config = write(tmp_path / "memtui.toml", "# mine\n")
+    argv = ["tune", "--json", "--now", "2026-11-30T12:00:00Z", "--config", str(config), *DEMO]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["judged"] == 24 and report["saved"] is None and config.read_text() == "# mine\n"
+    assert report["suggested"]["cv"]["mean"] >= report["current"]["cv"]["mean"]
+    assert set(report["current"]["cv"]) == {"mean", "spread"}
+    assert main([*argv, "--save"]) == 0
+    saved = json.loads(capsys.readouterr().out)
+    assert saved["better"] and saved["saved"] == str(config)
+    from openclaw_memtui.config import load_config, search_params
+
+    cfg, _ = load_config(config, explicit=True)
+    assert search_params(cfg).min_score == saved["suggested"]["params"]["min_score"]
+
+
+def test_cli_tune_with_too_few_judgements(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
+    write(tmp_path / "few.jsonl", json.dumps({"qid": "a", "question": "oolong", "targets": [{"path": "MEMORY.md", "line": 3}]}))
+    base = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    assert main(["judgements", "import", str(tmp_path / "few.jsonl"), *base]) == 0
+    assert judgements_path(db).exists()
+    capsys.readouterr()
+    assert main(["tune", *base]) == 2
+    assert f"needs {MIN_JUDGED} — judge {MIN_JUDGED - 1} more" in capsys.readouterr().err
+
+
+def test_retrieve_judged_retrieves_each_question_once(tmp_path, workspace, make_settings):
+    index = MemoryIndex(make_settings(workspace), provider_name="none")
+    index.sync()
+    asked = []
+    real = index.retrieve
+    index.retrieve = lambda q, **kw: asked.append(q) or real(q, **kw)  # type: ignore[method-assign]
+    judged = [Judgement("a", "oolong tea", [Target("MEMORY.md", 3, 3, "", 3)]), Judgement("b", "canary", [])]
+    got = retrieve_judged(index, judged)
+    assert got is not None and asked == ["oolong tea", "canary"] and got.scored == 1
+    index.close()
