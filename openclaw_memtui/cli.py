@@ -68,8 +68,18 @@ COMMAND_HELP = {
     "tune": "suggest ranking settings from the judgements (cross-validated)",
     "agents": "list the OpenClaw agents: layout, workspaces, transcripts, index paths",
     "export-settings": "print (or --write) the tuned settings in the block openclaw.json accepts",
+    "mcp": "serve memory_search and memory_get to agents over MCP (stdio), ranked as you tuned",
 }
 COMMANDS = tuple(COMMAND_HELP)
+
+MCP_DESCRIPTION = """\
+A Model Context Protocol server on stdin/stdout for OpenClaw, Claude Code or any MCP client.
+Tools: memory_search (query, maxResults, minScore), ranked with the settings saved in memtui,
+and memory_get (path, from, lines), which reads only this workspace's memory files, transcripts
+and extra paths. Nothing but protocol goes to stdout; logs go to stderr.
+
+  openclaw mcp add memtui --command memtui --arg mcp --arg --agent --arg main
+  claude mcp add memtui -- memtui mcp --agent main"""
 
 
 def _version() -> str:
@@ -128,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
     _ranking_flags(p)
+
+    p = sub.add_parser("mcp", help=COMMAND_HELP["mcp"], description=MCP_DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(p)
+    p.add_argument("--sync-wait", type=float, default=5.0, metavar="SECONDS",
+                   help="how long a search waits for the index to catch up with the files (default 5)")
 
     p = sub.add_parser("eval", help=COMMAND_HELP["eval"])
     _common(p)
@@ -483,6 +499,10 @@ def _main(argv: list[str] | None = None) -> int:
             from .cli_tune import cmd_judgements, cmd_tune
 
             return cmd_tune(args, cfg) if command == "tune" else cmd_judgements(args, cfg)
+        if command == "mcp":
+            from .mcp_server import cmd_mcp
+
+            return cmd_mcp(args, cfg)
         from .tui.launch import run_tui
 
         return run_tui(args, cfg)

@@ -51,7 +51,7 @@ def parse_now(value: str | None) -> float | None:
     return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
 
 
-def _retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
+def retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
     return {"pool_size": get(cfg, "query.hybrid.candidatePool"),
             "keyword_mode": "and-or" if get(cfg, "query.keyword.orFallback") else "and",
             "time_aware": params is None or params.time_mode != "off"}
@@ -67,7 +67,7 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     params = params_from(args, cfg)
     if index.is_empty() and not index.syncing:
         index.sync(wait=False)  # a workspace searched before it was ever indexed: build it first (another process may be)
-    pool = index.retrieve(args.query, now_ms=parse_now(args.now), **_retrieve_kwargs(cfg, params))
+    pool = index.retrieve(args.query, now_ms=parse_now(args.now), **retrieve_kwargs(cfg, params))
     t = time.perf_counter()
     results = rank(pool, params)
     timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)
@@ -125,7 +125,7 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     started = time.perf_counter()
     with open(args.out, "w", encoding="utf-8") if args.out else contextlib.nullcontext() as out:
         for q in queries:
-            pool = index.retrieve(q["question"], now_ms=now_ms, **_retrieve_kwargs(cfg, params))
+            pool = index.retrieve(q["question"], now_ms=now_ms, **retrieve_kwargs(cfg, params))
             hits, m = score_pool(pool, params, q.get("targets"))
             if out:
                 out.write(dumps_json({"qid": q["qid"], "hits": hits}) + "\n")

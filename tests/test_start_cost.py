@@ -1,5 +1,6 @@
-"""A keyword-only search is the CLI's fast path: it must not pay for numpy or the redactor's ~125
-regexes (bench/search.py measures the time; this guards what is loaded)."""
+"""A keyword-only search is the CLI's fast path: it must not pay for numpy, the redactor's ~125
+regexes or the MCP SDK (~1 s of imports; only `memtui mcp` loads it). bench/search.py measures the
+time; this guards what is loaded."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ PROBE = """
 import sys
 from openclaw_memtui.cli import main
 code = main(["search", "database migration", "--demo", "--provider", "none", "--db", sys.argv[1], "--json"])
-loaded = {name: name in sys.modules for name in ("numpy", "openclaw_memtui.engine.redact", "textual")}
+loaded = {name: name in sys.modules for name in ("numpy", "openclaw_memtui.engine.redact", "textual", "mcp")}
 print("\\n" + __import__("json").dumps({"code": code, "loaded": loaded}))
 """
 
 
-def test_keyword_only_search_loads_no_numpy_redactor_or_textual(tmp_path):
+def test_keyword_only_search_loads_no_numpy_redactor_textual_or_mcp(tmp_path):
     from openclaw_memtui.cli import main
 
     # the index exists (a first search would build it, which reads transcripts and so redacts)
@@ -27,4 +28,4 @@ def test_keyword_only_search_loads_no_numpy_redactor_or_textual(tmp_path):
                          env=env_for_subprocess(), timeout=120)
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["code"] == 0
-    assert report["loaded"] == {"numpy": False, "openclaw_memtui.engine.redact": False, "textual": False}
+    assert report["loaded"] == {"numpy": False, "openclaw_memtui.engine.redact": False, "textual": False, "mcp": False}

@@ -1,0 +1,259 @@
+"""`memtui mcp` as agents meet it: a real server subprocess on stdio, driven by the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from openclaw_memtui.engine.search.rank import SearchParams
+from openclaw_memtui.settings_io import save_to_config
+
+from . import test_openclaw_2026 as oc2026
+from .fake_api import FakeAPI
+from .helpers import env_for_subprocess, transcript, write
+from .test_openclaw_2026 import SESSION_MAIN, _append_turn, std_sqlite
+
+copied_openclaw_state = oc2026.oc  # that module's `oc` fixture (a private copy of a real 2026.9 state), reused
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@asynccontextmanager
+async def server(tmp_path: Path, *argv: str, env: dict[str, str] | None = None):
+    """A ClientSession to `python -m openclaw_memtui mcp ARGV`; the server's stderr goes to tmp/stderr.txt."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "openclaw_memtui", "mcp", *argv],
+                                   env=env or env_for_subprocess(), cwd=str(REPO))
+    with open(tmp_path / "stderr.txt", "a", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write_stream), ClientSession(read, write_stream) as session:
+            await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments) -> dict:
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def refused(session: ClientSession, tool: str, **arguments) -> str:
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error
+    return result.content[0].text
+
+
+def keyword_args(tmp_path: Path, ws: Path) -> list[str]:
+    return ["--workspace", str(ws), "--provider", "none", "--db", str(tmp_path / "i.sqlite")]
+
+
+async def test_lists_both_tools_with_descriptions_and_schemas(tmp_path, workspace):
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+    assert set(tools) == {"memory_search", "memory_get"}
+    assert "before answering" in tools["memory_search"].description  # tells an agent when to call it
+    assert "memory_search" in tools["memory_get"].description
+    assert tools["memory_search"].input_schema["required"] == ["query"]
+    assert set(tools["memory_get"].input_schema["properties"]) == {"path", "from", "lines"}
+    assert tools["memory_get"].annotations.read_only_hint is True
+
+
+async def test_search_answers_with_openclaws_fields_breakdown_and_time_window(tmp_path, workspace):
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        answer = await call(s, "memory_search", query="Zebra memory line")
+        dated = await call(s, "memory_search", query="what did we ship on 2026-11-02", minScore=0)
+    top = answer["results"][0]
+    assert (top["path"], top["startLine"], top["source"]) == ("memory/2026-11-01.md", 1, "memory")
+    assert {"endLine", "score", "snippet"} <= set(top) and "Zebra" in top["snippet"]
+    assert top["breakdown"]["text"] > 0 and top["breakdown"]["vector"] is None and top["breakdown"]["rank"] == 1
+    assert answer["mode"] == "keyword" and answer["timeWindow"] is None
+    assert dated["timeWindow"]["start"] == "2026-11-02" == dated["timeWindow"]["end"]
+    assert dated["results"][0]["path"] == "memory/2026-11-02-deploy.md"
+
+
+async def test_search_ranks_with_the_saved_settings_and_rereads_them_after_a_save(tmp_path, workspace):
+    for day in range(10, 14):
+        write(workspace / "memory" / f"2026-11-{day}.md", f"# Day {day}\nWe tasted green tea number {day}.\n")
+    config = tmp_path / "config.toml"
+    save_to_config(SearchParams(max_results=1, min_score=0.0), config)  # what the tuning panel's Save writes
+    async with server(tmp_path, *keyword_args(tmp_path, workspace), "--config", str(config)) as s:
+        first = await call(s, "memory_search", query="green tea")
+        save_to_config(SearchParams(max_results=3, min_score=0.0, mmr=False), config)
+        second = await call(s, "memory_search", query="green tea")
+        asked = await call(s, "memory_search", query="green tea", maxResults=2)
+    assert len(first["results"]) == 1 and first["settings"]["max_results"] == 1
+    assert len(second["results"]) == 3 and second["settings"]["max_results"] == 3 and second["settings"]["mmr"] is False
+    assert len(asked["results"]) == 2  # an agent's maxResults wins over the saved one
+
+
+async def test_a_note_written_while_serving_is_found_by_the_next_search(tmp_path, workspace):
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        assert (await call(s, "memory_search", query="quokka"))["results"] == []
+        write(workspace / "memory" / "2026-11-05.md", "# Zoo\nWe adopted a quokka named Biscuit.\n")
+        answer = await call(s, "memory_search", query="quokka")
+    assert [r["path"] for r in answer["results"]] == ["memory/2026-11-05.md"] and answer["warnings"] == []
+
+
+async def test_get_reads_a_slice_of_a_memory_file_and_a_masked_transcript(tmp_path, workspace):
+    transcript(workspace / "sessions" / "s2.jsonl", [("user", "my key is sk-abcdefghijklmnopqrstuvwx1234"),
+                                                     ("assistant", "Noted, I will not repeat it.")])
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        note = await call(s, "memory_get", path="MEMORY.md", **{"from": 3, "lines": 2})
+        whole = await call(s, "memory_get", path="./memory/projects/../2026-11-01.md")
+        chat = await call(s, "memory_get", path="sessions/s2.jsonl", **{"from": 2, "lines": 1})
+        past_end = await call(s, "memory_get", path="MEMORY.md", **{"from": 50})
+    assert note["text"] == "The user prefers oolong tea.\nDatabase: PostgreSQL 16." and note["lineNumbers"] == [3, 4]
+    assert whole["path"] == "memory/2026-11-01.md" and whole["text"].startswith("# Log\nAlpha memory line.")
+    assert chat["lineNumbers"] == [2] and chat["text"].startswith("User: my key is sk-")  # JSONL line 2, as results cite
+    assert "abcdefghijklmnopqrstuvwx1234" not in chat["text"]  # masked as the index masks it
+    assert past_end["text"] == "" and past_end["totalLines"] == 5
+
+
+async def test_get_refuses_everything_but_this_workspaces_memory(tmp_path, workspace):
+    write(tmp_path / "outside" / "secret.md", "TOP SECRET outside the workspace\n")
+    write(workspace / "AGENTS.md", "# Agents\nnot a memory file\n")
+    write(workspace / "memory" / "notes.txt", "not markdown\n")
+    os.symlink(tmp_path / "outside" / "secret.md", workspace / "memory" / "link.md")
+    os.symlink(tmp_path / "outside", workspace / "memory" / "linked-dir")
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        answers = [await refused(s, "memory_get", path=p) for p in (
+            "memory/../../outside/secret.md", "../outside/secret.md", str(tmp_path / "outside" / "secret.md"),
+            "memory/link.md", "memory/linked-dir/secret.md", "AGENTS.md", "memory/notes.txt", "/etc/passwd",
+            "sessions/../../outside/secret.md", "memory/no-such-note.md")]
+        still_serving = await call(s, "memory_get", path="MEMORY.md", lines=1)
+    assert all("not a memory file, transcript or extra path" in a for a in answers)
+    assert not any("TOP SECRET" in a for a in answers)
+    assert still_serving["text"] == "# Memory"
+
+
+async def test_bad_arguments_are_tool_errors_that_say_what_to_pass(tmp_path, workspace):
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        missing = await refused(s, "memory_search")
+        typed = await refused(s, "memory_search", query="tea", maxResults="ten")
+        ranged = await refused(s, "memory_search", query="tea", minScore=2)
+        unknown = await refused(s, "memory_search", query="tea", max_results=3)
+        bad_from = await refused(s, "memory_get", path="MEMORY.md", **{"from": 0})
+        no_tool = await refused(s, "memory_delete", path="MEMORY.md")
+        after = await call(s, "memory_search", query="oolong tea")
+    assert "needs 'query'" in missing
+    assert "'maxResults' must be a whole number" in typed
+    assert "'minScore' must be between 0 and 1" in ranged
+    assert "no argument 'max_results'" in unknown and "maxResults" in unknown
+    assert "'from' must be between 1" in bad_from
+    assert "memory_delete" in no_tool
+    assert after["results"][0]["path"] == "MEMORY.md"  # the server is still there
+
+
+async def test_a_failing_provider_leaves_a_keyword_search_with_a_warning_and_no_key(tmp_path, workspace):
+    api = FakeAPI("openai")
+    api.script = [(500, {}, {"error": "internal error"}, 0)] * 50
+    key = "sk-live-do-not-print-0123456789"
+    config = write(tmp_path / "config.toml", f'provider = "openai"\n[remote]\nbaseUrl = "{api.url}/v1"\n'
+                                             f'apiKey = "{key}"\nmaxRetries = 0\n')
+    try:
+        async with server(tmp_path, "--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"),
+                          "--config", str(config)) as s:
+            result = await s.call_tool("memory_search", {"query": "oolong tea"})
+    finally:
+        api.close()
+    answer = json.loads(result.content[0].text)
+    assert answer["mode"] == "keyword" and answer["results"][0]["path"] == "MEMORY.md"
+    assert any(w.startswith("keyword-only") for w in answer["warnings"])
+    assert api.requests  # the provider was really tried
+    assert key not in result.content[0].text and key not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+
+
+async def test_an_openclaw_2026_agents_live_transcripts_are_served_masked(copied_openclaw_state, tmp_path):
+    oc = copied_openclaw_state
+    db_file = oc / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    conn = std_sqlite.connect(db_file)
+    _append_turn(conn, SESSION_MAIN.split("/")[-1].removesuffix(".jsonl"), "Deploy key ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+    conn.commit()
+    conn.close()
+    env = env_for_subprocess() | {"OPENCLAW_STATE_DIR": str(oc / "state"), "HOME": str(tmp_path / "home")}
+    async with server(tmp_path, "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite"), env=env) as s:
+        hits = await call(s, "memory_search", query="replication quota Frankfurt")
+        hit = hits["results"][0]
+        chat = await call(s, "memory_get", path=hit["path"], **{"from": hit["startLine"],
+                                                                  "lines": hit["endLine"] - hit["startLine"] + 1})
+        tail = await call(s, "memory_get", path=SESSION_MAIN, **{"from": 11})
+        other_agent = await refused(s, "memory_get", path=SESSION_MAIN.replace("/main/", "/research/"))
+    assert hit["path"] == SESSION_MAIN and hit["source"] == "sessions"
+    assert "Frankfurt" in chat["text"] and chat["lineNumbers"][0] >= hit["startLine"]
+    assert tail["text"].startswith("User: Deploy key ghp_") and "abcdefghijklmnopqrstuvwxyz0123456789" not in tail["text"]
+    assert "not a memory file" in other_agent
+
+
+def test_nothing_but_protocol_reaches_stdout(tmp_path):
+    """The stdio guard: after it, print, a C-level write to fd 1 and a child process all land on stderr."""
+    probe = ("import os, subprocess, sys\n"
+             "from openclaw_memtui.mcp_server import claim_stdio\n"
+             "wire_in, wire_out = claim_stdio()\n"
+             "print('stray print')\n"
+             "os.write(1, b'stray fd write\\n')\n"
+             "subprocess.run(['echo', 'stray child'])\n"
+             "wire_out.write(wire_in.readline()); wire_out.flush()\n")
+    out = subprocess.run([sys.executable, "-c", probe], input=b'{"jsonrpc":"2.0"}\n', capture_output=True,
+                         env=env_for_subprocess(), cwd=REPO, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == b'{"jsonrpc":"2.0"}\n'
+    assert b"stray print" in out.stderr and b"stray fd write" in out.stderr and b"stray child" in out.stderr
+
+
+def test_a_bad_agent_is_one_line_on_stderr_before_any_protocol(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "mcp", "--agent", "nobody", "--provider", "none"],
+                         input=b"", capture_output=True, env=env_for_subprocess(), cwd=REPO, timeout=60)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.decode().startswith("memtui: error:") and "nobody" in out.stderr.decode()
+    assert len(out.stderr.decode().strip().splitlines()) == 1
+
+
+# -- a live OpenClaw --------------------------------------------------------------------------------------
+
+def _private_openclaw(tmp_path: Path, live_state: Path) -> dict[str, str]:
+    """A copy of a make-state.sh state as the default ~/.openclaw of a private HOME, and `memtui` on
+    PATH running this checkout: OpenClaw starts MCP servers with a bare environment (HOME, PATH)."""
+    root = live_state.parent
+    home = tmp_path / "home"
+    state = home / ".openclaw"
+    shutil.copytree(live_state, state, symlinks=True, ignore=shutil.ignore_patterns("*.lock", "tmp"))
+    for ws in root.glob("ws-*"):
+        shutil.copytree(ws, tmp_path / ws.name, symlinks=True)
+    cfg = state / "openclaw.json"
+    text = cfg.read_text(encoding="utf-8").replace(f"{live_state}/", f"{state}/").replace(f"{root}/", f"{tmp_path}/")
+    cfg.write_text(text, encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    write(bin_dir / "memtui", f"#!/bin/sh\nPYTHONPATH={REPO} exec {sys.executable} -m openclaw_memtui \"$@\"\n")
+    (bin_dir / "memtui").chmod(0o755)
+    env = env_for_subprocess() | {"HOME": str(home), "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_HIDE_BANNER": "1",
+                                  "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("OPENCLAW_CONFIG_PATH", None)
+    return env
+
+
+@pytest.mark.skipif(shutil.which("openclaw") is None or not os.environ.get("OPENCLAW_STATE_DIR_LIVE"),
+                    reason="needs `openclaw` on PATH and OPENCLAW_STATE_DIR_LIVE pointing at a make-state.sh state")
+def test_live_openclaw_registers_and_probes_the_server(tmp_path):
+    """Run with: source ROOT/env.sh; OPENCLAW_STATE_DIR_LIVE=$OPENCLAW_STATE_DIR pytest tests/test_mcp.py -n0
+    (the state is copied: the live one is never changed)."""
+    live = Path(os.environ["OPENCLAW_STATE_DIR_LIVE"])
+    before = (live / "openclaw.json").read_bytes()
+    env = _private_openclaw(tmp_path, live)
+    added = subprocess.run(["openclaw", "mcp", "add", "memtui", "--command", "memtui", "--arg", "mcp", "--arg", "--agent",
+                            "--arg", "main"], capture_output=True, text=True, env=env, timeout=300)
+    assert added.returncode == 0, added.stderr
+    assert 'Saved MCP server "memtui"' in added.stdout
+    probe = subprocess.run(["openclaw", "mcp", "probe", "memtui", "--json"], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert probe.returncode == 0, probe.stderr
+    report = json.loads(probe.stdout)
+    assert report["servers"]["memtui"]["tools"] == 2
+    assert sorted(report["tools"]) == ["memtui__memory_get", "memtui__memory_search"]
+    assert (live / "openclaw.json").read_bytes() == before
