@@ -57,7 +57,8 @@ DEFAULTS: dict[str, Any] = {
     "store": {
         "path": "",
         "maxFileBytes": _INDEX["max_file_bytes"],
-        "vector": {"backend": _INDEX["vector_backend"], "memoryBudgetMB": _INDEX["vector_memory_budget_mb"]},
+        "vector": {"backend": _INDEX["vector_backend"], "memoryBudgetMB": _INDEX["vector_memory_budget_mb"],
+                   "exact": _INDEX["vector_exact"]},
     },
     "chunking": {"tokens": _INDEX["chunk_tokens"], "overlap": _INDEX["chunk_overlap"]},
     "query": {
@@ -223,6 +224,7 @@ def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = 
         cache_max_entries=get(cfg, "cache.maxEntries"),
         vector_backend=get(cfg, "store.vector.backend"),
         vector_memory_budget_mb=get(cfg, "store.vector.memoryBudgetMB"),
+        vector_exact=get(cfg, "store.vector.exact"),
         watch_debounce_ms=get(cfg, "sync.watchDebounceMs"),
         poll_seconds=get(cfg, "sync.pollSeconds"),
     )

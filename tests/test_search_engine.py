@@ -98,16 +98,19 @@ def test_numpy_and_sqlite_vec_return_the_same_top_k(vector_index):
     conn = vector_index.reader()
     provider = vector_index.provider
     count = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    numpy_leg, vec_leg = VectorSearcher("numpy"), VectorSearcher("sqlite-vec")
+    numpy_leg, vec_leg = VectorSearcher("numpy", exact=True), VectorSearcher("sqlite-vec")
+    int8_leg = VectorSearcher("numpy")
     for i in range(20):
         q = provider.embed_query(f"query {i}")
         kwargs = dict(generation=vector_index.store_generation(), model=provider.model, vec_loaded=True,
                       sources=("memory", "sessions"), count=count)
         a = numpy_leg.search(conn, q, 25, **kwargs)
         b = vec_leg.search(conn, q, 25, **kwargs)
-        assert [r for r, _ in a] == [r for r, _ in b]
+        c = int8_leg.search(conn, q, 25, **kwargs)
+        assert [r for r, _ in a] == [r for r, _ in b] == [r for r, _ in c]
         assert np.allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
-    assert numpy_leg.last_path == "numpy" and vec_leg.last_path == "sqlite-vec"
+        assert np.allclose([s for _, s in a], [s for _, s in c], atol=1e-6)  # rescored from the float vectors
+    assert numpy_leg.last_path == "numpy" and vec_leg.last_path == "sqlite-vec" and int8_leg.last_path == "numpy-int8"
 
 
 def test_vector_cache_follows_index_changes(vector_index):

@@ -215,8 +215,22 @@ class MemoryIndex:
         if self._vector_searcher is None:
             from .search.vector import VectorSearcher
 
-            self._vector_searcher = VectorSearcher(self.settings.vector_backend, self.settings.vector_memory_budget_mb)
+            self._vector_searcher = VectorSearcher(self.settings.vector_backend, self.settings.vector_memory_budget_mb,
+                                                   exact=self.settings.vector_exact,
+                                                   open_reader=None if self.store.missing else self.store.open_reader)
         return self._vector_searcher
+
+    def warm_up_vectors(self) -> None:
+        """Load the in-memory vector matrix now (a long-lived process calls it on a worker thread at
+        launch); from then on a change of the index reloads it in the background while searches
+        use sqlite-vec. A one-shot search of a large index never loads it (sqlite-vec serves)."""
+        provider = self.provider
+        if provider is None:
+            return
+        generation = self.store_generation()
+        embedded, _ = self.chunk_counts(provider.model, generation)
+        if embedded:
+            self.vector_searcher.warm_up(self.reader(), generation, provider.model, embedded)
 
     def chunk_counts(self, model: str, generation: tuple[int, int] | None = None) -> tuple[int, int]:
         """(chunks embedded with `model`, all chunks), cached until the index changes.

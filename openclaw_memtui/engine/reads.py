@@ -6,7 +6,7 @@ Search modules keep only their own FTS5 MATCH and vec0 KNN queries; everything e
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 # statements read rows in slices: SQLite caps the number of bound parameters
@@ -139,8 +139,20 @@ class IndexReader:
         return [r[0] for r in self.conn.execute(
             f"SELECT rowid FROM chunks WHERE source IN ({_marks(len(sources))})", sources)]
 
-    def embeddings(self, model: str) -> list[tuple[int, bytes]]:
-        """(rowid, float32 blob) of every chunk embedded with `model`."""
-        rows: list[tuple[int, bytes]] = self.conn.execute(  # no copy per row: 100k blobs are ~150 MB
-            "SELECT rowid, embedding FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,)).fetchall()
-        return rows
+    def embedding_batches(self, model: str, batch_rows: int) -> Iterator[list[tuple[int, str, bytes]]]:
+        """(rowid, source, float32 blob) of every chunk embedded with `model`, `batch_rows` at a time:
+        1M vectors are 1.5 GB, so they are streamed, never read into one list."""
+        cur = self.conn.execute(
+            "SELECT rowid, source, embedding FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,))
+        while rows := cur.fetchmany(batch_rows):
+            yield rows
+
+    def embeddings_by_rowid(self, rowids: Iterable[int]) -> dict[int, bytes]:
+        """The float32 blob of each row (an exact rescore of a shortlist)."""
+        wanted = list(rowids)
+        out: dict[int, bytes] = {}
+        for start in range(0, len(wanted), IN_CLAUSE_LIMIT):
+            part = wanted[start : start + IN_CLAUSE_LIMIT]
+            out.update(self.conn.execute(
+                f"SELECT rowid, embedding FROM chunks WHERE rowid IN ({_marks(len(part))})", part).fetchall())
+        return out

@@ -243,6 +243,9 @@ class MemtuiApp(App[None]):
             self.post_message(IndexChecked(self.index.is_empty() or self.index.is_dirty() or self.index.unembedded() > 0))
         except Exception as exc:  # a locked or unreadable index: say so, let a sync try to repair it
             self.post_message(IndexChecked(True, describe(exc)))
+            return
+        with contextlib.suppress(Exception):  # searches use sqlite-vec until the vector matrix is in memory
+            self.index.warm_up_vectors()
 
     def on_index_checked(self, message: IndexChecked) -> None:
         if message.error:

@@ -1,0 +1,358 @@
+"""A million chunks: search latency and memory, quantisation quality, status and counts at 10k/100k/1M.
+
+    nice python3 bench/scale.py [--sizes 10000 100000 1000000] [--queries 40] [--real-dir /tmp/locomo-idx]
+
+No model is needed for the synthetic part. Vectors are 384-dim, shaped like multilingual-e5's: unit
+vectors in a narrow cone (|mean| ≈ 0.93, pairwise cosine ≈ 0.87), a decaying spectrum and topic
+clusters. When the LoCoMo dev indexes are at `--real-dir` (read only: opened immutable), the mean
+and spectrum are fitted to their real e5 vectors, and real e5 question embeddings (local model)
+are searched over the real vectors alone and mixed into the largest synthetic set.
+
+Each size is built straight into an index file (chunks, keyword rows, vec0), then measured in a
+fresh process so its RSS is the search's own: load of the in-memory matrix, search p50/p95 (keyword
++ vector legs + fetch, query embedding excluded: a fixed set of query vectors), top-10 overlap
+with exact search, `status()` and `memtui status --json`. Writes bench/results/scale.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]  # this checkout's package, not an installed one
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))
+from _common import table, write_json  # noqa: E402
+
+from openclaw_memtui.config import index_settings, validate  # noqa: E402
+from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
+from openclaw_memtui.engine.search import vector as vector_mod  # noqa: E402
+from openclaw_memtui.engine.search.engine import retrieve  # noqa: E402
+from openclaw_memtui.engine.search.matrix import QuantizedMatrix  # noqa: E402
+from openclaw_memtui.engine.store import Store  # noqa: E402
+from openclaw_memtui.engine.sync import compute_identity  # noqa: E402
+
+DIMS = 384
+MODEL = "bench-384"
+VOCAB = [f"w{i}" for i in range(5000)]
+BLOCK = 20_000
+
+
+# -- synthetic e5-like vectors ----------------------------------------------------------------------
+class Shape:
+    """Mean, principal axes and spectrum of the vectors: e5's own when real vectors are at hand."""
+
+    def __init__(self, real: np.ndarray | None) -> None:
+        b = np.random.default_rng(12345)
+        if real is not None and len(real) > 100:
+            self.mean = real.mean(axis=0)
+            centred = real - self.mean
+            values, axes = np.linalg.eigh(np.cov(centred.T))
+            order = np.argsort(values)[::-1]
+            values = np.maximum(values[order], values[order][: len(real) - 1].min() * 0.5)  # fill the unseen tail
+            self.axes, self.spectrum, self.fitted = axes[:, order], values, True
+        else:
+            direction = b.standard_normal(DIMS)
+            self.mean = 0.93 * direction / np.linalg.norm(direction)
+            self.axes = np.linalg.qr(b.standard_normal((DIMS, DIMS)))[0]
+            spectrum = np.arange(1, DIMS + 1) ** -0.9
+            self.spectrum, self.fitted = spectrum / spectrum.sum() * 0.13, False
+        self.factor = self.axes * np.sqrt(self.spectrum)  # noise = z @ factor.T has the spectrum's covariance
+        self.topics = b.standard_normal((4096, DIMS)) @ self.factor.T * 0.8
+
+    def vectors(self, n: int, seed: int, noise: float = 0.6) -> np.ndarray:
+        r = np.random.default_rng(seed)
+        x = self.mean + self.topics[r.integers(0, len(self.topics), n)] + (r.standard_normal((n, DIMS)) @ self.factor.T) * noise
+        return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def real_vectors(real_dir: str) -> np.ndarray | None:
+    import sqlite3
+
+    rows = []
+    for path in sorted(glob.glob(os.path.join(real_dir, "*.sqlite"))):
+        conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)  # never writes, never a -wal
+        blobs = conn.execute("SELECT embedding FROM chunks WHERE length(embedding) > 0")
+        rows += [np.frombuffer(b, dtype=np.float32) for (b,) in blobs]
+        conn.close()
+    return np.vstack(rows) if rows else None
+
+
+def real_queries(queries_file: str, limit: int) -> np.ndarray | None:
+    if not os.path.exists(queries_file):
+        return None
+    from openclaw_memtui.engine.embeddings.registry import make_provider
+
+    provider = make_provider("local")
+    with open(queries_file, encoding="utf-8") as fh:
+        questions = [json.loads(line)["question"] for line in fh if line.strip()][:limit]
+    return np.vstack([provider.embed_query(q) for q in questions]).astype(np.float32)
+
+
+# -- quality: the production pipeline (shortlist → int8 → exact rescore) against exact search -------
+def pipeline_top(matrix: QuantizedMatrix, floats: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
+    """What VectorSearcher does, with the float rows from memory instead of SQLite."""
+    rowids, _ = matrix.search(q, k + vector_mod.RESCORE_EXTRA, shortlist=vector_mod.SHORTLIST)
+    exact = floats[rowids] @ q
+    return rowids[np.lexsort((rowids, -exact))][:k]
+
+
+def exact_top(floats: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
+    sims = floats @ q
+    top = np.argpartition(-sims, k)[:k]
+    return top[np.lexsort((top, -sims[top]))]
+
+
+def overlap(matrix: QuantizedMatrix, floats: np.ndarray, queries: np.ndarray, k: int = 10) -> dict:
+    found = [len(set(pipeline_top(matrix, floats, q, k)) & set(exact_top(floats, q, k))) / k for q in queries]
+    int8_only = []  # without the exact rescore: what the int8 order alone gets right
+    for q in queries:
+        rowids, _ = matrix.search(q, k, shortlist=vector_mod.SHORTLIST)
+        int8_only.append(len(set(rowids) & set(exact_top(floats, q, k))) / k)
+    return {"queries": len(queries), "top10_overlap": float(np.mean(found)), "worst": float(np.min(found)),
+            "int8_order_only": float(np.mean(int8_only))}
+
+
+def build_matrix(floats: np.ndarray) -> QuantizedMatrix:
+    batches = ((np.arange(s, min(len(floats), s + BLOCK)), floats[s : s + BLOCK], None) for s in range(0, len(floats), BLOCK))
+    matrix = QuantizedMatrix.from_batches(batches, capacity=len(floats))
+    assert matrix is not None
+    return matrix
+
+
+# -- index files --------------------------------------------------------------------------------------
+class FixedQueryVectors:
+    """Stands in for the model: query vectors come from a list, so latency excludes embedding."""
+
+    id, model, max_input_tokens, batch_max_items, batch_max_bytes, dims = "bench", MODEL, 512, 64, 1 << 20, DIMS
+
+    def __init__(self, vectors: np.ndarray) -> None:
+        self.vectors, self.i = vectors, 0
+
+    def provider_key(self) -> str:
+        return "bench"
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.i += 1
+        return self.vectors[self.i % len(self.vectors)]
+
+    def embed_batch(self, texts):  # pragma: no cover - never called: the index is built directly
+        raise NotImplementedError
+
+
+def build_index(db: Path, ws: Path, n: int, shape: Shape, queries: np.ndarray) -> list[list[int]]:
+    """Write n chunks (10 per file) with keyword rows and vec0 rows; returns each query's exact top-10 rowids."""
+    ws.mkdir(parents=True, exist_ok=True)
+    settings = index_settings(validate({}), ws, db)
+    store = Store(db)
+    store.ensure_vec_table(DIMS)
+    conn = store.conn
+    pyrng = random.Random(0)
+    best_ids = np.zeros((len(queries), 0), dtype=np.int64)
+    best_sims = np.zeros((len(queries), 0), dtype=np.float32)
+    for start in range(0, n, BLOCK):
+        m = min(BLOCK, n - start)
+        vecs = shape.vectors(m, seed=start + 1)
+        conn.execute("BEGIN")
+        rows = []
+        for j in range(m):
+            i = start + j
+            text = " ".join(pyrng.choice(VOCAB) for _ in range(60))
+            rows.append((i + 1, f"id{i}", f"memory/n{i // 10}.md", i % 10 * 5 + 1, i % 10 * 5 + 5, f"h{i}", text,
+                         vecs[j].tobytes()))
+        conn.executemany("INSERT INTO chunks(rowid, id, path, source, start_line, end_line, hash, model, text, embedding,"
+                         f" updated_at) VALUES (?, ?, ?, 'memory', ?, ?, ?, '{MODEL}', ?, ?, 0)", rows)
+        conn.executemany("INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line)"
+                         f" VALUES (?, ?, ?, ?, 'memory', '{MODEL}', ?, ?)", [(r[0], r[6], r[1], r[2], r[3], r[4]) for r in rows])
+        conn.executemany("INSERT INTO chunks_vec(id, embedding) VALUES (?, ?)", [(r[1], r[7]) for r in rows])
+        conn.executemany("INSERT OR IGNORE INTO files(path, source, hash, mtime, size) VALUES (?, 'memory', 'h', 0, 0)",
+                         [(r[2],) for r in rows])
+        conn.execute("COMMIT")
+        sims = queries @ vecs.T  # running exact top-10 of every query
+        ids = np.arange(start + 1, start + m + 1)
+        best_sims = np.concatenate([best_sims, sims], axis=1)
+        best_ids = np.concatenate([best_ids, np.broadcast_to(ids, sims.shape)], axis=1)
+        keep = np.argsort(-best_sims, axis=1, kind="stable")[:, :10]
+        best_sims = np.take_along_axis(best_sims, keep, axis=1)
+        best_ids = np.take_along_axis(best_ids, keep, axis=1)
+    store.set_identity(compute_identity(settings, FixedQueryVectors(queries)))
+    store.set_meta("vectorDims", str(DIMS))
+    store.bump_generation()
+    store.close()
+    return best_ids.tolist()
+
+
+# -- measuring, in a fresh process ----------------------------------------------------------------
+def rss_mb() -> tuple[float, float]:
+    """(current, peak) resident set size of this process, MB."""
+    fields = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            fields[key] = value
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def measure(args: argparse.Namespace) -> int:
+    spec = json.loads(Path(args.measure).read_text())
+    db, ws = Path(spec["db"]), Path(spec["ws"])
+    queries = np.array(spec["queries"], dtype=np.float32)
+    settings = index_settings(validate({"store": {"vector": {"exact": spec["exact"]}}}), ws, db)
+    out: dict = {"rss_start_mb": rss_mb()[0]}
+    t = time.perf_counter()
+    index = MemoryIndex(settings, provider_name="none")
+    index._provider, index._provider_ready = FixedQueryVectors(queries), True
+    status = index.status(check_dirty=False)
+    out["status_first_ms"] = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    index.status(check_dirty=False)
+    out["status_again_ms"] = (time.perf_counter() - t) * 1000
+    out["chunks"] = status.chunks
+    t = time.perf_counter()
+    index.warm_up_vectors()
+    out["matrix_load_s"] = time.perf_counter() - t
+    out["rss_after_load_mb"], out["rss_peak_load_mb"] = rss_mb()
+    pyrng = random.Random(3)
+    times, legs, found = [], {"keyword": [], "vector": [], "fetch": []}, []
+    for i in range(args.queries + 1):
+        text = " ".join(pyrng.choice(VOCAB) for _ in range(3))
+        index._provider.i = i - 1  # query i gets vector i
+        t = time.perf_counter()
+        pool = retrieve(index, text)
+        total = (time.perf_counter() - t) * 1000 - pool.timings_ms.get("embed", 0.0)
+        if i == 0:
+            continue  # warm-up
+        times.append(total)
+        for leg in legs:
+            legs[leg].append(pool.timings_ms.get(leg, 0.0))
+        by_vector = sorted((c for c in pool.candidates if c.vector_score is not None), key=lambda c: (-c.vector_score, c.rowid))
+        expected = spec["exact_top10"][i % len(queries)]
+        found.append(len({c.rowid for c in by_vector[:10]} & set(expected)) / 10)
+    out["path"] = index.vector_searcher.last_path
+    times.sort()
+    out["p50_ms"], out["p95_ms"] = statistics.median(times), times[int(0.95 * (len(times) - 1))]
+    out["legs_p50_ms"] = {leg: statistics.median(v) for leg, v in legs.items()}
+    out["top10_overlap"] = statistics.mean(found)
+    out["rss_mb"], out["rss_peak_mb"] = rss_mb()
+    index.close()
+    print(json.dumps(out))
+    return 0
+
+
+def measure_in_subprocess(spec: dict, queries: int, tmp: Path) -> dict:
+    path = tmp / f"spec-{time.monotonic_ns()}.json"
+    path.write_text(json.dumps(spec))
+    done = subprocess.run([sys.executable, __file__, "--measure", str(path), "--queries", str(queries)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def cli_status_ms(db: Path, ws: Path) -> float:
+    runs = []
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "openclaw_memtui", "status", "--json", "--provider", "none", "--db", str(db),
+                        "--workspace", str(ws)], capture_output=True, check=True)
+        runs.append((time.perf_counter() - t) * 1000)
+    return statistics.median(runs)
+
+
+def growth(values: list[float], sizes: list[int]) -> str:
+    """How a figure grows from the smallest to the largest size, as an exponent: 1.0 is linear."""
+    if len(values) < 2 or values[0] <= 0 or values[-1] <= 0:
+        return "-"
+    return f"n^{np.log(values[-1] / values[0]) / np.log(sizes[-1] / sizes[0]):.2f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--queries", type=int, default=40)
+    ap.add_argument("--real-dir", default="/tmp/locomo-idx")
+    ap.add_argument("--real-queries", default="/tmp/locomo-dev/queries_all.jsonl")
+    ap.add_argument("--measure", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.measure:
+        return measure(args)
+    started = time.perf_counter()
+    real = real_vectors(args.real_dir)
+    shape = Shape(real)
+    out: dict = {"sizes": args.sizes, "fitted_to_e5": shape.fitted, "shortlist": vector_mod.SHORTLIST,
+                 "rescored": f"k + {vector_mod.RESCORE_EXTRA}", "quality": {}, "by_size": {}}
+    queries = shape.vectors(max(args.queries, 40) + 1, seed=999_999, noise=0.9)  # noisier than the chunks
+    rq = real_queries(args.real_queries, 760) if real is not None else None
+    if real is not None and rq is not None:
+        out["quality"]["real e5: 612 LoCoMo chunks, 760 questions"] = overlap(build_matrix(real), real, rq)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        for n in args.sizes:
+            t = time.perf_counter()
+            db, ws = tmp / f"scale{n}.sqlite", tmp / f"ws{n}"
+            exact = build_index(db, ws, n, shape, queries)
+            built_s = time.perf_counter() - t
+            spec = {"db": str(db), "ws": str(ws), "queries": queries.tolist(), "exact_top10": exact, "exact": False}
+            row: dict = {"build_s": built_s, "int8": measure_in_subprocess(spec, args.queries, tmp)}
+            if n <= 100_000:
+                row["exact_float"] = measure_in_subprocess({**spec, "exact": True}, args.queries, tmp)
+            row["cli_status_json_ms"] = cli_status_ms(db, ws)
+            row["db_mb"] = db.stat().st_size / 1e6
+            out["by_size"][n] = row
+            print(f"{n:,}: built in {built_s:.0f} s, {json.dumps(row['int8'])}", file=sys.stderr)
+            db.unlink()
+        largest = max(args.sizes)
+        floats = np.vstack([shape.vectors(min(BLOCK, largest - s), seed=s + 1) for s in range(0, largest, BLOCK)])
+        matrix = build_matrix(floats)
+        out["quality"][f"synthetic e5-like: {largest:,} vectors"] = overlap(matrix, floats, queries[: args.queries])
+        if real is not None and rq is not None:
+            mixed = np.vstack([floats, real])
+            name = f"real e5 questions over {largest:,} synthetic + 612 real"
+            out["quality"][name] = overlap(build_matrix(mixed), mixed, rq[:200])
+    report(out)
+    out["seconds"] = time.perf_counter() - started
+    print(f"wrote {write_json('scale', out)}")
+    return 0
+
+
+def report(out: dict) -> None:
+    sizes = out["sizes"]
+    rows_by: dict[str, list] = {}
+
+    def add(name: str, values: list[float | None], fmt: str) -> None:
+        shown = [fmt.format(v) if v is not None else "-" for v in values]
+        nums = [v for v in values if v is not None]
+        rows_by[name] = [name, *shown, growth(nums, sizes[: len(nums)]) if len(nums) == len(values) else "-"]
+
+    by = [out["by_size"][n] for n in sizes]
+    add("search p50 ms (int8 + rescore)", [r["int8"]["p50_ms"] for r in by], "{:.1f}")
+    add("search p95 ms (int8 + rescore)", [r["int8"]["p95_ms"] for r in by], "{:.1f}")
+    for leg in ("keyword", "vector", "fetch"):
+        add(f"  {leg} leg p50 ms", [r["int8"]["legs_p50_ms"][leg] for r in by], "{:.1f}")
+    add("top-10 overlap with exact", [r["int8"]["top10_overlap"] for r in by], "{:.3f}")
+    add("RSS after searches MB", [r["int8"]["rss_mb"] for r in by], "{:.0f}")
+    add("peak RSS MB", [r["int8"]["rss_peak_mb"] for r in by], "{:.0f}")
+    add("matrix load s", [r["int8"]["matrix_load_s"] for r in by], "{:.2f}")
+    add("exact float search p50 ms", [r.get("exact_float", {}).get("p50_ms") for r in by], "{:.1f}")
+    add("exact float RSS MB", [r.get("exact_float", {}).get("rss_mb") for r in by], "{:.0f}")
+    add("status() ms (first call)", [r["int8"]["status_first_ms"] for r in by], "{:.0f}")
+    add("memtui status --json ms (process)", [r["cli_status_json_ms"] for r in by], "{:.0f}")
+    add("index file MB", [r["db_mb"] for r in by], "{:.0f}")
+    print(table(list(rows_by.values()), ["figure", *[f"{n:,}" for n in sizes], "growth"]))
+    print()
+    print(table([[k, v["queries"], f"{v['top10_overlap']:.4f}", f"{v['worst']:.2f}", f"{v['int8_order_only']:.4f}"]
+                 for k, v in out["quality"].items()],
+                ["vectors searched", "queries", "top-10 overlap", "worst query", "int8 order alone"]))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
