@@ -92,7 +92,7 @@ def test_marks_move_between_verdicts_and_clearing_the_last_drops_the_question():
     t = chunk_target()
     judged = set_verdict([], "q", t, "relevant")
     judged = set_verdict(judged, "q", t, "not_relevant")
-    assert judged[0].targets == [] and judged[0].not_relevant == [t] and judged[0].verdict(t) == "not_relevant"
+    assert judged[0].targets == [] and judged[0].not_relevant == [t] and judged[0].mark_of(t) == "not_relevant"
     assert set_verdict(judged, "q", t, None) == []
 
 

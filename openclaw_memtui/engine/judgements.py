@@ -65,6 +65,15 @@ class Target:
         # the middle line: with overlapping chunks the first line is often inside the previous chunk too
         return cls(path, start_line, end_line, sha256_hex(text), (start_line + end_line) // 2)
 
+    def matches(self, chunk: Target) -> bool:
+        """This judged target is about `chunk` (a result as a chunk target): the same text, or the same
+        lines (its text may have changed: see `mark_of`), or, imported, a line inside the chunk."""
+        if self.path != chunk.path:
+            return False
+        if self.hash:
+            return self.hash == chunk.hash or (self.start_line, self.end_line) == (chunk.start_line, chunk.end_line)
+        return chunk.start_line <= self.line <= chunk.end_line
+
     def same_place(self, other: Target) -> bool:
         if self.path != other.path:
             return False
@@ -115,11 +124,13 @@ class Judgement:
         return cls(str(d["qid"]), str(d["question"]), [Target.from_json(t) for t in d.get("targets") or []],
                    [Target.from_json(t) for t in nr], {k: v for k, v in d.items() if k not in _RESERVED})
 
-    def verdict(self, target: Target) -> Verdict | None:
-        if any(t.same_place(target) for t in self.targets):
-            return "relevant"
-        if any(t.same_place(target) for t in self.not_relevant):
-            return "not_relevant"
+    def mark_of(self, chunk: Target) -> Verdict | Literal["stale"] | None:
+        """How a result (as a chunk target) is judged for this question: "stale" when it was judged at
+        these lines on text that has changed since."""
+        for verdict, targets in (("relevant", self.targets), ("not_relevant", self.not_relevant)):
+            for t in targets:
+                if t.matches(chunk):
+                    return "stale" if t.hash and t.hash != chunk.hash else verdict  # type: ignore[return-value]
         return None
 
     def is_empty(self) -> bool:
@@ -234,8 +245,8 @@ def set_verdict(judgements: list[Judgement], question: str, target: Target, verd
             out.append(j)
             continue
         found = True
-        targets = [t for t in j.targets if not t.same_place(target)]
-        not_relevant = [t for t in j.not_relevant if not t.same_place(target)]
+        targets = [t for t in j.targets if not t.matches(target)]
+        not_relevant = [t for t in j.not_relevant if not t.matches(target)]
         if verdict == "relevant":
             targets.append(target)
         elif verdict == "not_relevant":

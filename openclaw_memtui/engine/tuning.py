@@ -229,7 +229,8 @@ def changed_fields(old: SearchParams, new: SearchParams) -> dict[str, tuple[Any,
         a, b = getattr(old, name), getattr(new, name)
         if (name == "mmr_lambda" and not new.mmr) or (name == "half_life_days" and not new.decay):
             continue  # a value that changes nothing is not news
-        if a != b:
+        switched_on = (name == "mmr_lambda" and not old.mmr) or (name == "half_life_days" and not old.decay)
+        if a != b or switched_on:  # MMR or decay turned on: at which λ or half-life is news too
             out[name] = (a, b)
     return out
 
@@ -295,17 +296,30 @@ class JudgedSet:
     def scored(self) -> int:
         return sum(1 for p in self.pools if p.targets)
 
+    def with_question(self, qid: str, judgement: Judgement | None, pool: Pool | None) -> JudgedSet:
+        """This set after question `qid` was (re)judged on `pool`, just retrieved: its targets were
+        hashed from the index's text now, so a target not checked before is "ok". None: no marks left."""
+        checked = {k: v for k, v in self.checked.items() if k[0] != qid}
+        pools = [p for p in self.pools if p.qid != qid]
+        if judgement is not None and pool is not None:
+            for t in [*judgement.targets, *judgement.not_relevant]:
+                checked[(qid, t)] = self.checked.get((qid, t)) or Checked("ok" if t.hash else "unchecked", t)
+            pools.append(JudgedPool(qid, judgement.question, scoring_targets(judgement, checked), pool))
+        return JudgedSet(pools, checked)
+
 
 def retrieve_judged(index: MemoryIndex, judgements: Sequence[Judgement], *, pool_size: int = DEFAULT_CANDIDATE_POOL,
                     keyword_mode: KeywordMode = DEFAULT_KEYWORD_MODE, now_ms: float | None = None,
-                    cancel: threading.Event | None = None) -> JudgedSet | None:
+                    cancel: threading.Event | None = None, progress: Progress | None = None) -> JudgedSet | None:
     """Check every target against the index, then retrieve each question once (time words on: the
     time mode is a ranking choice). None when cancelled."""
     checked = check_targets(list(judgements), index.reads().chunk_spans)
     pools = []
-    for j in judgements:
+    for done, j in enumerate(judgements):
         if cancel is not None and cancel.is_set():
             return None
+        if progress is not None:
+            progress(done, len(judgements))
         targets = scoring_targets(j, checked)
         pool = index.retrieve(j.question, pool_size=pool_size, keyword_mode=keyword_mode, now_ms=now_ms)
         pools.append(JudgedPool(j.qid, j.question, targets, pool))

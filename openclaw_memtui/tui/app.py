@@ -34,12 +34,14 @@ from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import describe
 from ..render import dumps_json, safe
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
+from .judging import JudgingMixin
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, StatusLoaded, SyncFinished, SyncProgressed
 from .screens.file_view import FileScreen, file_title, render_file
 from .screens.help import HelpScreen, help_keys
 from .screens.status_rows import read_status
+from .screens.suggest import SuggestScreen
 from .screens.sync import SyncScreen
-from .settings_actions import Outcome, export_settings, save_settings, save_theme
+from .settings_actions import Outcome, export_settings, save_theme
 from .state import RankedResults, SyncState
 from .sync_runner import run_sync
 from .themes import discover_themes
@@ -49,6 +51,7 @@ from .widgets.result_list import ResultList
 from .widgets.tuning import PRESET_LABELS, PRESETS, TuningPanel
 
 if TYPE_CHECKING:
+    from ..engine.judgements import JudgementStore
     from ..engine.watch import MemoryWatcher
     from ..interop.agents import Agent
     from ..session import Session
@@ -80,7 +83,7 @@ class MainScreen(Screen[None]):
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
 
-class MemtuiApp(App[None]):
+class MemtuiApp(JudgingMixin, App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "memtui"
     BINDINGS = [
@@ -105,7 +108,7 @@ class MemtuiApp(App[None]):
     def __init__(self, index: MemoryIndex, cfg: dict[str, Any], *, origin: str = "", agent: Agent | None = None,
                  now_ms: float | None = None, config_path: Path | None = None, watch: bool = True,
                  initial_query: str = "", params: SearchParams | None = None,
-                 theme_dirs: list[Path] | None = None) -> None:
+                 theme_dirs: list[Path] | None = None, judgements: JudgementStore | None = None) -> None:
         super().__init__()
         self.index = index
         self.cfg = cfg
@@ -118,6 +121,11 @@ class MemtuiApp(App[None]):
         self.theme_dirs = theme_dirs
         self.default_params = params or DEFAULT_SEARCH_PARAMS  # as the CLI and the config rank
         self.params = self.default_params
+        if judgements is None:
+            from ..engine.judgements import JudgementStore, judgements_path
+
+            judgements = JudgementStore(judgements_path(index.settings.db_path))
+        self.init_judging(judgements)  # judging.py: marks, the live metric, suggested settings
         self.pool_size: int = cfg["query"]["hybrid"]["candidatePool"]
         self.keyword_mode: Literal["and-or", "and"] = "and-or" if cfg["query"]["keyword"]["orFallback"] else "and"
         self.ranked = RankedResults(params=self.params)
@@ -141,6 +149,7 @@ class MemtuiApp(App[None]):
     @classmethod
     def from_session(cls, session: Session, **options: Any) -> MemtuiApp:
         """The app over an opened session (see `session.open_session`); `options` as for __init__."""
+        options.setdefault("judgements", session.judgements())
         return cls(session.index, session.cfg, origin=session.origin, agent=session.agent, **options)
 
     # -- what tests, benches and scripts read ---------------------------------------------------
@@ -226,7 +235,7 @@ class MemtuiApp(App[None]):
 
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
-        screens: Iterable[type[Screen[Any]]] = (SyncScreen, FileScreen, HelpScreen)
+        screens: Iterable[type[Screen[Any]]] = (SyncScreen, FileScreen, HelpScreen, SuggestScreen)
         for screen_cls in screens:
             ids |= {b.id for b in screen_cls.BINDINGS if isinstance(b, Binding) and b.id}
         return ids
@@ -254,6 +263,7 @@ class MemtuiApp(App[None]):
             self.action_sync()  # also ends `checking`; a sync started meanwhile queues one more
         else:
             self.sync_state = replace(self.sync_state, checking=False)
+            self.load_judged()
             if self.initial_query:
                 self.start_search()
 
@@ -321,7 +331,9 @@ class MemtuiApp(App[None]):
     @skip_when_torn_down
     def _show_ranking(self, ranked: RankedResults) -> None:
         self.ranked = ranked
-        self.query_one(ResultList).ranked = ranked
+        listing = self.query_one(ResultList)
+        listing.set_reactive(ResultList.marks, self.marks_for(ranked))  # drawn with the ranking, not after it
+        listing.ranked = ranked
         info = self.query_one(InfoBar)
         info.ignored_window = self.ignored_window if self._time_ignored() else ""
         info.ranked = ranked
@@ -388,9 +400,10 @@ class MemtuiApp(App[None]):
     def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
         self.params = message.params
         self.rerank()
+        self.rescore()  # the judged metric, also with no query on screen
 
     def on_tuning_panel_save_requested(self, message: TuningPanel.SaveRequested) -> None:
-        self._tell(save_settings(message.params, self.config_path))
+        self.save_tuned(message.params)
 
     def on_tuning_panel_export_requested(self, message: TuningPanel.ExportRequested) -> None:
         self._tell(export_settings(message.params, self.agent, self.pool_size))
@@ -451,7 +464,7 @@ class MemtuiApp(App[None]):
         self.query_one("#tuning", TuningPanel).apply(PRESETS[name])
 
     def action_save_settings(self) -> None:
-        self._tell(save_settings(self.params, self.config_path))
+        self.save_tuned(self.params)
 
     def action_export_settings(self) -> None:
         self._tell(export_settings(self.params, self.agent, self.pool_size))
@@ -510,6 +523,7 @@ class MemtuiApp(App[None]):
             self.sync_state = replace(self.sync_state, running=False, progress=None, last_report=report,
                                       dirty=report.cancelled)
             self._tell_sync_report(report)
+            self.load_judged()  # the judged questions' pools (and their targets' text) may have changed
             if self.query_one("#query", Input).value.strip():
                 self.start_search()
         if self.sync_again:
@@ -628,5 +642,7 @@ class MemtuiApp(App[None]):
             yield SystemCommand(f"Preset: {label}", "Apply these ranking settings", lambda k=key: self.apply_preset(k))
         yield SystemCommand("Export settings", "memorySearch.query block for openclaw.json", self.action_export_settings)
         yield SystemCommand("Save settings", "Write the tuned settings to the config file", self.action_save_settings)
+        yield SystemCommand("Suggest settings", "Search settings on your judged questions (cross-validated)",
+                            self.action_suggest_settings)
         yield SystemCommand("Copy snippet", "Copy the selected result's text", self.action_copy_snippet)
         yield SystemCommand("Copy result as JSON", "Copy the selected result with its scores", self.action_copy_json)

@@ -8,13 +8,17 @@ them never queues up behind a key press.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from rich.text import Text
 from textual.message import Message
 
+from ..engine.judgements import Loaded
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool
+from ..engine.tuning import JudgedSet, NeedMore, Suggestion
 from .screens.status_rows import StatusSnapshot
+from .state import MetricView
 
 
 @dataclass
@@ -74,3 +78,42 @@ class StatusLoaded(Message):
 
     generation: int
     snapshot: StatusSnapshot
+
+
+@dataclass
+class JudgedLoaded(Message):
+    """The stored judgements, each judged question retrieved once, and where each target stands now."""
+
+    generation: int
+    loaded: Loaded
+    judged: JudgedSet | None  # None: the retrieval failed (`error` says why)
+    error: str = ""
+
+
+@dataclass
+class WorkProgressed(Message):
+    """Progress of long judged work: retrieving the judged questions ("judged") or the suggestion search
+    ("suggest"). A newer event of the same work says all an older one does."""
+
+    work: Literal["judged", "suggest"]
+    generation: int
+    done: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, WorkProgressed) and message.work == self.work
+
+
+@dataclass
+class MetricScored(Message):
+    """The judged metric of a setting, scored off the event loop."""
+
+    generation: int
+    view: MetricView
+    ms: float = 0.0  # how long the re-rank of every judged pool took
+
+
+@dataclass
+class SuggestFinished(Message):
+    result: Suggestion | NeedMore | None  # None: cancelled or failed (`error` says why)
+    error: str = ""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams
+from ..engine.tuning import Scores
 
 RATE_AFTER_S = 2.0  # a rate and an ETA only once a phase has run this long (the first batches mislead)
 
@@ -73,3 +74,15 @@ class RankedResults:
     results: tuple[Result, ...] = ()
     params: SearchParams = field(default_factory=SearchParams)
     moves: dict[str, int | None] = field(default_factory=dict)  # id -> ranks climbed (None: new)
+
+
+@dataclass(frozen=True)
+class MetricView:
+    """What the tuning panel says about the judgements: how many, how many stale, the metric of the
+    current setting and of the saved one (the delta is between the two)."""
+
+    judged: int = 0  # questions with at least one relevant result that is not stale
+    stale: int = 0
+    current: Scores | None = None
+    saved: Scores | None = None
+    loading: str = ""  # "retrieving 12/40": the judged questions are being retrieved

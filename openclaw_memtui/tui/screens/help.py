@@ -23,6 +23,11 @@ pane shows each one's share); decay = temporal decay factor for dated notes and 
 diversity re-ranking moved the result.
 
 Tuning (ctrl+t) re-ranks the cached candidates instantly, without touching the index.
+
+Judging: in the list, + marks the highlighted result relevant to the query, - not relevant, x
+clears (✓ ✗ in the list; ! = judged on text that has changed since: mark it again). The tuning
+panel then shows nDCG@10, recall@5 and MRR over every judged question for the current settings,
+against the saved ones; "Suggest settings" (ctrl+p) searches better ones, cross-validated.
 """
 
 Keys = list[tuple[str, str]]

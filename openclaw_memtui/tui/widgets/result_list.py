@@ -71,9 +71,17 @@ def snippet_from_match(snippet: str, query: str) -> str:
     return " ".join(" ".join(lines[first_match_line(snippet, query):]).split())
 
 
-def result_row(result: Result, move: int | None, width: int, query: str = "") -> Text:
-    """Both lines of one entry, each cut to `width` cells. `move` is ranks climbed; None means new."""
+# a judged result's mark: relevant, not relevant, or judged on text that has changed since (stale)
+MARKS = {"relevant": ("✓ ", "bold green"), "not_relevant": ("✗ ", "bold red"), "stale": ("! ", "bold yellow")}
+
+
+def result_row(result: Result, move: int | None, width: int, query: str = "", mark: str | None = None) -> Text:
+    """Both lines of one entry, each cut to `width` cells. `move` is ranks climbed; None means new;
+    `mark` is the result's judgement for this query (a key of MARKS)."""
     head = Text()
+    if mark in MARKS:
+        glyph, style = MARKS[mark]
+        head.append(glyph, style=style)
     head.append(f"#{result.rank:<2} ", style="bold")
     if move is None:
         head.append("new ", style="bold cyan")
@@ -99,9 +107,14 @@ class ResultList(OptionList):
         Binding("e", "app.open_in_editor", "Edit", id="results.edit"),
         Binding("c", "app.copy_snippet", "Copy", id="results.copy"),
         Binding("j", "app.copy_json", "Copy JSON", show=False, id="results.copy_json"),
+        # judging: keys of the list, so they never reach the query input
+        Binding("plus", "app.mark('relevant')", "Relevant", show=False, id="results.mark_relevant"),
+        Binding("minus", "app.mark('not_relevant')", "Not relevant", show=False, id="results.mark_not_relevant"),
+        Binding("x", "app.mark('')", "Clear mark", show=False, id="results.clear_mark"),
     ]
 
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
+    marks: reactive[dict[str, str]] = reactive(dict, always_update=True, init=False)  # result id -> MARKS key
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, markup=False)
@@ -117,6 +130,10 @@ class ResultList(OptionList):
         index = self.highlighted
         self._fill(new, old.results[index].id if index is not None and index < len(old.results) else None)
 
+    def watch_marks(self) -> None:
+        if self.ranked.results:
+            self.refit()
+
     def on_resize(self) -> None:
         """A new terminal size, or the tuning panel opened or closed beside the list: cut the rows again."""
         if self.ranked.results:
@@ -131,7 +148,9 @@ class ResultList(OptionList):
         width = max(20, self.scrollable_content_region.width - 1)
         self.clear_options()
         query = ranked.pool.query if ranked.pool is not None else ""
-        self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0), width, query), id=r.id) for r in ranked.results])
+        marks = self.marks
+        self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0), width, query, marks.get(r.id)), id=r.id)
+                          for r in ranked.results])
         if ranked.results:
             ids = [r.id for r in ranked.results]
             self.highlighted = ids.index(keep_id) if keep_id in ids else 0

@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Label, Select, Switch
 from ...engine.models import InvalidParams
 from ...engine.search.rank import SearchParams
 from ...engine.settings import OPENCLAW_SEARCH_PARAMS, TIME_MODES, TimeMode
+from .metric import MetricBox
 from .slider import Slider
 
 # field, label, minimum, maximum, step
@@ -84,6 +85,7 @@ class TuningPanel(VerticalScroll):
     TuningPanel .toggle Switch { height: 1; border: none; padding: 0; width: 6; margin-right: 4; }
     TuningPanel Select { margin-bottom: 1; }
     TuningPanel .buttons { height: 1; }
+    TuningPanel MetricBox { height: auto; }
     TuningPanel Button { width: 1fr; min-width: 7; margin-right: 1; }
     """
 
@@ -111,6 +113,7 @@ class TuningPanel(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Label("[b]Tuning[/b]  (re-ranks instantly)")
+        yield MetricBox(id="metric")
         yield Label(WEIGHTS_NOTE, classes="note", markup=False)
         for field, label, lo, hi, step in SLIDERS:
             value = float(getattr(self.params, field))

@@ -1,0 +1,87 @@
+"""Suggested settings: the cross-validated search's progress, then its answer, applied or saved with one key.
+
+The app runs the search in a worker and calls `progressed` / `finished`; a choice goes back to the app
+as a `Chosen` message. Escape closes the screen and stops a search still running.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import ProgressBar, Static
+
+from ...engine.search.rank import SearchParams
+from ...engine.tuning import NeedMore, Suggestion, describe_suggestion
+from ...render import safe
+
+
+class SuggestScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("a", "choose(False)", "Apply", id="suggest.apply"),
+        Binding("s", "choose(True)", "Apply and save", id="suggest.save"),
+        Binding("escape,q", "close", "Close", id="suggest.close"),
+    ]
+    DEFAULT_CSS = """
+    SuggestScreen { align: center middle; }
+    SuggestScreen > Vertical {
+        width: 90%; max-width: 84; height: auto; max-height: 90%; border: thick $primary; background: $surface;
+        padding: 1 2;
+    }
+    SuggestScreen #suggest-title { text-style: bold; margin-bottom: 1; }
+    SuggestScreen ProgressBar { margin-bottom: 1; }
+    SuggestScreen #suggest-keys { color: $text-muted; margin-top: 1; }
+    """
+
+    @dataclass
+    class Chosen(Message):
+        params: SearchParams
+        save: bool
+
+    def __init__(self, cancel: threading.Event) -> None:
+        super().__init__()
+        self.cancel = cancel
+        self.result: Suggestion | NeedMore | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Suggest settings — cross-validated on your judgements", id="suggest-title")
+            yield ProgressBar(total=None, show_eta=False, id="suggest-progress")
+            yield Static("Searching weights, MMR, decay, minScore and time words…", id="suggest-body", markup=False)
+            yield Static("esc stops the search", id="suggest-keys")
+
+    def progressed(self, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=total, progress=done)
+
+    def finished(self, result: Suggestion | NeedMore | None, error: str = "") -> None:
+        self.result = result
+        self.query_one(ProgressBar).display = False
+        body = self.query_one("#suggest-body", Static)
+        keys = self.query_one("#suggest-keys", Static)
+        if isinstance(result, Suggestion):
+            body.update(Text(describe_suggestion(result)))
+            keys.update("a apply · s apply and save · esc close" if result.better else "esc close")
+        else:
+            body.update(Text(result.message if isinstance(result, NeedMore) else f"Search failed: {safe(error, False)}"))
+            keys.update("esc close")
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose":
+            return isinstance(self.result, Suggestion) and self.result.better
+        return True
+
+    def action_choose(self, save: bool) -> None:
+        if isinstance(self.result, Suggestion) and self.result.better:
+            self.post_message(self.Chosen(self.result.best, save))
+            self.dismiss()
+
+    def action_close(self) -> None:
+        self.cancel.set()  # a search still running stops at its next step
+        self.dismiss()

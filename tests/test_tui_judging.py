@@ -1,0 +1,132 @@
+"""Issue 14 in the app: judge results in the list, watch the metric move with a slider, stale marks
+after an edit, suggested settings from the palette."""
+
+from __future__ import annotations
+
+import shutil
+
+from textual.widgets import Input
+
+from openclaw_memtui.engine.judgements import judgements_path
+from openclaw_memtui.engine.search.rank import SearchParams
+from openclaw_memtui.engine.tuning import Suggestion
+from openclaw_memtui.paths import demo_judgements
+from openclaw_memtui.tui.screens.suggest import SuggestScreen
+from openclaw_memtui.tui.widgets.metric import MetricBox
+from openclaw_memtui.tui.widgets.result_list import ResultList
+
+from .app_helpers import SeededProvider, copy_demo, make_app, use_provider, wait_for
+
+DEMO_NOW_MS = 1796040000000.0  # 2026-11-30T12:00Z: the demo's notes are days old
+
+
+async def settled_search(pilot, app, query):
+    assert await wait_for(pilot, lambda: not app.sync_running)
+    app.query_one("#query", Input).value = query
+    app.start_search()
+    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and bool(app.results))
+
+
+def row(app, i: int) -> str:
+    return str(app.query_one(ResultList).get_option_at_index(i).prompt)
+
+
+def seeded_app(tmp_path, **kwargs):
+    """The demo with its shipped judgements stored for the test's index."""
+    app = make_app(copy_demo(tmp_path), tmp_path, **kwargs)
+    shutil.copy(demo_judgements(), judgements_path(tmp_path / "tui.sqlite"))
+    app.fixed_now_ms = DEMO_NOW_MS
+    return app
+
+
+async def test_marks_are_keys_of_the_list_shown_in_it_and_stored(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "database migration")
+        await pilot.click("#query")
+        await pilot.press("plus")  # in the query box + is a character, not a mark
+        assert "+" in app.query_one("#query", Input).value and app.judgements == []
+        app.query_one("#query", Input).value = "database migration"
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool.query == "database migration")
+        app.query_one(ResultList).focus()
+        await pilot.press("down", "plus", "up", "minus")
+        first, second = app.results[0], app.results[1]
+        assert row(app, 0).startswith("✗") and row(app, 1).startswith("✓")
+        store = app.judgement_store
+        assert await wait_for(pilot, lambda: store.path.exists() and len(store.load().judgements[0].not_relevant) == 1)
+        stored = store.load().judgements[0]
+        assert stored.question == "database migration"
+        assert [(t.path, t.start_line, t.end_line) for t in stored.targets] == [(second.path, second.start_line, second.end_line)]
+        assert stored.not_relevant[0].path == first.path and stored.targets[0].hash
+        await pilot.press("x")  # clear the first one's mark
+        assert not row(app, 0).startswith(("✓", "✗"))
+        assert await wait_for(pilot, lambda: store.load().judgements[0].not_relevant == [])
+
+
+async def test_the_metric_moves_with_a_slider_against_the_saved_settings(tmp_path):
+    app = seeded_app(tmp_path)
+    use_provider(app.index, SeededProvider())  # hybrid pools: the weights change the ranking
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
+        before = app.metric_view.current
+        assert app.metric_view.judged == 24 and app.metric_view.saved == before
+        await pilot.press("ctrl+t")
+        app.query_one("#sl-vector_weight").focus()
+        await pilot.press("end")  # vector weight 1.0: the seeded provider's vectors are noise
+        assert await wait_for(pilot, lambda: app.metric_view.current != before)
+        after = app.metric_view
+        assert after.saved == before and after.current.ndcg < before.ndcg
+        shown = str(app.query_one(MetricBox).render())
+        assert f"{after.current.ndcg:.3f} ▼{before.ndcg - after.current.ndcg:.3f}" in shown
+        await pilot.press("home")  # and back down: better than with noise only
+        assert await wait_for(pilot, lambda: app.metric_view.current.ndcg > after.current.ndcg)
+
+
+async def test_an_edited_note_flags_its_judgement_stale(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "rate limiting policy")
+        assert await wait_for(pilot, lambda: app.judged is not None)
+        app.query_one(ResultList).focus()
+        await pilot.press("plus")
+        judged = app.results[0]
+        assert row(app, 0).startswith("✓")
+        assert await wait_for(pilot, lambda: app.metric_view.judged == 1 and app.metric_view.stale == 0)
+        note = app.index.settings.workspace / judged.path
+        heading, rest = note.read_text(encoding="utf-8").split("\n", 1)
+        note.write_text(f"{heading} (edited)\n{rest}", encoding="utf-8")  # same lines, other text
+        app.action_sync()
+        assert await wait_for(pilot, lambda: app.metric_view.stale == 1, 30)
+        assert "1 stale" in str(app.query_one(MetricBox).render())
+        app.query_one("#query", Input).value = "limiting policy"
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool.query == "limiting policy")
+        app.query_one("#query", Input).value = "rate limiting policy"
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool.query == "rate limiting policy" and bool(app.results))
+        ids = [r.id for r in app.results]
+        edited = next(r for r in app.results if r.path == judged.path)
+        assert row(app, ids.index(edited.id)).startswith("!")
+
+
+async def test_suggest_from_the_palette_is_at_least_as_good_and_saves_with_one_key(tmp_path):
+    config = tmp_path / "memtui.toml"
+    app = seeded_app(tmp_path, config_path=config)
+    app.params = app.default_params = app.saved_params = SearchParams()  # the shipped defaults (minScore 0.35)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Suggest settings")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None, 60)
+        found = app.screen.result
+        assert isinstance(found, Suggestion) and found.current == app.params and found.n == 24
+        assert found.cv_best[0] >= found.cv_current[0]  # cross-validated: at least as good as the defaults
+        assert found.better, found.to_dict()  # on the demo the search finds better settings
+        await pilot.press("s")
+        assert await wait_for(pilot, lambda: app.params == found.best and app.saved_params == found.best)
+        assert config.exists() and "minScore" in config.read_text()
+        assert await wait_for(pilot, lambda: app.metric_view.current == app.metric_view.saved)
+        assert f"{app.metric_view.current.ndcg:.3f} =" in str(app.query_one(MetricBox).render())
