@@ -90,14 +90,20 @@ def real_vectors(real_dir: str) -> np.ndarray | None:
 
 
 def real_queries(queries_file: str, limit: int) -> np.ndarray | None:
+    """The questions embedded by the local model (e5 "query:" vectors), kept beside the file once made."""
     if not os.path.exists(queries_file):
         return None
+    cached = Path(tempfile.gettempdir()) / f"memtui-scale-queries-{limit}.npy"
+    if cached.exists() and cached.stat().st_mtime >= os.stat(queries_file).st_mtime:
+        return np.load(cached)
     from openclaw_memtui.engine.embeddings.registry import make_provider
 
     provider = make_provider("local")
     with open(queries_file, encoding="utf-8") as fh:
         questions = [json.loads(line)["question"] for line in fh if line.strip()][:limit]
-    return np.vstack([provider.embed_query(q) for q in questions]).astype(np.float32)
+    vectors = np.vstack([provider.embed_query(q) for q in questions]).astype(np.float32)
+    np.save(cached, vectors)
+    return vectors
 
 
 # -- quality: the production pipeline (shortlist → int8 → exact rescore) against exact search -------

@@ -47,6 +47,8 @@ def _slice_units(text: str, size: int) -> list[str]:
 def _segments(line: str, max_chars: int, tokens: int) -> list[str]:
     if not line:
         return [""]
+    if len(line) <= max_chars and line.isascii():
+        return [line]  # the common case, measured once instead of three times
     out: list[str] = []
     for piece in _slice_units(line, max_chars):
         if weighted_len(piece) > max_chars:

@@ -39,8 +39,9 @@ class SourceFile:
 
 def rel_path(workspace: Path | str, target: Path | str) -> str:
     ws, t = str(workspace), str(target)
-    if t.startswith(ws + os.sep):  # the common case, without os.path.relpath's cost
-        return t[len(ws) + 1 :].replace(os.sep, "/")
+    if t.startswith(ws) and t[len(ws) : len(ws) + 1] == os.sep:  # the common case, without os.path.relpath's cost
+        rel = t[len(ws) + 1 :]
+        return rel if os.sep == "/" else rel.replace(os.sep, "/")
     return os.path.relpath(t, ws).replace(os.sep, "/")
 
 
@@ -53,6 +54,8 @@ def display_path(path: str) -> str:
 
     SQLite, JSON and the terminal all refuse lone surrogates, so a raw one stops a whole sync.
     """
+    if path.isascii():
+        return path
     try:
         path.encode("utf-8")
         return path
@@ -169,9 +172,12 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
         p = workspace / name
         if p.is_file() and (follow_symlinks or not p.is_symlink()):
             candidates.append(str(p))
-    mem_dir = workspace / "memory"
+    mem_dir = Path(os.path.normpath(workspace / "memory"))
+    walked: set[str] = set()  # paths found below a normalised folder are normalised already
     if mem_dir.is_dir() and (follow_symlinks or not mem_dir.is_symlink()):
-        candidates.extend(_walk_markdown(mem_dir, follow_symlinks))
+        found = _walk_markdown(mem_dir, follow_symlinks)
+        walked.update(found)
+        candidates.extend(found)
     for raw in extra_paths:
         raw = raw.strip()
         if not raw:
@@ -189,15 +195,14 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             candidates.append(str(p))
     # Without followed symlinks a normalised path is already unique; realpath (an lstat per path
     # component) is only needed when links are followed.
-    key = os.path.realpath if follow_symlinks else os.path.normpath
     seen: set[str] = set()
     out: list[SourceFile] = []
     for c in candidates:
-        k = key(c)
+        norm = c if c in walked else os.path.normpath(c)
+        k = os.path.realpath(c) if follow_symlinks else norm
         if k in seen:
             continue
         seen.add(k)
-        norm = os.path.normpath(c)
         out.append(SourceFile(norm, display_path(rel_path(workspace, norm)), "memory"))
     return out
 

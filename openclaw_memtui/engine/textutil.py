@@ -29,8 +29,19 @@ def clean_text(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+# the chunker measures every line: these counts run in C (regex), not a Python loop per character
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+_CJK_WEIGHTED_RE = re.compile("[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
+
+
+def _count(pattern: re.Pattern[str], text: str) -> int:
+    return len(text) - len(pattern.sub("", text))
+
+
 def utf16_len(text: str) -> int:
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    if text.isascii():
+        return len(text)
+    return len(text) + _count(_ASTRAL_RE, text)
 
 
 def utf16_prefix(text: str, limit: int) -> str:
@@ -58,16 +69,12 @@ def is_cjk_weighted(cp: int) -> bool:
 
 def weighted_len(text: str) -> int:
     """OpenClaw's `estimateStringChars`: CJK counts 4, astral CJK counts 4, other astral counts 2."""
-    total = 0
-    for ch in text:
-        cp = ord(ch)
-        if is_cjk_weighted(cp):
-            total += 4
-        elif cp > 0xFFFF:
-            total += 2
-        else:
-            total += 1
-    return total
+    if text.isascii():
+        return len(text)
+    cjk = _count(_CJK_WEIGHTED_RE, text)  # astral CJK included: 1 + 3
+    astral = _count(_ASTRAL_RE, text)
+    astral_cjk = _count(_ASTRAL_CJK_RE, text)
+    return len(text) + 3 * cjk + (astral - astral_cjk)
 
 
 def is_cjk_char(ch: str) -> bool:
@@ -86,7 +93,7 @@ def is_cjk_char(ch: str) -> bool:
 
 
 def contains_cjk(text: str) -> bool:
-    return any(is_cjk_char(ch) for ch in text)
+    return not text.isascii() and _CJK_RUN_RE.search(text) is not None
 
 
 def cjk_bigrams(run: str) -> list[str]:
@@ -96,6 +103,7 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+_ASTRAL_CJK_RE = re.compile("[\U00020000-\U0002fa1f]")
 _CJK_RUN_RE = re.compile(
     "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u1100-\u11ff\u3131-\u3163\uf900-\ufaff"
     "\U00020000-\U0002fa1f]+"

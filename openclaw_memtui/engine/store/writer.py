@@ -84,9 +84,14 @@ class IndexWriter:
             self.conn.execute(f"RELEASE {name}")
 
     # -- files -----------------------------------------------------------------------------------
-    def file_records(self) -> dict[str, FileRecord]:
-        rows = self.conn.execute("SELECT path, hash, mtime, size FROM files")
-        return {path: FileRecord(h, float(m), int(s)) for path, h, m, s in rows}
+    def file_stamps(self) -> dict[str, tuple[float, int]]:
+        """(mtime ms, size) of every known file, in one read: what a re-sync compares with a stat.
+        Plain tuples: 100,000 named records cost more than the stats themselves."""
+        return {path: (m, s) for path, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
+
+    def file_record(self, path: str) -> FileRecord | None:
+        row = self.conn.execute("SELECT hash, mtime, size FROM files WHERE path = ?", (path,)).fetchone()
+        return None if row is None else FileRecord(row[0], float(row[1]), int(row[2]))
 
     def upsert_file(self, path: str, source: str, content_hash: str, mtime_ms: float, size: int) -> None:
         self.conn.execute(
@@ -94,6 +99,12 @@ class IndexWriter:
             " source = excluded.source, hash = excluded.hash, mtime = excluded.mtime, size = excluded.size",
             (path, source, content_hash, mtime_ms, size),
         )
+
+    def upsert_files(self, rows: Sequence[tuple[str, str, str, float, int]]) -> None:
+        """Many `upsert_file`s in one statement: (path, source, content hash, mtime ms, size)."""
+        self.conn.executemany(
+            "INSERT INTO files(path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
+            " source = excluded.source, hash = excluded.hash, mtime = excluded.mtime, size = excluded.size", rows)
 
     def touch_file(self, path: str, mtime_ms: float, size: int) -> None:
         """Record a new stat for a file whose content did not change."""
@@ -120,6 +131,20 @@ class IndexWriter:
             " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)", chunk)
         self.conn.execute(_INSERT_FTS, (cur.lastrowid, fts_text, chunk.id, chunk.path, chunk.source, chunk.model,
                                         chunk.start_line, chunk.end_line))
+
+    def insert_chunks(self, chunks: Sequence[tuple[NewChunk, str]]) -> None:
+        """Many `insert_chunk`s in two statements: rowids are given out here (one past the largest, as
+        SQLite would), so each keyword row shares its chunk's rowid without a lastrowid per row."""
+        if not chunks:
+            return
+        (top,) = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()
+        rowids = range(top + 1, top + 1 + len(chunks))
+        self.conn.executemany(
+            "INSERT INTO chunks(rowid, id, path, source, start_line, end_line, hash, model, text, embedding,"
+            " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)",
+            [(rowid, *chunk) for rowid, (chunk, _) in zip(rowids, chunks, strict=True)])
+        self.conn.executemany(_INSERT_FTS, [(rowid, fts_text, c.id, c.path, c.source, c.model, c.start_line, c.end_line)
+                                            for rowid, (c, fts_text) in zip(rowids, chunks, strict=True)])
 
     def repair_fts(self, fts_text: Callable[[str], str]) -> int:
         """Make `chunks_fts` hold exactly one row per chunk; returns how many rows were fixed.

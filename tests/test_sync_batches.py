@@ -1,0 +1,81 @@
+"""Changed files are written in batches, one bad file still only costs itself; a re-sync reads
+nothing whose stat is unchanged, and still sees every change, addition and deletion."""
+
+from __future__ import annotations
+
+import os
+
+from openclaw_memtui.engine import sync
+from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.store import check_integrity
+
+from .helpers import write
+
+
+def notes(ws, n, word="alpha"):
+    for i in range(n):
+        write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\n{word} words about topic{i}\n")
+
+
+def test_a_file_that_fails_inside_a_batch_costs_only_itself(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    notes(ws, 30)
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    # a real write failure for one path: SQLite refuses its chunk rows
+    index.store.conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON chunks WHEN NEW.path = 'memory/n007.md'"
+                             " BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
+    notes(ws, 30, word="beta")
+    report = index.sync()
+    assert report.files_indexed == 29 and report.files_skipped == 1
+    assert [s.path for s in index.reads().skipped()] == ["memory/n007.md"]
+    conn = index.reader()
+    assert conn.execute("SELECT count(*) FROM chunks WHERE text LIKE '%beta%'").fetchone()[0] == 29
+    # the failed file was rolled back whole: its old version stays searchable, nothing half-written
+    assert conn.execute("SELECT text FROM chunks WHERE path = 'memory/n007.md'").fetchall() == [
+        ("# Note 7\nalpha words about topic7\n",)]
+    assert check_integrity(conn, None)["ok"]
+
+
+def test_batched_writes_keep_keyword_rows_on_their_chunks(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    notes(ws, 450)  # more than one batch
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    for i in range(0, 450, 3):
+        (ws / "memory" / f"n{i:03d}.md").unlink()
+    for i in range(1, 450, 3):
+        write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\ngamma words about topic{i}\n")
+    write(ws / "memory" / "new.md", "# New\ndelta words\n")
+    report = index.sync()
+    assert (report.files_removed, report.files_indexed) == (150, 151)
+    conn = index.reader()
+    assert check_integrity(conn, None)["ok"]
+    for word, path in (("topic301", "memory/n301.md"), ("delta", "memory/new.md"), ("topic2", "memory/n002.md")):
+        pool = index.retrieve(word)
+        assert [c.path for c in pool.candidates] == [path]
+    assert index.retrieve("topic300").candidates == []
+
+
+def test_a_re_sync_reads_only_files_whose_stat_moved(tmp_path, make_settings, monkeypatch):
+    ws = tmp_path / "ws"
+    notes(ws, 40)
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    reads: list[str] = []
+    real = sync.read_source
+    monkeypatch.setattr(sync, "read_source", lambda sf, limit: reads.append(sf.path) or real(sf, limit))
+    report = index.sync()
+    assert reads == [] and report.files_unchanged == 40 and not index.is_dirty()
+    changed = ws / "memory" / "n005.md"
+    st = os.stat(changed)
+    write(changed, "# Note 5\nomega words about topic5\n")  # the same size: only the mtime tells
+    os.utime(changed, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))
+    write(ws / "memory" / "added.md", "# Added\nkappa\n")
+    (ws / "memory" / "n009.md").unlink()
+    assert index.is_dirty()
+    report = index.sync()
+    assert sorted(reads) == ["memory/added.md", "memory/n005.md"]
+    assert (report.files_indexed, report.files_removed, report.files_unchanged) == (2, 1, 38)
+    assert [c.path for c in index.retrieve("omega").candidates] == ["memory/n005.md"]
+    assert index.retrieve("topic9").candidates == []
