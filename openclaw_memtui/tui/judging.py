@@ -68,6 +68,7 @@ class JudgingMixin(_App):
         self.metric_generation = 0
         self.judge_snapshot = 0
         self.metric_ms = 0.0  # the last move's re-rank of every judged pool: what bench/tui.py reads
+        self.metric_shown = 0  # the generation of the metric on screen
         self.metric_view = MetricView(loading="waiting for the index")
         self._metric_cancel = threading.Event()
         self._suggest_cancel = threading.Event()
@@ -146,7 +147,7 @@ class JudgingMixin(_App):
 
     def on_metric_scored(self, message: MetricScored) -> None:
         if message.generation == self.metric_generation:
-            self.metric_ms = message.ms
+            self.metric_ms, self.metric_shown = message.ms, message.generation
             self._show_metric(message.view)
 
     def _show_metric(self, view: MetricView) -> None:
