@@ -137,7 +137,7 @@ async def judged_metric(tmp: Path, questions: int = 100) -> dict:
         await pilot.press("ctrl+t")
         for mmr in (False, True):
             app.query_one("#sw-mmr").value = mmr
-            await until(pilot, lambda: app.params.mmr == mmr and app.metric_shown == app.metric_generation)
+            await until(pilot, lambda on=mmr: app.params.mmr == on and app.metric_shown == app.metric_generation)
             app.query_one("#sl-min_score").focus()
             compute, wall = [], []
             app.lags.clear()
@@ -146,7 +146,7 @@ async def judged_metric(tmp: Path, questions: int = 100) -> dict:
                 before = app.metric_generation
                 t = time.perf_counter()
                 await pilot.press("right")
-                await until(pilot, lambda: app.metric_generation > before and app.metric_shown == app.metric_generation)
+                await until(pilot, lambda gen=before: app.metric_generation > gen and app.metric_shown == app.metric_generation)
                 wall.append((time.perf_counter() - t) * 1000)
                 compute.append(app.metric_ms)
             key = "mmr" if mmr else "plain"
@@ -161,7 +161,8 @@ def judged_rows(j: dict) -> list[list[str]]:
     rows = []
     for key, label in (("plain", "MMR off"), ("mmr", "MMR on")):
         m = j[key]
-        rows.append([f"tuning change → metric over {j['judged']} judged questions ({label}, {j['candidates_p50']:.0f} candidates each)",
+        what = f"{j['judged']} judged questions ({label}, {j['candidates_p50']:.0f} candidates each)"
+        rows.append([f"tuning change → metric over {what}",
                      f"re-rank all p50 {m['compute_p50_ms']:.1f} ms, max {m['compute_max_ms']:.1f} ms; shown p50 "
                      f"{m['shown_p50_ms']:.0f} ms; loop max {m['loop_max_ms']:.1f} ms (its CPU {m['loop_cpu_max_ms']:.1f} ms)",
                      "goal ≤ 50 ms; loop never > 100 ms"])

@@ -2,7 +2,10 @@
 
     python3 scripts/screenshots.py
 
-Shots: the main screen, the tuning panel, a sync in progress, and the main screen in a second theme.
+Shots: the main screen, the tuning panel, a sync in progress, the main screen in a second theme, and
+the tuning panel's judged metric over the demo's shipped judgements after a change.
+
+    python3 scripts/screenshots.py judging   # only the shots named
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from openclaw_memtui.config import index_settings, search_params, validate
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.paths import demo_workspace
+from openclaw_memtui.engine.judgements import JudgementStore, judgements_path
+from openclaw_memtui.paths import demo_judgements, demo_workspace
 from openclaw_memtui.tui.app import MemtuiApp
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
@@ -40,7 +45,10 @@ def make_app(tmp: Path, theme: str = "memtui-dark", query: str = "", extra_notes
                 f"# Log {i}\n" + " ".join(f"entry{i}-{k} about release {k % 7}" for k in range(60)) + "\n", encoding="utf-8")
     cfg = validate({"tui": {"theme": theme}})
     index = MemoryIndex(index_settings(cfg, ws, tmp / f"{ws.name}.sqlite"), provider_name="local")
-    app = MemtuiApp(index, cfg, origin="demo", now_ms=NOW_MS, watch=False, initial_query=query, params=search_params(cfg))
+    # the demo's shipped judgements, as `memtui --demo` reads them until the first mark
+    judged = JudgementStore(judgements_path(index.settings.db_path), seed=demo_judgements())
+    app = MemtuiApp(index, cfg, origin="demo", now_ms=NOW_MS, watch=False, initial_query=query, params=search_params(cfg),
+                    judgements=judged)
     return app
 
 
@@ -56,10 +64,17 @@ async def shot(app: MemtuiApp, name: str, prepare, settle: bool = True) -> None:
         print(f"wrote screenshots/{name}.svg")
 
 
-async def main() -> int:
+async def main(only: list[str]) -> int:
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
+        if only:  # shots not asked for are not taken
+            global shot
+            take = shot
+
+            async def shot(app: MemtuiApp, name: str, prepare, settle: bool = True) -> None:  # type: ignore[no-redef]
+                if name in only:
+                    await take(app, name, prepare, settle)
 
         async def results(pilot, app):
             await until(pilot, lambda: bool(app.results) and app.pool.mode == "hybrid")
@@ -89,8 +104,19 @@ async def main() -> int:
             await until(pilot, lambda: bool(app.results))
 
         await shot(make_app(tmp, theme="memtui-light", query="鉴权"), "light-theme", light)
+
+        async def judging(pilot, app):
+            await until(pilot, lambda: bool(app.results) and app.metric_view.current is not None)
+            await pilot.press("ctrl+t")
+            # minScore down to 0.10: the metric moves against the saved settings
+            app.query_one("#tuning").apply(replace(app.params, min_score=0.1))
+            await until(pilot, lambda: app.params.min_score == 0.1 and app.metric_shown == app.metric_generation
+                        and app.metric_view.current != app.metric_view.saved)
+            app.query_one("#results").focus()
+
+        await shot(make_app(tmp, query="rate limiting policy"), "judging", judging)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(asyncio.run(main(sys.argv[1:])))

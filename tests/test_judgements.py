@@ -22,7 +22,16 @@ from openclaw_memtui.engine.judgements import (
     set_verdict,
 )
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams
-from openclaw_memtui.engine.tuning import MIN_JUDGED, JudgedPool, NeedMore, Scorer, folds_of, retrieve_judged, suggest
+from openclaw_memtui.engine.tuning import (
+    MIN_JUDGED,
+    JudgedPool,
+    NeedMore,
+    Scorer,
+    describe_suggestion,
+    folds_of,
+    retrieve_judged,
+    suggest,
+)
 
 from .helpers import write
 
@@ -190,12 +199,16 @@ def test_suggest_finds_better_weights_under_cross_validation():
     assert found.better and found.best.weights()[0] >= 0.5  # the answer's leg weighs at least as much
     assert found.cv_best[0] == 1.0 and found.cv_current[0] == pytest.approx(0.6309, abs=1e-4) and found.folds == 5
     assert steps and steps[-1][0] == steps[-1][1]
+    text = describe_suggestion(found)
+    assert "current    0.631 ± 0.000" in text and "suggested  1.000 ± 0.000" in text
+    assert "vector weight   0.40 → " in text and "keep yours" not in text
 
 
 def test_suggest_keeps_the_current_setting_when_nothing_beats_it():
     current = SearchParams(vector_weight=0.9, text_weight=0.1)
     found = suggest(synthetic_pools(12), current)
     assert not isinstance(found, NeedMore) and not found.better and found.best == current
+    assert "keep yours" in describe_suggestion(found) and "Changes" not in describe_suggestion(found)
 
 
 # -- the CLI --------------------------------------------------------------------------------------------------

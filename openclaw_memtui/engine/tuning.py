@@ -349,7 +349,14 @@ def describe_suggestion(s: Suggestion) -> str:
         return "\n".join(lines)
     lines.append("Changes:")
     for name, (old, new) in s.changes().items():
-        lines.append(f"  {FIELD_LABELS[name]:15} {format_value(old)} → {format_value(new)}")
+        if (name == "mmr_lambda" and not s.current.mmr) or (name == "half_life_days" and not s.current.decay):
+            continue  # said on the line that turns MMR or decay on
+        at = ""
+        if name == "decay" and new:
+            at = f" (half-life {format_value(s.best.half_life_days)} days)"
+        elif name == "mmr" and new:
+            at = f" (λ {format_value(s.best.mmr_lambda)})"
+        lines.append(f"  {FIELD_LABELS[name]:15} {format_value(old)} → {format_value(new)}{at}")
     a, b = s.all_current, s.all_best
     lines.append(f"All judged: nDCG@10 {a.ndcg:.3f} → {b.ndcg:.3f} · recall@5 {a.recall5:.3f} → {b.recall5:.3f}"
                  f" · MRR {a.mrr:.3f} → {b.mrr:.3f}")
