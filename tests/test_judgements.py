@@ -177,7 +177,10 @@ def test_the_metric_follows_the_weights_and_ignores_what_cannot_change_the_ranki
     assert scorer.scores(text_heavy).mrr == 0.5 and scorer.scores(vector_heavy).mrr == 1.0
     calls = scorer.ranked
     scorer.scores(SearchParams(min_score=0.0, mmr_lambda=0.2, max_results=3))  # λ without MMR, maxResults: the same
+    scorer.scores(SearchParams(min_score=0.0, time_mode="filter"))  # no question here has time words
     assert scorer.ranked == calls
+    scorer.scores(SearchParams(min_score=0.0, keyword_rescue=False))  # any other field counts
+    assert scorer.ranked == calls + 3
 
 
 def test_folds_partition_the_questions():

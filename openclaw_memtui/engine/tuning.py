@@ -64,14 +64,20 @@ def metric_params(params: SearchParams) -> SearchParams:
     return replace(params, max_results=DEPTH)
 
 
-def effective_key(params: SearchParams) -> tuple[Any, ...]:
-    """Settings that rank the same get the same key: λ without MMR, a half-life without decay and
-    maxResults (the metric's depth is fixed) change nothing."""
-    vw, tw = params.weights()
-    return (round(vw, 6), round(tw, 6), params.fusion, params.mmr, round(params.mmr_lambda, 6) if params.mmr else None,
-            params.decay, round(params.half_life_days, 6) if params.decay else None,
-            params.decay_evergreen if params.decay else None, round(params.min_score, 6), params.keyword_rescue,
-            params.time_mode, params.time_boost, params.time_floor)
+def effective_key(params: SearchParams, time_window: bool = True) -> tuple[Any, ...]:
+    """Settings that rank the same get the same key: λ without MMR, a half-life without decay, maxResults
+    (the metric's depth is fixed), the time settings for a question without time words, and weights
+    that normalise alike change nothing. Every other field counts, including any added later."""
+    d = params.to_dict()
+    d["max_results"] = DEPTH
+    d["vector_weight"], d["text_weight"] = (round(w, 6) for w in params.weights())
+    if not params.mmr:
+        d["mmr_lambda"] = None
+    if not params.decay:
+        d["half_life_days"] = d["decay_evergreen"] = None
+    if not time_window:
+        d["time_mode"] = d["time_boost"] = d["time_floor"] = None
+    return tuple(sorted(d.items()))
 
 
 class Scorer:
@@ -83,7 +89,7 @@ class Scorer:
         self.ranked = 0  # rank() calls made: what the benchmarks count
 
     def of(self, i: int, params: SearchParams) -> dict[str, float]:
-        key = (i, effective_key(params))
+        key = (i, effective_key(params, self.pools[i].pool.time_window is not None))
         found = self._memo.get(key)
         if found is None:
             jp = self.pools[i]
