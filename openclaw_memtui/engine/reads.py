@@ -47,6 +47,16 @@ class SourceCounts(NamedTuple):
     embedded: int
 
 
+def _varint(buf: bytes) -> int:
+    """SQLite's variable-length integer (FTS5 uses the same): 7 bits a byte, big-endian; a 9th byte has 8."""
+    value = 0
+    for byte in buf[:8]:
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return (value << 8) | buf[8]
+
+
 def _marks(n: int) -> str:
     return ",".join("?" * n)
 
@@ -84,27 +94,57 @@ class IndexReader:
         """Skipped files the dirty check ignores: all but those skipped for malformed lines."""
         return {p for (p,) in self.conn.execute("SELECT path FROM skipped WHERE reason NOT LIKE '%malformed%'")}
 
+    def has_counts(self) -> bool:
+        """The index keeps its counts in `chunk_counts`/`file_counts` (every index this memtui wrote;
+        a read-only look at an older one counts rows instead)."""
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_counts'").fetchone() is not None
+
     def files_per_source(self) -> dict[str, int]:
-        return {s: int(n) for s, n in self.conn.execute("SELECT source, count(*) FROM files GROUP BY source")}
+        sql = ("SELECT source, n FROM file_counts WHERE n > 0" if self.has_counts()
+               else "SELECT source, count(*) FROM files GROUP BY source")
+        return {s: int(n) for s, n in self.conn.execute(sql)}
 
     # -- chunks ----------------------------------------------------------------------------------
+    def _chunk_counts(self) -> str:
+        """A relation (source, date_source, model, vector_bytes, n): the kept counts, or a scan of an old index."""
+        if self.has_counts():
+            return "(SELECT * FROM chunk_counts WHERE n > 0)"
+        return "(SELECT source, date_source, model, length(embedding) AS vector_bytes, count(*) AS n FROM chunks GROUP BY 1, 2, 3, 4)"
+
     def chunks_per_source(self, vector_bytes: int) -> list[SourceCounts]:
         """Chunks and embedded chunks per source; a vector of another size than `vector_bytes`
         (when known, else 0) does not count as embedded."""
         return [SourceCounts(s, int(n), int(e or 0)) for s, n, e in self.conn.execute(
-            "SELECT source, count(*), sum(length(embedding) > 0 AND (? = 0 OR length(embedding) = ?))"
-            " FROM chunks GROUP BY source",
+            "SELECT source, sum(n), sum(CASE WHEN vector_bytes > 0 AND (? = 0 OR vector_bytes = ?) THEN n ELSE 0 END)"
+            f" FROM {self._chunk_counts()} GROUP BY source",
             (vector_bytes, vector_bytes))]
 
     def chunk_dates(self) -> dict[str, int]:
-        return {k: int(v) for k, v in self.conn.execute("SELECT date_source, count(*) FROM chunks GROUP BY date_source")}
+        return {k: int(v) for k, v in self.conn.execute(
+            f"SELECT date_source, sum(n) FROM {self._chunk_counts()} GROUP BY date_source")}
 
     def count_chunks(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        return int(self.conn.execute(f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()}").fetchone()[0])
 
     def count_embedded(self, model: str) -> int:
         return int(self.conn.execute(
-            "SELECT count(*) FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,)).fetchone()[0])
+            f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()} WHERE vector_bytes > 0 AND model = ?",
+            (model,)).fetchone()[0])
+
+    def count_vectors_of_other_size(self, vector_bytes: int) -> int:
+        return int(self.conn.execute(
+            f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()} WHERE vector_bytes > 0 AND vector_bytes != ?",
+            (vector_bytes,)).fetchone()[0])
+
+    def count_fts_rows(self) -> int:
+        """Keyword rows, from the total FTS5 keeps for BM25 (its averages record), not a scan."""
+        try:
+            row = self.conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+        except Exception:  # pragma: no cover - an FTS5 build without a data table
+            row = None
+        if row is None or not row[0]:
+            return int(self.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0])
+        return _varint(bytes(row[0]))
 
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, ChunkRow]:
         wanted = list(rowids)

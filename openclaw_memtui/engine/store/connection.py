@@ -19,7 +19,7 @@ from .files import (
     side_files,
 )
 from .lock import SyncLock
-from .schema import META_KEY, SCHEMA_KEY, SCHEMA_VERSION, InvalidIndex, holds_index, schema_script
+from .schema import FILL_COUNTS_SQL, META_KEY, SCHEMA_KEY, SCHEMA_VERSION, InvalidIndex, holds_index, schema_script
 
 
 class Store:
@@ -128,7 +128,11 @@ class Store:
         return conn
 
     def ensure_schema(self) -> None:
-        self.conn.executescript(schema_script(self.tokenize))
+        had_counts = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_counts'").fetchone() is not None
+        if had_counts:
+            self.conn.executescript(schema_script(self.tokenize))
+        else:  # the tables, their triggers and the one scan that fills them land together
+            self.conn.executescript("BEGIN;" + schema_script(self.tokenize) + FILL_COUNTS_SQL + "COMMIT;")
         if self.get_meta(SCHEMA_KEY) is None:
             self.set_meta(SCHEMA_KEY, str(SCHEMA_VERSION))
 

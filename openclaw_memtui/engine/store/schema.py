@@ -47,12 +47,55 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 );
 """
 
+# Counts that `status`, the search's "N of M embedded" and the integrity check read at once,
+# whatever the size: kept by triggers in the same transaction as the rows they count, so no write
+# path can forget them (a COUNT(*) over 1M chunks with their vectors reads ~2 GB).
+COUNTS_SQL = """
+CREATE TABLE IF NOT EXISTS chunk_counts (
+  source TEXT NOT NULL, date_source TEXT NOT NULL, model TEXT NOT NULL, vector_bytes INTEGER NOT NULL,
+  n INTEGER NOT NULL, PRIMARY KEY (source, date_source, model, vector_bytes)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS file_counts (source TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS chunk_counts_insert AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunk_counts VALUES (NEW.source, NEW.date_source, NEW.model, length(NEW.embedding), 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS chunk_counts_delete AFTER DELETE ON chunks BEGIN
+  UPDATE chunk_counts SET n = n - 1 WHERE source = OLD.source AND date_source = OLD.date_source
+    AND model = OLD.model AND vector_bytes = length(OLD.embedding);
+END;
+CREATE TRIGGER IF NOT EXISTS chunk_counts_update AFTER UPDATE OF source, date_source, model, embedding ON chunks BEGIN
+  UPDATE chunk_counts SET n = n - 1 WHERE source = OLD.source AND date_source = OLD.date_source
+    AND model = OLD.model AND vector_bytes = length(OLD.embedding);
+  INSERT INTO chunk_counts VALUES (NEW.source, NEW.date_source, NEW.model, length(NEW.embedding), 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS file_counts_insert AFTER INSERT ON files BEGIN
+  INSERT INTO file_counts VALUES (NEW.source, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS file_counts_delete AFTER DELETE ON files BEGIN
+  UPDATE file_counts SET n = n - 1 WHERE source = OLD.source;
+END;
+CREATE TRIGGER IF NOT EXISTS file_counts_update AFTER UPDATE OF source ON files BEGIN
+  UPDATE file_counts SET n = n - 1 WHERE source = OLD.source;
+  INSERT INTO file_counts VALUES (NEW.source, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+"""
+
+# an index written before the count tables: one scan fills them, then the triggers keep them
+FILL_COUNTS_SQL = """
+DELETE FROM chunk_counts;
+DELETE FROM file_counts;
+INSERT INTO chunk_counts SELECT source, date_source, model, length(embedding), count(*) FROM chunks GROUP BY 1, 2, 3, 4;
+INSERT INTO file_counts SELECT source, count(*) FROM files GROUP BY source;
+"""
+
 REQUIRED_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
 
 
 def schema_script(tokenize: str) -> str:
     """Every CREATE the schema needs; `tokenize` only matters for a newly created chunks_fts."""
-    return SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize)
+    return SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize) + COUNTS_SQL
 
 
 def holds_index(path: Path) -> bool:
