@@ -109,7 +109,8 @@ class IndexReader:
         """A relation (source, date_source, model, vector_bytes, n): the kept counts, or a scan of an old index."""
         if self.has_counts():
             return "(SELECT * FROM chunk_counts WHERE n > 0)"
-        return "(SELECT source, date_source, model, length(embedding) AS vector_bytes, count(*) AS n FROM chunks GROUP BY 1, 2, 3, 4)"
+        return ("(SELECT source, date_source, model, length(embedding) AS vector_bytes, count(*) AS n"
+                " FROM chunks GROUP BY 1, 2, 3, 4)")
 
     def chunks_per_source(self, vector_bytes: int) -> list[SourceCounts]:
         """Chunks and embedded chunks per source; a vector of another size than `vector_bytes`

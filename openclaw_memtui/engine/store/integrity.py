@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 # up to this many chunks every status joins keyword rows with chunks (~30–90 ms at 100k); above, only
 # when the kept counts disagree (a sync repairs keyword rows, and heals the join's cases too)
 DEEP_CHECK_CHUNKS = 100_000
@@ -32,7 +31,8 @@ def check_integrity(conn: Any, dims: int | None) -> dict[str, Any]:
         else:  # pragma: no cover - an FTS5 build without a content table
             fts, rowid, fts_id = "chunks_fts", "rowid", "id"
         (orphans,) = conn.execute(
-            f"SELECT count(*) FROM {fts} f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.rowid = f.{rowid} AND c.id = f.{fts_id})"
+            f"SELECT count(*) FROM {fts} f WHERE NOT EXISTS"
+            f" (SELECT 1 FROM chunks c WHERE c.rowid = f.{rowid} AND c.id = f.{fts_id})"
         ).fetchone()
         (unindexed,) = conn.execute(
             f"SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM {fts} f WHERE f.{rowid} = c.rowid)"
