@@ -307,7 +307,11 @@ def main() -> int:
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--launch-only", action="store_true", help="only measure 4 (launch and F2 on an existing index)")
     ap.add_argument("--judged-only", action="store_true", help="only measure 5 (the metric over 100 judged questions)")
+    ap.add_argument("--index", nargs=3, metavar=("DB", "WORKSPACE", "QUERY_VECTORS_NPY"),
+                    help="launch on an existing index (bench/scale.py builds them at 10k/100k/1M chunks); prints JSON")
     args = ap.parse_args()
+    if args.index:
+        return asyncio.run(launch_on_index(*args.index))
     if args.launch_only:
         return asyncio.run(launch_only(args.notes))
     if args.judged_only:
@@ -327,6 +331,52 @@ async def launch_only(notes: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         opening = await launch_lag(Path(tmp), notes)
     print(table(launch_rows(opening, notes), ["measure", "result", "goal"]))
+    return 0
+
+
+async def launch_on_index(db: str, ws: str, vectors: str) -> int:
+    """Launch → first hybrid results, the status screen, and the longest event-loop gap until the
+    vector matrix is in memory, on a built index; query vectors stand in for the model."""
+    import json
+
+    import numpy as np
+    from scale import FixedQueryVectors
+
+    cfg = validate({})
+    index = MemoryIndex(index_settings(cfg, Path(ws), Path(db)), provider_name="none")
+    index._provider, index._provider_ready = FixedQueryVectors(np.load(vectors)), True
+    app = _LagRecordingApp(index, cfg, watch=False, initial_query="w17 w42")
+    started = time.perf_counter()
+    out: dict = {}
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: bool(app.results) and app.pool is not None and app.pool.mode == "hybrid", 120)
+        out["first_results_s"] = time.perf_counter() - started
+        out["first_vector_path"] = app.pool.vector_path if app.pool else ""
+        out["launch_max_gap_ms"] = max(app.lags)
+        app.lags.clear()
+        t = time.perf_counter()
+        await pilot.press("f2")
+        await until(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen", 60)
+        out["status_screen_ms"] = (time.perf_counter() - t) * 1000
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        out["status_max_gap_ms"] = max(app.lags)
+        app.lags.clear()
+        box = app.query_one("#query")
+        typed = 0
+        searcher = index.vector_searcher
+        while searcher.loaded_key is None and time.perf_counter() - started < 300:  # keys while the matrix loads
+            box.insert_text_at_cursor(" w" + str(typed % 50))
+            typed += 1
+            await asyncio.sleep(0.3)
+        out["matrix_loaded_s"] = time.perf_counter() - started
+        out["typed_while_loading"] = typed
+        out["loading_max_gap_ms"] = max(app.lags) if app.lags else 0.0
+        out["loading_max_gap_cpu_ms"] = max(app.cpu_ms) if app.cpu_ms else 0.0
+        await pilot.pause(0.5)
+        out["path_after_load"] = app.pool.vector_path if app.pool else ""
+    index.close()
+    print(json.dumps(out))
     return 0
 
 

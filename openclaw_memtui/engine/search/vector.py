@@ -112,9 +112,8 @@ class VectorSearcher:
             rows = [r for r in rows if len(r[2]) == dims * 4]
             if not rows:
                 continue
-            vectors = np.empty((len(rows), dims), dtype=np.float32)
-            for i, row in enumerate(rows):
-                vectors[i] = np.frombuffer(row[2], dtype=np.float32)
+            # one batch joined (~12 MB), never the whole matrix: a copy per row cost 3x more
+            vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dims)
             rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             labels = np.fromiter((self._label(r[1]) for r in rows), dtype=np.uint8, count=len(rows))
             yield rowids, vectors, labels
