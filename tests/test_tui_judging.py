@@ -43,6 +43,7 @@ async def test_marks_are_keys_of_the_list_shown_in_it_and_stored(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "database migration")
+        assert await wait_for(pilot, lambda: app.judgements_read)
         await pilot.click("#query")
         await pilot.press("plus")  # in the query box + is a character, not a mark
         assert "+" in app.query_one("#query", Input).value and app.judgements == []
@@ -130,3 +131,28 @@ async def test_suggest_from_the_palette_is_at_least_as_good_and_saves_with_one_k
         assert config.exists() and "minScore" in config.read_text()
         assert await wait_for(pilot, lambda: app.metric_view.current == app.metric_view.saved)
         assert f"{app.metric_view.current.ndcg:.3f} =" in str(app.query_one(MetricBox).render())
+
+
+async def test_a_mark_before_the_stored_judgements_are_read_is_refused_not_saved_over_them(tmp_path):
+    import threading
+
+    app = seeded_app(tmp_path)
+    store = app.judgement_store
+    shipped = store.path.read_text(encoding="utf-8")
+    release, real_load = threading.Event(), store.load
+
+    def slow_load():
+        release.wait(10)
+        return real_load()
+
+    store.load = slow_load
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "rate limiting policy")
+        app.query_one(ResultList).focus()
+        await pilot.press("plus")
+        assert any("still being read" in text for _, text in app.toasts) and app.judgements == []
+        release.set()
+        assert await wait_for(pilot, lambda: app.judgements_read and len(app.judgements) == 24)
+        await pilot.press("plus")
+        assert await wait_for(pilot, lambda: store.path.read_text(encoding="utf-8") != shipped)
+        assert len(real_load().judgements) == 24  # the mark joined the stored questions

@@ -72,15 +72,20 @@ class JudgingMixin(_App):
         self.metric_view = MetricView(loading="waiting for the index")
         self._metric_cancel = threading.Event()
         self._suggest_cancel = threading.Event()
+        self._judged_cancel = threading.Event()
 
     # -- the judged questions, retrieved once ---------------------------------------------------
     def load_judged(self) -> None:
         """(Re)retrieve every judged question: at launch and after each sync (the pools changed)."""
         self.judged_generation += 1
-        self._load_judged(self.judged_generation, None if not self.judgements_read else list(self.judgements))
+        self._judged_cancel.set()  # a retrieval still running for an older sync stops between questions
+        self._judged_cancel = threading.Event()
+        self._load_judged(self.judged_generation, None if not self.judgements_read else list(self.judgements),
+                          self.judge_snapshot, self._judged_cancel)
 
     @work(thread=True, exclusive=True, group="judged", exit_on_error=False)
-    def _load_judged(self, generation: int, judgements: list[Judgement] | None) -> None:
+    def _load_judged(self, generation: int, judgements: list[Judgement] | None, snapshot: int,
+                     cancel: threading.Event) -> None:
         from ..engine.judgements import Loaded
 
         loaded = self.judgement_store.load() if judgements is None else Loaded(judgements, self.unreadable_lines)
@@ -90,11 +95,12 @@ class JudgingMixin(_App):
 
         try:
             judged = retrieve_judged(self.index, loaded.judgements, pool_size=self.pool_size, keyword_mode=self.keyword_mode,
-                                     now_ms=self.now_ms(), progress=progress)
+                                     now_ms=self.now_ms(), progress=progress, cancel=cancel)
         except Exception as exc:  # a locked index: said once; the next sync tries again
-            self.post_message(JudgedLoaded(generation, loaded, None, describe(exc)))
+            self.post_message(JudgedLoaded(generation, snapshot, loaded, None, describe(exc)))
             return
-        self.post_message(JudgedLoaded(generation, loaded, judged))
+        if judged is not None:  # None: cancelled by a newer load
+            self.post_message(JudgedLoaded(generation, snapshot, loaded, judged))
 
     def on_work_progressed(self, message: WorkProgressed) -> None:
         if message.work == "suggest":
@@ -114,6 +120,9 @@ class JudgingMixin(_App):
                 self.notify(safe(message.loaded.problem, False), severity="warning", markup=False, timeout=10)
         if message.judged is None:
             self.notify(f"Judged questions not retrieved: {safe(message.error, False)}", severity="error", markup=False)
+            return
+        if message.snapshot != self.judge_snapshot:  # marked meanwhile: these pools miss what was just judged
+            self.load_judged()
             return
         self.judged = message.judged
         self.scorer = Scorer(message.judged.pools)
@@ -177,6 +186,9 @@ class JudgingMixin(_App):
         result, pool = self.selected(), self.ranked.pool
         if result is None or pool is None:
             self.notify("Search, then pick a result to judge", markup=False, timeout=2)
+            return
+        if not self.judgements_read:  # a mark now would be saved over the judgements not read yet
+            self.notify("The stored judgements are still being read; mark again in a moment", markup=False, timeout=3)
             return
         text = next((c.text for c in pool.candidates if c.id == result.id), result.snippet)
         target = Target.of_chunk(result.path, result.start_line, result.end_line, text)

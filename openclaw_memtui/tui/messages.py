@@ -85,6 +85,7 @@ class JudgedLoaded(Message):
     """The stored judgements, each judged question retrieved once, and where each target stands now."""
 
     generation: int
+    snapshot: int  # the app's judgement snapshot when the retrieval started
     loaded: Loaded
     judged: JudgedSet | None  # None: the retrieval failed (`error` says why)
     error: str = ""

@@ -108,9 +108,9 @@ class ResultList(OptionList):
         Binding("c", "app.copy_snippet", "Copy", id="results.copy"),
         Binding("j", "app.copy_json", "Copy JSON", show=False, id="results.copy_json"),
         # judging: keys of the list, so they never reach the query input
-        Binding("plus", "app.mark('relevant')", "Relevant", show=False, id="results.mark_relevant"),
-        Binding("minus", "app.mark('not_relevant')", "Not relevant", show=False, id="results.mark_not_relevant"),
-        Binding("x", "app.mark('')", "Clear mark", show=False, id="results.clear_mark"),
+        Binding("plus", "app.mark('relevant')", "Judge relevant", show=False, id="results.mark_relevant"),
+        Binding("minus", "app.mark('not_relevant')", "Judge not relevant", show=False, id="results.mark_not_relevant"),
+        Binding("x", "app.mark('')", "Clear judgement", show=False, id="results.clear_mark"),
     ]
 
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
