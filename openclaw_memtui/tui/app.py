@@ -8,14 +8,13 @@ into the index runs in a thread worker that answers with a message from `message
 from __future__ import annotations
 
 import contextlib
-import functools
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -44,6 +43,7 @@ from .screens.sync import SyncScreen
 from .settings_actions import Outcome, export_settings, save_theme
 from .state import RankedResults, SyncState
 from .sync_runner import run_sync
+from .teardown import skip_when_torn_down
 from .themes import discover_themes
 from .widgets.detail_pane import DetailPane, ShownResult
 from .widgets.info_bar import InfoBar
@@ -58,22 +58,6 @@ if TYPE_CHECKING:
 
 SEARCH_DEBOUNCE_S = 0.25
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
-
-Handler = TypeVar("Handler", bound=Callable[..., None])
-
-
-def skip_when_torn_down(method: Handler) -> Handler:
-    """Worker messages can arrive while the app shuts down, after its widgets are gone."""
-
-    @functools.wraps(method)
-    def wrapper(self: MemtuiApp, *args: Any, **kwargs: Any) -> None:
-        try:
-            method(self, *args, **kwargs)
-        except NoMatches:  # the main screen's widgets are gone: nothing left to update
-            self.log.warning(f"{method.__name__}: widgets gone, message dropped")
-
-    return wrapper  # type: ignore[return-value]
-
 
 class MainScreen(Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the

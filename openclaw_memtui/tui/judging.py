@@ -25,6 +25,7 @@ from .messages import JudgedLoaded, MetricScored, SuggestFinished, WorkProgresse
 from .screens.suggest import SuggestScreen
 from .settings_actions import save_settings
 from .state import MetricView, RankedResults
+from .teardown import skip_when_torn_down
 from .widgets.metric import MetricBox
 from .widgets.result_list import ResultList
 from .widgets.tuning import TuningPanel
@@ -102,6 +103,7 @@ class JudgingMixin(_App):
         if judged is not None:  # None: cancelled by a newer load
             self.post_message(JudgedLoaded(generation, snapshot, loaded, judged))
 
+    @skip_when_torn_down
     def on_work_progressed(self, message: WorkProgressed) -> None:
         if message.work == "suggest":
             screen = self._suggest_screen()
@@ -110,6 +112,7 @@ class JudgingMixin(_App):
         elif message.generation == self.judged_generation and self.judged is None:
             self._show_metric(MetricView(loading=f"retrieving {message.done}/{message.total}"))
 
+    @skip_when_torn_down
     def on_judged_loaded(self, message: JudgedLoaded) -> None:
         if message.generation != self.judged_generation:
             return
@@ -154,6 +157,7 @@ class JudgingMixin(_App):
         view = MetricView(judged=current.n, stale=stale, current=current, saved=saved_scores)
         self.post_message(MetricScored(generation, view, (time.perf_counter() - started) * 1000))
 
+    @skip_when_torn_down
     def on_metric_scored(self, message: MetricScored) -> None:
         if message.generation == self.metric_generation:
             self.metric_ms, self.metric_shown = message.ms, message.generation
@@ -257,6 +261,7 @@ class JudgingMixin(_App):
         if screen is not None:
             screen.finished(message.result, message.error)
 
+    @skip_when_torn_down
     def on_suggest_screen_chosen(self, message: SuggestScreen.Chosen) -> None:
         self.query_one("#tuning", TuningPanel).apply(message.params)
         if message.save:
