@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--sync-wait", type=float, default=5.0, metavar="SECONDS",
                    help="how long a search waits for the index to catch up with the files (default 5)")
+    p.add_argument("--embed-wait", type=float, default=10.0, metavar="SECONDS",
+                   help="how long a search waits for the provider to embed the query before answering "
+                        "keyword-only (default 10)")
 
     p = sub.add_parser("eval", help=COMMAND_HELP["eval"])
     _common(p)

@@ -115,8 +115,9 @@ async def serve(server: Any, wire_in: IO[bytes], wire_out: IO[bytes]) -> None:
 def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.agent and (args.workspace or args.demo):
         raise UserError("pass --agent ID or --workspace DIR, not both")
-    if not args.sync_wait >= 0:
-        raise UserError(f"--sync-wait must be 0 or more seconds, got {args.sync_wait}")
+    for flag, value in (("--sync-wait", args.sync_wait), ("--embed-wait", args.embed_wait)):
+        if not value >= 0:  # `not >=` also refuses nan
+            raise UserError(f"{flag} must be 0 or more seconds, got {value}")
     wire_in, wire_out = claim_stdio()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="memtui mcp: %(levelname)s %(message)s")
     log.setLevel(logging.INFO)
@@ -127,7 +128,7 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .session import open_session
 
     session = open_session(args, cfg)  # a bad --agent or workspace: one line on stderr, exit 2, before any protocol
-    tools = MemoryTools(args, session, args.sync_wait)
+    tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)
     log.info("serving %s (%s); index %s", safe(str(session.index.settings.workspace), one_line=True),
              safe(session.origin, one_line=True), safe(str(session.index.settings.db_path), one_line=True))
     try:

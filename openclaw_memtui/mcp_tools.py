@@ -10,10 +10,12 @@ The protocol layer (mcp_server.py) runs these methods in a worker thread.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import copy
 import logging
 import math
 import os
+import queue
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -228,13 +230,42 @@ class SavedSettings:
         return self.cfg
 
 
+class DaemonWorker:
+    """One daemon thread running submitted calls in order. Unlike a ThreadPoolExecutor's, it is not
+    joined at exit: a call stuck on a hung provider must not keep the server alive after stdin closes.
+    One thread, not one per call: its read connection to the index is opened once."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], concurrent.futures.Future[Any]]]
+        self._jobs = queue.SimpleQueue()
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def submit(self, fn: Any, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        job: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._jobs.put((fn, args, kwargs, job))
+        return job
+
+    def _run(self) -> None:
+        while True:
+            fn, args, kwargs, job = self._jobs.get()
+            try:
+                job.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # handed to the caller, whatever it is
+                job.set_exception(exc)
+
+
 class MemoryTools:
     """The tools over one open session. Methods are synchronous: call them from one worker thread."""
 
-    def __init__(self, args: argparse.Namespace, session: Session, sync_wait: float) -> None:
+    def __init__(self, args: argparse.Namespace, session: Session, sync_wait: float, embed_wait: float) -> None:
         self.session = session
         self.settings = SavedSettings(args, session)
         self.freshness = Freshness(session, sync_wait)
+        self.embed_wait = embed_wait
+        # hybrid retrievals run on their own thread, so a provider that hangs (its timeout × retries can
+        # be minutes) costs a search `embed_wait` seconds, never the agent's whole turn
+        self._hybrid = DaemonWorker("memtui-mcp-embed")
+        self._stuck: concurrent.futures.Future[Any] | None = None
 
     def call(self, tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """The tool's answer; BadArguments or another MemtuiError for an error result."""
@@ -259,7 +290,7 @@ class MemoryTools:
         except InvalidParams as exc:
             raise BadArguments(f"memory_search: {exc}") from None
         index = self.session.index
-        pool = index.retrieve(given["query"], **retrieve_kwargs(cfg, params))
+        pool = self._retrieve(given["query"], retrieve_kwargs(cfg, params))
         results = rank(pool, params)
         provider = index.provider
         return {
@@ -271,6 +302,22 @@ class MemoryTools:
             "timeWindow": pool.time_window.to_dict() if pool.time_window is not None else None,
             "settings": params.to_dict(),
         }
+
+    def _retrieve(self, query: str, kwargs: dict[str, Any]) -> Any:
+        """A hybrid pool if the provider embeds the query within `embed_wait`, else a keyword-only one."""
+        index = self.session.index
+        if self._stuck is not None and not self._stuck.done():
+            pool = index.retrieve(query, use_vectors=False, **kwargs)
+            pool.warnings.append("keyword-only: the embedding provider is still answering an earlier query")
+            return pool
+        job = self._hybrid.submit(index.retrieve, query, **kwargs)
+        try:
+            return job.result(timeout=self.embed_wait)
+        except concurrent.futures.TimeoutError:
+            self._stuck = job  # its answer is dropped; the next search tries vectors again once it ends
+            pool = index.retrieve(query, use_vectors=False, **kwargs)
+            pool.warnings.append(f"keyword-only: the embedding provider did not answer within {self.embed_wait:g}s")
+            return pool
 
     def get(self, given: dict[str, Any]) -> dict[str, Any]:
         from .engine.memory_files import read_memory_file

@@ -14,6 +14,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from openclaw_memtui.cli import main as memtui_main
 from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.settings_io import save_to_config
 
@@ -101,6 +102,12 @@ async def test_a_note_written_while_serving_is_found_by_the_next_search(tmp_path
     assert [r["path"] for r in answer["results"]] == ["memory/2026-11-05.md"] and answer["warnings"] == []
 
 
+async def test_a_search_that_cannot_wait_for_the_sync_answers_with_a_warning(tmp_path, workspace):
+    async with server(tmp_path, *keyword_args(tmp_path, workspace), "--sync-wait", "0") as s:
+        early = await call(s, "memory_search", query="oolong tea")
+    assert any("still syncing" in w for w in early["warnings"])
+
+
 async def test_get_reads_a_slice_of_a_memory_file_and_a_masked_transcript(tmp_path, workspace):
     transcript(workspace / "sessions" / "s2.jsonl", [("user", "my key is sk-abcdefghijklmnopqrstuvwx1234"),
                                                      ("assistant", "Noted, I will not repeat it.")])
@@ -155,12 +162,15 @@ async def test_a_failing_provider_leaves_a_keyword_search_with_a_warning_and_no_
     api = FakeAPI("openai")
     api.script = [(500, {}, {"error": "internal error"}, 0)] * 50
     key = "sk-live-do-not-print-0123456789"
+    write(workspace / "memory" / "keys.md", f"# Keys\nThe staging deploy token is {key} (rotate monthly).\n")
     config = write(tmp_path / "config.toml", f'provider = "openai"\n[remote]\nbaseUrl = "{api.url}/v1"\n'
                                              f'apiKey = "{key}"\nmaxRetries = 0\n')
     try:
         async with server(tmp_path, "--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"),
                           "--config", str(config)) as s:
             result = await s.call_tool("memory_search", {"query": "oolong tea"})
+            quoted = await s.call_tool("memory_search", {"query": "staging deploy token"})
+            note = await s.call_tool("memory_get", {"path": "memory/keys.md"})
     finally:
         api.close()
     answer = json.loads(result.content[0].text)
@@ -168,6 +178,28 @@ async def test_a_failing_provider_leaves_a_keyword_search_with_a_warning_and_no_
     assert any(w.startswith("keyword-only") for w in answer["warnings"])
     assert api.requests  # the provider was really tried
     assert key not in result.content[0].text and key not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+    # a note quoting the configured key: found, and the key itself replaced
+    assert "The staging deploy token is [redacted]" in json.loads(quoted.content[0].text)["results"][0]["snippet"]
+    assert key not in str(quoted.structured_content) and key not in quoted.content[0].text
+    assert "[redacted]" in json.loads(note.content[0].text)["text"] and key not in str(note.structured_content)
+
+
+async def test_a_provider_that_hangs_costs_a_search_embed_wait_not_the_turn(tmp_path, workspace):
+    api = FakeAPI("openai")
+    config = write(tmp_path / "config.toml", f'provider = "openai"\n[remote]\nbaseUrl = "{api.url}/v1"\n'
+                                             'apiKey = "sk-test-0123456789"\nmaxRetries = 0\ntimeoutSeconds = 30\n')
+    argv = ["--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--config", str(config)]
+    try:
+        assert memtui_main(["index", *argv]) == 0  # a healthy provider first: the index gets its vectors
+        api.script = [(None, {}, None, 8)] * 10  # then every answer takes 8 s
+        async with server(tmp_path, *argv, "--embed-wait", "0.5") as s:
+            slow = await call(s, "memory_search", query="oolong tea")
+            again = await call(s, "memory_search", query="canary build")
+    finally:
+        api.close()
+    assert slow["mode"] == "keyword" and slow["results"][0]["path"] == "MEMORY.md"
+    assert "did not answer within 0.5s" in " ".join(slow["warnings"])
+    assert again["mode"] == "keyword" and "still answering an earlier query" in " ".join(again["warnings"])
 
 
 async def test_an_openclaw_2026_agents_live_transcripts_are_served_masked(copied_openclaw_state, tmp_path):
