@@ -300,7 +300,7 @@ class MemoryTools:
             "model": provider.model if provider is not None else "fts-only",
             "warnings": [scrub(w) for w in warnings + pool.warnings],
             "timeWindow": pool.time_window.to_dict() if pool.time_window is not None else None,
-            "settings": params.to_dict(),
+            "settings": {_camel(k): v for k, v in params.to_dict().items()},  # the answer's own spelling
         }
 
     def _retrieve(self, query: str, kwargs: dict[str, Any]) -> Any:
@@ -328,6 +328,11 @@ class MemoryTools:
     def close(self) -> None:
         self.freshness.stop()
         self.session.close()
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def _result(r: Any) -> dict[str, Any]:

@@ -89,8 +89,8 @@ async def test_search_ranks_with_the_saved_settings_and_rereads_them_after_a_sav
         save_to_config(SearchParams(max_results=3, min_score=0.0, mmr=False), config)
         second = await call(s, "memory_search", query="green tea")
         asked = await call(s, "memory_search", query="green tea", maxResults=2)
-    assert len(first["results"]) == 1 and first["settings"]["max_results"] == 1
-    assert len(second["results"]) == 3 and second["settings"]["max_results"] == 3 and second["settings"]["mmr"] is False
+    assert len(first["results"]) == 1 and first["settings"]["maxResults"] == 1
+    assert len(second["results"]) == 3 and second["settings"]["maxResults"] == 3 and second["settings"]["mmr"] is False
     assert len(asked["results"]) == 2  # an agent's maxResults wins over the saved one
 
 
