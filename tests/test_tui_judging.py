@@ -156,3 +156,24 @@ async def test_a_mark_before_the_stored_judgements_are_read_is_refused_not_saved
         await pilot.press("plus")
         assert await wait_for(pilot, lambda: store.path.read_text(encoding="utf-8") != shipped)
         assert len(real_load().judgements) == 24  # the mark joined the stored questions
+
+
+async def test_suggest_with_too_few_judgements_says_how_many_more_and_help_lists_the_keys(tmp_path):
+    from textual.widgets import Static
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled_search(pilot, app, "rate limiting policy")
+        assert await wait_for(pilot, lambda: app.judgements_read)
+        app.query_one(ResultList).focus()
+        await pilot.press("plus")
+        app.action_suggest_settings()
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None)
+        body = str(app.screen.query_one("#suggest-body", Static).render())
+        assert "judge 9 more" in body.replace("\n", " ")
+        await pilot.press("a")  # nothing to apply
+        assert isinstance(app.screen, SuggestScreen)
+        await pilot.press("escape", "f1")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        keys = str(app.screen.query_one(Static).render())
+        assert "Judge relevant" in keys and "Judge not relevant" in keys and "Clear judgement" in keys
