@@ -132,6 +132,11 @@ class IndexReader:
             f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()} WHERE vector_bytes > 0 AND model = ?",
             (model,)).fetchone()[0])
 
+    def count_unembedded(self, model: str) -> int:
+        return int(self.conn.execute(
+            f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()} WHERE vector_bytes = 0 AND model = ?",
+            (model,)).fetchone()[0])
+
     def count_vectors_of_other_size(self, vector_bytes: int) -> int:
         return int(self.conn.execute(
             f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()} WHERE vector_bytes > 0 AND vector_bytes != ?",

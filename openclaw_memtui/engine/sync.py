@@ -620,17 +620,17 @@ class Syncer:
         assert provider is not None
         store = self.store
         writer = IndexWriter(store.conn)
-        pending = writer.chunks_to_embed(self.model)
-        total = len(pending)
+        total = IndexReader(store.conn).count_unembedded(self.model)
         if not total:
             return
         scope = self._cache_scope(provider)
         batch_size = max(1, getattr(provider, "sync_batch_items", 32))  # one commit per batch: progress survives a crash
         done = 0
+        after = 0  # chunks are read a batch at a time in rowid order: 1M chunks' text never sits in memory
         try:
-            for start in range(0, total, batch_size):
+            while batch := writer.chunks_to_embed(self.model, after, batch_size):
                 self._check_cancel()
-                batch = pending[start : start + batch_size]
+                after = batch[-1].rowid
                 self.progress(SyncProgress("embed", done, total, "", f"embedding {done}/{total} chunks"))
                 vectors = self._vectors_for(batch, scope, report)
                 dims = vectors.shape[1]

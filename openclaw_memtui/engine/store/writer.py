@@ -168,10 +168,11 @@ class IndexWriter:
         return int(max(removed, 0)) + len(missing)
 
     # -- vectors ---------------------------------------------------------------------------------
-    def chunks_to_embed(self, model: str) -> list[PendingChunk]:
-        """Chunks of `model` without a vector, oldest first."""
+    def chunks_to_embed(self, model: str, after_rowid: int = 0, limit: int = -1) -> list[PendingChunk]:
+        """Chunks of `model` without a vector, oldest first, from `after_rowid` on (`limit` -1: all)."""
         return [PendingChunk(*row) for row in self.conn.execute(
-            "SELECT rowid, id, hash, text FROM chunks WHERE length(embedding) = 0 AND model = ? ORDER BY rowid", (model,))]
+            "SELECT rowid, id, hash, text FROM chunks WHERE rowid > ? AND length(embedding) = 0 AND model = ?"
+            " ORDER BY rowid LIMIT ?", (after_rowid, model, limit))]
 
     def write_vectors(self, vectors: Sequence[tuple[PendingChunk, bytes]], *, into_vec_table: bool) -> None:
         """Store each chunk's float32 blob, and (with sqlite-vec) replace its row in `chunks_vec`."""
