@@ -25,6 +25,14 @@ def _warn(text: str) -> None:
     print(f"memtui: {safe(text, one_line=True)}", file=sys.stderr)
 
 
+def no_judgements(loaded: Loaded) -> UserError:
+    """Nothing to score: none stored, or (said apart, it is not the same fix) none of the lines read."""
+    if loaded.unreadable:
+        return UserError(f"none of the {len(loaded.unreadable)} stored judgement line(s) could be read "
+                         "(see the line above): fix or delete them, or import a queries file")
+    return UserError(NO_JUDGEMENTS)
+
+
 def load_judgements(session: Session) -> Loaded:
     loaded = session.judgements().load()
     if loaded.problem:
@@ -38,7 +46,7 @@ def stored_queries(session: Session) -> list[dict[str, Any]]:
 
     loaded = load_judgements(session)
     if not loaded.judgements:
-        raise UserError(NO_JUDGEMENTS)
+        raise no_judgements(loaded)
     checked = check_targets(loaded.judgements, session.index.reads().chunk_spans)
     stale = stale_count(checked)
     if stale:
@@ -155,7 +163,7 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     index, cfg = session.index, session.cfg
     loaded = load_judgements(session)
     if not loaded.judgements:
-        raise UserError(NO_JUDGEMENTS)
+        raise no_judgements(loaded)
     if index.is_dirty() or index.is_empty():
         index.sync()
     current = params_from(args, cfg)

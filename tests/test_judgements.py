@@ -75,6 +75,42 @@ def test_unreadable_lines_are_said_in_one_line_and_kept_on_save(tmp_path):
     assert "{not json" in path.read_text() and '"qid": "b"' in path.read_text()
 
 
+def test_a_line_that_is_not_utf8_is_kept_byte_for_byte_and_the_others_are_used(tmp_path, workspace, capsys):
+    """One bad byte used to make the whole file unreadable, and the next write kept only the new line."""
+    db = tmp_path / "i.sqlite"
+    lines = [json.dumps({"qid": f"q{i}", "question": f"oolong {i}", "targets": [{"path": "MEMORY.md", "line": 3}]})
+             .encode() for i in range(16)]
+    lines[6] = b'{"qid": "q6", "question": "caf\xe9 latin-1", "targets": []}'
+    stored = judgements_path(db)
+    stored.write_bytes(b"\n".join(lines) + b"\n")
+    write(tmp_path / "n1.jsonl", json.dumps({"qid": "new", "question": "canary", "targets": [{"path": "MEMORY.md", "line": 4}]}))
+    base = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    assert main(["judgements", "import", str(tmp_path / "n1.jsonl"), *base]) == 0
+    out, err = capsys.readouterr()
+    assert "1 line(s) could not be read (line 7)" in err and err.count("\n") == 1
+    assert "16 judged question(s)" in out
+    after = stored.read_bytes().split(b"\n")
+    assert len(after) == 18 and lines[6] in after and after[-1] == b""  # 15 + the new one + the kept line
+    assert main(["eval", "--json", *base]) == 0
+    assert json.loads(capsys.readouterr().out)["scored"] == 16
+
+
+def test_a_question_holding_a_line_separator_survives_a_round_trip(tmp_path):
+    store = JudgementStore(tmp_path / "j.jsonl")
+    store.save([Judgement("x", "one\u2028two", [chunk_target()])])  # written raw (ensure_ascii=False)
+    loaded = store.load()
+    assert loaded.problem == "" and [j.question for j in loaded.judgements] == ["one\u2028two"]
+
+
+def test_eval_when_no_stored_line_reads_says_so_not_that_none_are_stored(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
+    judgements_path(db).write_bytes(b"\xff\xfe\n")
+    assert main(["eval", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "none of the 1 stored judgement line(s) could be read" in err and "no judgements stored" not in err
+    assert judgements_path(db).read_bytes() == b"\xff\xfe\n"
+
+
 def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path, monkeypatch):
     store = JudgementStore(tmp_path / "j.jsonl")
     store.save(set_verdict([], "q", chunk_target(), "relevant"))

@@ -177,3 +177,20 @@ async def test_suggest_with_too_few_judgements_says_how_many_more_and_help_lists
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
         keys = str(app.screen.query_one(Static).render())
         assert "Judge relevant" in keys and "Judge not relevant" in keys and "Clear judgement" in keys
+
+
+async def test_a_mark_keeps_a_stored_line_that_is_not_utf8_and_every_other_judgement(tmp_path):
+    app = seeded_app(tmp_path)
+    stored = judgements_path(tmp_path / "tui.sqlite")
+    bad = b'{"qid": "x", "question": "caf\xe9", "targets": []}'
+    shipped = stored.read_bytes()
+    stored.write_bytes(shipped + bad + b"\n")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "database migration")
+        assert await wait_for(pilot, lambda: app.judgements_read)
+        assert len(app.judgements) == 24  # the good lines are used
+        app.query_one(ResultList).focus()
+        await pilot.press("plus")
+        assert await wait_for(pilot, lambda: stored.read_bytes() != shipped + bad + b"\n")
+        after = stored.read_bytes()
+        assert bad + b"\n" in after and len(app.judgement_store.load().judgements) >= 24

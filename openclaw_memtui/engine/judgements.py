@@ -10,8 +10,10 @@ in the index is *stale* (flagged, left out of every metric) instead of silently 
 text; one whose text moved to other lines is scored at its new place. Imported line targets
 (no hash) cannot be checked and are scored as given.
 
-Writes are crash-safe (temp file + fsync + rename, 0600, folders 0700). A line that cannot be read
-is reported in one line and written back unchanged, so nothing a user wrote is lost.
+Writes are crash-safe (temp file + fsync + rename, 0600, folders 0700). The file is read line by
+line as bytes: a line that does not decode as UTF-8 or parse is reported (by line number, in one
+line for all of them) and written back byte for byte on every save, so nothing a user wrote is lost
+and the lines that do read are still used.
 """
 
 from __future__ import annotations
@@ -146,26 +148,35 @@ def _check_not_relevant(d: dict[str, Any], where: str) -> None:
 @dataclass
 class Loaded:
     judgements: list[Judgement]
-    unreadable: list[str]  # raw lines that could not be read: written back unchanged on save
+    unreadable: list[bytes]  # raw lines (no newline) that could not be read: written back unchanged on save
     problem: str = ""  # one line for the user, "" when every line was read
 
 
-def parse_lines(lines: Iterable[str], name: str) -> Loaded:
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines on b"\n" only: str.splitlines() also splits on U+2028 and friends, which JSON written
+    with ensure_ascii=False may hold inside a string."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def parse_lines(lines: Iterable[bytes], name: str) -> Loaded:
     judgements: list[Judgement] = []
-    bad: list[str] = []
+    bad: list[bytes] = []
     bad_numbers: list[int] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            d = json.loads(line)
+            d = json.loads(line.decode("utf-8"))
             if not isinstance(d, dict) or "qid" not in d or "question" not in d:
                 raise ValueError("needs qid and question")
             check_query(d, f"{name}:{n}")
             _check_not_relevant(d, f"{name}:{n}")
             judgements.append(Judgement.from_json(d))
-        except (ValueError, TypeError, RecursionError):
-            bad.append(line.rstrip("\n"))
+        except (ValueError, TypeError, RecursionError):  # UnicodeDecodeError is a ValueError
+            bad.append(line)
             bad_numbers.append(n)
     problem = ""
     if bad_numbers:
@@ -195,20 +206,19 @@ class JudgementStore:
         if src is None:
             return Loaded([], [])
         try:
-            text = src.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            return Loaded([], [], f"{src} is not valid UTF-8; it was left as it is (fix or move it)")
+            data = src.read_bytes()
         except OSError as exc:
             return Loaded([], [], f"cannot read {src}: {exc.strerror or exc}")
-        return parse_lines(text.splitlines(), str(src))
+        return parse_lines(split_lines(data), str(src))
 
-    def save(self, judgements: list[Judgement], unreadable: Iterable[str] = (), snapshot: int | None = None) -> None:
+    def save(self, judgements: list[Judgement], unreadable: Iterable[bytes] = (), snapshot: int | None = None) -> None:
         """Write all judgements (and the unreadable lines as they were) in one atomic rename.
 
         `snapshot`: a counter the caller increases per change; a write of an older snapshot than the
         newest written is skipped, so saves from worker threads cannot undo a later mark."""
-        lines = [json.dumps(j.to_json(), ensure_ascii=False) for j in judgements if not j.is_empty() or j.extra]
-        text = "".join(line + "\n" for line in [*lines, *unreadable])
+        lines = [json.dumps(j.to_json(), ensure_ascii=False).encode("utf-8")
+                 for j in judgements if not j.is_empty() or j.extra]
+        text = b"".join(line + b"\n" for line in [*lines, *unreadable])
         with self._lock:
             if snapshot is not None:
                 if snapshot < self._written:
@@ -217,15 +227,16 @@ class JudgementStore:
             write_private_atomic(self.path, text)
 
 
-def write_private_atomic(path: Path, text: str) -> None:
-    """`text` into `path` 0600 via a temp file in the same folder, fsynced and renamed: a crash leaves
-    the old file or the new one, never half of one."""
+def write_private_atomic(path: Path, text: str | bytes) -> None:
+    """`text` (str: as UTF-8) into `path` 0600 via a temp file in the same folder, fsynced and renamed:
+    a crash leaves the old file or the new one, never half of one."""
     make_private_dirs(path.parent)
+    data = text.encode("utf-8") if isinstance(text, str) else text
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(name, path)

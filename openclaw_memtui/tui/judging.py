@@ -60,7 +60,7 @@ class JudgingMixin(_App):
     def init_judging(self, store: JudgementStore) -> None:
         self.judgement_store = store
         self.judgements: list[Judgement] = []
-        self.unreadable_lines: list[str] = []
+        self.unreadable_lines: list[bytes] = []
         self.judgements_read = False  # the store is read once; after that the list in memory is the truth
         self.judged: JudgedSet | None = None
         self.scorer: Scorer | None = None
@@ -214,7 +214,7 @@ class JudgingMixin(_App):
         self.rescore()
 
     @work(thread=True, group="judgements-save", exit_on_error=False)
-    def _save_judgements(self, judgements: list[Judgement], unreadable: list[str], snapshot: int) -> None:
+    def _save_judgements(self, judgements: list[Judgement], unreadable: list[bytes], snapshot: int) -> None:
         try:
             self.judgement_store.save(judgements, unreadable, snapshot)
         except OSError as exc:
