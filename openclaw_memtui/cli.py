@@ -54,6 +54,8 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-decay", dest="decay", action="store_false")
     p.add_argument("--half-life-days", type=float, metavar="X")
     p.add_argument("--fusion", choices=FUSIONS, help="how the two legs are merged")
+    p.add_argument("--line-weight", type=float, metavar="X",
+                   help="share of the keyword score from a chunk's best-matching line (0 = whole chunk only)")
     p.add_argument("--time", dest="time_mode", choices=TIME_MODES,
                    help="what a time expression in the query does (default from config: boost)")
 

@@ -15,7 +15,7 @@ from .errors import UserError
 from .session import open_session
 
 # ranking flags whose argparse dest is the SearchParams field they set
-RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "mmr", "mmr_lambda", "decay", "half_life_days",
+RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "line_weight", "mmr", "mmr_lambda", "decay", "half_life_days",
                  "min_score", "max_results", "time_mode")
 
 

@@ -65,7 +65,9 @@ DEFAULTS: dict[str, Any] = {
         "maxResults": _RANK.max_results,
         "minScore": _RANK.min_score,
         "keyword": {"orFallback": DEFAULT_KEYWORD_MODE == "and-or", "cjk": _INDEX["cjk_segmentation"],
-                    "stemming": _INDEX["stemming"]},
+                    "stemming": _INDEX["stemming"],
+                    # share of a chunk's keyword score taken from its best-matching line (0 = chunk only)
+                    "lineWeight": _RANK.line_weight},
         # a time expression in the query ("last week", "上周") sets a window: boost | filter | off
         "time": {"mode": _RANK.time_mode, "boost": _RANK.time_boost, "floor": _RANK.time_floor},
         "hybrid": {
@@ -134,6 +136,7 @@ def _check(defaults: dict[str, Any], given: dict[str, Any], prefix: str, where: 
 
 # config key of each SearchParams field, to name it in an out-of-range error
 PARAM_KEYS = {"vector_weight": "query.hybrid.vectorWeight", "text_weight": "query.hybrid.textWeight",
+              "line_weight": "query.keyword.lineWeight",
               "mmr_lambda": "query.hybrid.mmr.lambda", "half_life_days": "query.hybrid.temporalDecay.halfLifeDays",
               "min_score": "query.minScore", "max_results": "query.maxResults", "time_boost": "query.time.boost",
               "time_floor": "query.time.floor", "chunk_tokens": "chunking.tokens", "chunk_overlap": "chunking.overlap"}
@@ -234,6 +237,7 @@ def search_params(cfg: dict[str, Any]) -> SearchParams:
     """The ranking parameters a config asks for (the TUI's starting point, the CLI's defaults)."""
     q, h = cfg["query"], cfg["query"]["hybrid"]
     return SearchParams(vector_weight=h["vectorWeight"], text_weight=h["textWeight"], fusion=h["fusion"],
+                        line_weight=q["keyword"]["lineWeight"],
                         mmr=h["mmr"]["enabled"], mmr_lambda=h["mmr"]["lambda"], decay=h["temporalDecay"]["enabled"],
                         half_life_days=h["temporalDecay"]["halfLifeDays"], min_score=q["minScore"], max_results=q["maxResults"],
                         time_mode=q["time"]["mode"], time_boost=q["time"]["boost"], time_floor=q["time"]["floor"])

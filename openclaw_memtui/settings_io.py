@@ -153,6 +153,7 @@ def save_to_config(params: SearchParams, path: Path) -> Path | None:
     query["maxResults"] = int(params.max_results)
     query["minScore"] = float(params.min_score)
     _set_all(query, "time", {"mode": params.time_mode, "boost": float(params.time_boost), "floor": float(params.time_floor)})
+    _table(query, "keyword")["lineWeight"] = float(params.line_weight)
     hybrid = _table(query, "hybrid")
     hybrid["vectorWeight"] = float(params.vector_weight)
     hybrid["textWeight"] = float(params.text_weight)

@@ -167,3 +167,73 @@ def test_stemming_matches_word_forms(tmp_path, make_settings):
     assert stemmed.store.get_identity()["ftsTokenizer"] == "porter+unicode61+cjk-bigram"
     plain = keyword_index(ws, make_settings, stemming="none", db=tmp_path / "plain.sqlite")
     assert not [c for c in plain.retrieve("decide authentication").candidates if c.text_score > 0]
+
+
+# -- best-line keyword scores --------------------------------------------------------------------
+
+SPREAD = ("Trip planning notes.\nThe museum was closed on Monday.\nWe talked about pottery for an hour.\n"
+          "Her sister likes the museum shop.\nPottery again, it was fun.\nA museum note for the weekend.\n")
+ONE_LINE = ("Weekend notes.\nShe went to a pottery museum last week.\nThe weather was grey.\n"
+            "Dinner was pasta.\nWe watched a film.\nThe cat slept all day.\n")
+
+
+def lines_of(index) -> int:
+    return index.reader().execute("SELECT count(*) FROM lines_fts").fetchone()[0]
+
+
+def nonempty_lines(index) -> int:
+    texts = [t for (t,) in index.reader().execute("SELECT text FROM chunks")]
+    return sum(1 for t in texts for line in t.split("\n") if line.strip())
+
+
+def test_a_chunk_whose_one_line_holds_the_query_outranks_one_with_the_words_spread(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "spread.md", SPREAD)
+    write(ws / "memory" / "one-line.md", ONE_LINE)
+    index = keyword_index(ws, make_settings)
+    pool = index.retrieve("Which pottery museum did she visit?")
+    scores = {c.path: (c.text_score, c.line_score) for c in pool.candidates}
+    assert scores["memory/spread.md"][0] > scores["memory/one-line.md"][0]  # the whole chunk favours the spread one
+    assert scores["memory/one-line.md"][1] > scores["memory/spread.md"][1]  # its best line is the one-line one
+    chunk_only = rank(pool, SearchParams(line_weight=0.0, min_score=0))
+    assert [r.path for r in chunk_only] == ["memory/spread.md", "memory/one-line.md"]
+    with_lines = rank(pool, SearchParams(min_score=0))  # the shipped default weighs lines in
+    assert [r.path for r in with_lines] == ["memory/one-line.md", "memory/spread.md"]
+    assert "lines" in pool.timings_ms
+
+
+def test_question_words_do_not_score_a_line(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "What did you do when it rained?\nNothing much.\n")
+    write(ws / "memory" / "b.md", "Rain notes.\nThe garden flooded after the rain.\n")
+    index = keyword_index(ws, make_settings)
+    pool = index.retrieve("What did they do when the garden flooded?")
+    lines = {c.path: c.line_score for c in pool.candidates}
+    assert lines.get("memory/a.md", 0.0) == 0.0 and lines["memory/b.md"] > 0
+
+
+def test_lines_follow_the_chunks_through_edits_and_deletes(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", SPREAD)
+    write(ws / "memory" / "b.md", ONE_LINE)
+    index = keyword_index(ws, make_settings)
+    assert lines_of(index) == nonempty_lines(index) > 0
+    write(ws / "memory" / "a.md", "Only one line about gardening now.\n")
+    (ws / "memory" / "b.md").unlink()
+    index.sync()
+    assert lines_of(index) == nonempty_lines(index) == 1
+    pool = index.retrieve("pottery museum")
+    assert all(c.line_score == 0 for c in pool.candidates)  # no line of a deleted chunk still scores
+
+
+def test_an_index_from_before_lines_gets_them_on_its_next_sync(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "b.md", ONE_LINE)
+    index = keyword_index(ws, make_settings)
+    conn = index.store.conn
+    conn.execute("DELETE FROM lines_fts")
+    conn.execute("DELETE FROM meta WHERE key = 'memtui_lines_filled'")  # what an older index looks like
+    assert all(c.line_score == 0 for c in index.retrieve("pottery museum").candidates)
+    index.sync()
+    assert lines_of(index) == nonempty_lines(index)
+    assert max(c.line_score for c in index.retrieve("pottery museum").candidates) > 0

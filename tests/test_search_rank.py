@@ -21,10 +21,10 @@ def openclaw(**changes) -> SearchParams:
     return replace(OPENCLAW_SEARCH_PARAMS, **changes)
 
 
-def cand(i, score_v=None, score_t=0.0, text="", path=None, ts=None, source="memory"):
+def cand(i, score_v=None, score_t=0.0, text="", path=None, ts=None, source="memory", line=0.0):
     return Candidate(rowid=i, id=f"id{i}", path=path or f"memory/{i}.md", source=source, start_line=1, end_line=2,
                      text=text or f"text {i}", vector_score=score_v, text_score=score_t, bm25_rank=None, ts_ms=ts,
-                     date_source="evergreen" if ts is None else "name")
+                     date_source="evergreen" if ts is None else "name", line_score=line)
 
 
 def test_fts_query_parity():
@@ -86,7 +86,7 @@ def test_hybrid_merge_parity():
     assert [round(r.score, 6) for r in rank(pool, openclaw(min_score=0))] == [0.63, 0.5, 0.3]
     # weights renormalise: 0.6/0.6 behaves as 0.5/0.5
     pool = Pool("q", [cand(1, 0.2, 1.0)], NOW, "hybrid")
-    assert rank(pool, SearchParams(vector_weight=0.6, text_weight=0.6, min_score=0))[0].score == pytest.approx(0.6)
+    assert rank(pool, SearchParams(vector_weight=0.6, text_weight=0.6, line_weight=0, min_score=0))[0].score == pytest.approx(0.6)
 
 
 def test_temporal_decay_parity():
@@ -149,3 +149,32 @@ def test_recent_first_puts_new_dated_notes_above_undated_ones():
     recent = rank(pool, replace(plain, decay_evergreen=True))
     assert [r.path for r in recent][:2] == ["memory/new.md", "MEMORY.md"]
     assert next(r for r in recent if r.path == "MEMORY.md").age_days is None
+
+
+def test_line_weight_blends_the_best_line_into_the_keyword_score():
+    # chunk 1 matches slightly better as a whole; chunk 2 holds the query's words in one line
+    pool = Pool("q", [cand(1, 0.5, 0.80, line=0.20), cand(2, 0.5, 0.75, line=0.70)], NOW, "hybrid")
+    chunk_only = rank(pool, SearchParams(line_weight=0.0, min_score=0))
+    assert [r.path for r in chunk_only] == ["memory/1.md", "memory/2.md"]
+    blended = rank(pool, SearchParams(line_weight=0.5, min_score=0))
+    assert [r.path for r in blended] == ["memory/2.md", "memory/1.md"]
+    assert blended[0].text_score == pytest.approx(0.5 * 0.75 + 0.5 * 0.70)  # the breakdown shows what was fused
+    assert blended[0].score == pytest.approx(0.4 * 0.5 + 0.6 * 0.725)
+
+
+def test_line_weight_zero_ranks_exactly_as_chunk_only_bm25():
+    rng = np.random.default_rng(7)
+    cands = [cand(i, float(rng.random()), float(rng.random()), line=float(rng.random())) for i in range(40)]
+    without_lines = [replace(c, line_score=0.0) for c in cands]
+    for fusion in ("openclaw", "normalized"):
+        params = SearchParams(line_weight=0.0, fusion=fusion, min_score=0, max_results=40)
+        a = rank(Pool("q", cands, NOW, "hybrid"), params)
+        b = rank(Pool("q", without_lines, NOW, "hybrid"), params)
+        assert [(r.path, r.score, r.text_score) for r in a] == [(r.path, r.score, r.text_score) for r in b]
+
+
+def test_a_line_match_alone_is_a_keyword_hit_for_the_rescue():
+    # below minScore, only keyword hits are rescued; a chunk whose best line matched counts as one
+    pool = Pool("q", [cand(1, 0.1, 0.0, line=0.4), cand(2, 0.1, 0.0)], NOW, "hybrid")
+    res = rank(pool, SearchParams(line_weight=0.5, min_score=0.9, max_results=5))
+    assert [r.path for r in res] == ["memory/1.md"]

@@ -42,6 +42,7 @@ from .sources import (
     note_date_ms,
 )
 from .store import (
+    LINES_KEY,
     CachedVector,
     CacheScope,
     EmbeddingCache,
@@ -152,9 +153,14 @@ def chunk_ids(source: str, path: str, chunks: list[TextChunk], model: str) -> li
 
 
 def repair_fts(store: Store, segment: bool) -> int:
-    """Make `chunks_fts` hold exactly one row per chunk (see IndexWriter.repair_fts); returns how many
-    rows were fixed, and tells in-memory caches when any was."""
-    fixed = IndexWriter(store.conn).repair_fts(segment_cjk_for_index if segment else _as_is)
+    """Make `chunks_fts` hold exactly one row per chunk (see IndexWriter.repair_fts) and `lines_fts`
+    the lines of every chunk; returns how many chunk rows were fixed, and tells in-memory caches when any was."""
+    fts_text = segment_cjk_for_index if segment else _as_is
+    writer = IndexWriter(store.conn)
+    fixed = writer.repair_fts(fts_text)
+    if fixed or store.get_meta(LINES_KEY) != "1":  # an index from before lines_fts existed gets its lines once
+        writer.refill_lines(fts_text)
+        store.set_meta(LINES_KEY, "1")
     if fixed:
         store.bump_generation()
     return fixed
@@ -414,6 +420,8 @@ class Syncer:
         try:
             if not force:
                 repair_fts(store, self.settings.cjk_segmentation == "bigram")
+            else:  # a rebuild starts empty: every chunk it writes gets its lines as it is inserted
+                store.set_meta(LINES_KEY, "1")
             for done, sf in enumerate(files, 1):
                 self._check_cancel()  # the handler below writes the files read so far and commits
                 stamp = known.get(sf.path)

@@ -79,6 +79,8 @@ def build_export(params: SearchParams, layout: Layout, pool_size: int = 100, *, 
     if params.decay != FIXED_2026["decay"] or (params.decay and params.half_life_days != FIXED_2026["halfLifeDays"]):
         missing.append(f"temporal decay {'half-life ' + format(params.half_life_days, 'g') + ' days' if params.decay else 'off'} "
                        "(OpenClaw 2026.9 always decays with a 30-day half-life)")
+    if params.line_weight > 0:
+        missing.append(f"line weight {params.line_weight:.2f} (OpenClaw scores keywords over whole chunks only)")
     if params.time_mode != "off":
         missing.append(f"time windows from the query ({params.time_mode}; OpenClaw has no such feature)")
     block: dict[str, Any] = {"memory": {"search": {"query": query}}}

@@ -6,7 +6,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..store.schema import LINE_BITS
 from .query import and_query, build_fts_query, or_query
+
+# lines read per query for line scores: enough for the best line of every chunk in a 100-chunk pool
+LINES_PER_POOL_CHUNK = 10
 
 
 def bm25_rank_to_score(rank: float) -> float:
@@ -57,3 +61,22 @@ def keyword_search(conn: Any, query: str, limit: int, sources: tuple[str, ...], 
                 return hits, "and"
     match = or_query(query, cjk_bigram)
     return (_run(conn, match, limit, sources), "or") if match else ([], "none")
+
+
+def line_search(conn: Any, query: str, pool_size: int, cjk_bigram: bool = True) -> dict[int, float]:
+    """Chunk rowid → score of its best-matching line (OR of the query's content words, BM25 over
+    lines), for the chunks whose lines rank in the top `pool_size × 10`. Empty when the index has no
+    `lines_fts` yet (an older index before its next sync) or the query has no word."""
+    match = or_query(query, cjk_bigram)
+    if not match:
+        return {}
+    try:
+        rows = conn.execute(
+            f"SELECT rowid >> {LINE_BITS}, bm25(lines_fts) AS rank FROM lines_fts WHERE lines_fts MATCH ?"
+            " ORDER BY rank ASC LIMIT ?", (match, pool_size * LINES_PER_POOL_CHUNK)).fetchall()
+    except Exception:  # no lines_fts table (read-only search of an older index), or a MATCH it rejects
+        return {}
+    best: dict[int, float] = {}
+    for chunk, rank in rows:
+        best.setdefault(chunk, bm25_rank_to_score(rank))  # rows come best first
+    return best

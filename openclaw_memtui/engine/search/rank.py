@@ -36,6 +36,7 @@ class Candidate:
     bm25_rank: float | None
     ts_ms: float | None  # None = evergreen
     date_source: str
+    line_score: float = 0.0  # bm25-derived score of the chunk's best-matching line, 0 when none matched
 
 
 @dataclass(slots=True)
@@ -173,6 +174,19 @@ def _normalized(values: list[float | None]) -> list[float]:
     return [0.0 if v is None else (v - lo) / (hi - lo) for v in values]
 
 
+def keyword_scores(cands: list[Candidate], line_weight: float) -> list[float]:
+    """Each candidate's keyword score: its chunk's BM25 score blended with its best line's.
+
+    A question usually targets one turn or bullet of a chunk: a line that holds most of the query's
+    words says more than the same words spread over 1,600 characters (README "Quality"). Line
+    weight 0 is the chunk score alone, exactly as before.
+    """
+    lw = min(1.0, max(0.0, line_weight))
+    if lw == 0:
+        return [c.text_score for c in cands]
+    return [(1 - lw) * c.text_score + lw * c.line_score for c in cands]
+
+
 def rank(pool: Pool, params: SearchParams) -> list[Result]:
     cands = pool.candidates
     if not cands:
@@ -182,13 +196,14 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
         vw, tw = 0.0, 1.0
     elif pool.mode == "vector":
         vw, tw = 1.0, 0.0
+    text = keyword_scores(cands, params.line_weight)
     if params.fusion == "normalized":
         vec = _normalized([c.vector_score for c in cands])
-        top_text = max(c.text_score for c in cands) or 1.0
-        txt = [c.text_score / top_text for c in cands]
+        top_text = max(text) or 1.0
+        txt = [t / top_text for t in text]
     else:
         vec = [c.vector_score or 0.0 for c in cands]
-        txt = [c.text_score for c in cands]
+        txt = text
     hybrid = [vw * v + tw * t for v, t in zip(vec, txt, strict=True)]
     ages: list[float | None] = []
     decays: list[float] = []
@@ -213,10 +228,10 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     picked = [i for i in order if scores[i] >= min_score]
     if len(picked) < limit:
         if params.keyword_rescue:
-            spare = [i for i in order if scores[i] < min_score and cands[i].text_score > 0]
+            spare = [i for i in order if scores[i] < min_score and text[i] > 0]
             picked += spare[: limit - len(picked)]
         elif not picked:  # OpenClaw's relaxed rule: keyword hits above min(minScore, textWeight)
-            picked = [i for i in order if cands[i].text_score > 0 and scores[i] >= min(min_score, tw)]
+            picked = [i for i in order if text[i] > 0 and scores[i] >= min(min_score, tw)]
     picked_set = set(picked)
     final = [i for i in order if i in picked_set][:limit]
     results = []
@@ -224,7 +239,7 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
         c = cands[i]
         results.append(Result(
             path=c.path, start_line=c.start_line, end_line=c.end_line, source=c.source, snippet=snippet_of(c.text),
-            score=scores[i], vector_score=c.vector_score, text_score=c.text_score, hybrid_score=hybrid[i],
+            score=scores[i], vector_score=c.vector_score, text_score=text[i], hybrid_score=hybrid[i],
             decay=decays[i], age_days=ages[i], rank_before_mmr=before[i], rank=pos, id=c.id, time_factor=times[i] or 0.0,
         ))
     return results

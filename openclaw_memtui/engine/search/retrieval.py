@@ -17,7 +17,7 @@ from ..embeddings.base import EmbeddingError, EmbeddingProvider
 from ..reads import ChunkRow, IndexReader
 from ..settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, KeywordMode
 from ..textutil import clean_text
-from .keyword import KeywordHit, keyword_search
+from .keyword import KeywordHit, keyword_search, line_search
 from .rank import Candidate, Pool
 from .timewindow import TimeWindow, detect_time_window
 
@@ -67,11 +67,12 @@ def retrieve(ctx: RetrievalContext, query: str, pool_size: int = DEFAULT_CANDIDA
         if pool.time_window is not None and any(ch.isalnum() for ch in stripped):
             pool.leg_query = stripped  # "last week" must not match text that merely says "week"
     hits = keyword_leg(ctx, pool, pool_size, keyword_mode)
+    lines = line_leg(ctx, pool, pool_size)
     vector_hits, qvec = vector_leg(ctx, pool, pool_size, use_vectors)
     dated = date_leg(ctx, pool.time_window, pool_size)
     t = time.perf_counter()
     rowids = list(dict.fromkeys([rid for rid, _ in vector_hits] + [h.rowid for h in hits] + dated))
-    pool.candidates = candidates(ctx.reads.chunks_by_rowid(rowids), rowids, hits, qvec)
+    pool.candidates = candidates(ctx.reads.chunks_by_rowid(rowids), rowids, hits, qvec, lines)
     pool.timings_ms["fetch"] = (time.perf_counter() - t) * 1000
     pool.mode = "hybrid" if qvec is not None else "keyword"
     return pool
@@ -82,6 +83,15 @@ def keyword_leg(ctx: RetrievalContext, pool: Pool, pool_size: int, mode: Keyword
     hits, pool.keyword_form = keyword_search(ctx.reads.conn, pool.leg_query, pool_size, ctx.sources, mode, ctx.cjk_bigram)
     pool.timings_ms["keyword"] = (time.perf_counter() - t) * 1000
     return hits
+
+
+def line_leg(ctx: RetrievalContext, pool: Pool, pool_size: int) -> dict[int, float]:
+    """Best-line keyword scores; they only score chunks the other legs retrieved (never add one), so
+    a line weight of 0 ranks exactly as before."""
+    t = time.perf_counter()
+    lines = line_search(ctx.reads.conn, pool.leg_query, pool_size, ctx.cjk_bigram)
+    pool.timings_ms["lines"] = (time.perf_counter() - t) * 1000
+    return lines
 
 
 def vector_leg(ctx: RetrievalContext, pool: Pool, pool_size: int,
@@ -132,7 +142,7 @@ def date_leg(ctx: RetrievalContext, window: TimeWindow | None, pool_size: int) -
 
 
 def candidates(rows: dict[int, ChunkRow], rowids: list[int], hits: list[KeywordHit],
-               qvec: np.ndarray | None) -> list[Candidate]:
+               qvec: np.ndarray | None, lines: dict[int, float] | None = None) -> list[Candidate]:
     """One candidate per retrieved chunk, in leg order, with its raw component scores."""
     if qvec is not None:
         import numpy as np  # only the vector path needs it
@@ -149,6 +159,6 @@ def candidates(rows: dict[int, ChunkRow], rowids: list[int], hits: list[KeywordH
         out.append(Candidate(
             rowid=rid, id=row.id, path=row.path, source=row.source, start_line=row.start_line, end_line=row.end_line,
             text=row.text, vector_score=vscore, text_score=tscore, bm25_rank=trank, ts_ms=row.ts_ms,
-            date_source=row.date_source,
+            date_source=row.date_source, line_score=(lines or {}).get(rid, 0.0),
         ))
     return out

@@ -28,12 +28,12 @@ from .files import (
 )
 from .integrity import check_integrity, describe_integrity
 from .lock import SyncLock
-from .schema import META_KEY, SCHEMA_KEY, SCHEMA_VERSION, SQLITE_HEADER, InvalidIndex
+from .schema import LINE_BITS, LINES_KEY, META_KEY, SCHEMA_KEY, SCHEMA_VERSION, SQLITE_HEADER, InvalidIndex
 from .swap import discard, open_temp_beside, swap_in
 from .writer import FileRecord, IndexWriter, NewChunk, PendingChunk
 
 __all__ = [
-    "DIR_MODE", "FILE_MODE", "META_KEY", "SCHEMA_KEY", "SCHEMA_VERSION", "SQLITE_HEADER",
+    "DIR_MODE", "FILE_MODE", "LINE_BITS", "LINES_KEY", "META_KEY", "SCHEMA_KEY", "SCHEMA_VERSION", "SQLITE_HEADER",
     "Backend", "CacheScope", "CachedVector", "EmbeddingCache", "FileRecord", "IndexWriter", "InvalidIndex",
     "NewChunk", "PendingChunk", "Store", "SyncLock",
     "check_integrity", "check_regular_file", "create_private_file", "describe_integrity", "detect_backend",

@@ -91,12 +91,24 @@ INSERT INTO chunk_counts SELECT source, date_source, model, length(embedding), c
 INSERT INTO file_counts SELECT source, count(*) FROM files GROUP BY source;
 """
 
+# One keyword row per non-empty line of each chunk, so a chunk can be scored by its best-matching line
+# (a question usually targets one turn or one bullet of a 1,600-character chunk). Row ids encode the
+# chunk: line row id = chunk rowid << LINE_BITS | line number within the chunk, so a chunk's lines are
+# one rowid range (fast to delete) and no chunk column is needed. (Not contentless: SQLite 3.40 cannot
+# delete from a contentless table without the original text.)
+LINE_BITS = 12
+LINES_FTS_SQL = """
+CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(text, tokenize = '{tokenize}');
+"""
+LINES_KEY = "memtui_lines_filled"  # meta: lines_fts holds the lines of every chunk (older indexes fill it on sync)
+
+# lines_fts is not required: an index written before it existed is searched without line scores
 REQUIRED_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
 
 
 def schema_script(tokenize: str) -> str:
-    """Every CREATE the schema needs; `tokenize` only matters for a newly created chunks_fts."""
-    return SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize) + COUNTS_SQL
+    """Every CREATE the schema needs; `tokenize` only matters for newly created FTS tables."""
+    return SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize) + LINES_FTS_SQL.format(tokenize=tokenize) + COUNTS_SQL
 
 
 def holds_index(path: Path) -> bool:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..reads import IndexReader, SkippedFile
+from .schema import LINE_BITS
 
 
 class FileRecord(NamedTuple):
@@ -47,8 +48,20 @@ class PendingChunk(NamedTuple):
     text: str
 
 
+_INSERT_LINE = "INSERT INTO lines_fts(rowid, text) VALUES (?, ?)"
 _INSERT_FTS = ("INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line)"
                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def line_rows(chunk_rowid: int, fts_text: str) -> list[tuple[int, str]]:
+    """(row id, text) of each non-empty line of a chunk for `lines_fts` (see schema.LINE_BITS); lines
+    past the last slot share it, so a chunk with more lines than slots still has all its words."""
+    lines = [line for line in fts_text.split("\n") if line.strip()]
+    slots = 1 << LINE_BITS
+    if len(lines) > slots:
+        lines = lines[: slots - 1] + ["\n".join(lines[slots - 1 :])]
+    base = chunk_rowid << LINE_BITS
+    return [(base + i, line) for i, line in enumerate(lines)]
 
 
 class IndexWriter:
@@ -115,6 +128,9 @@ class IndexWriter:
         if has_vec_table:
             self.conn.execute("DELETE FROM chunks_vec WHERE id IN (SELECT id FROM chunks WHERE path = ?)", (path,))
         self.conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE path = ?)", (path,))
+        rowids = self.conn.execute("SELECT rowid FROM chunks WHERE path = ?", (path,)).fetchall()
+        self.conn.executemany("DELETE FROM lines_fts WHERE rowid >= ? AND rowid < ?",
+                              [(r << LINE_BITS, (r + 1) << LINE_BITS) for (r,) in rowids])
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
         self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
@@ -131,6 +147,17 @@ class IndexWriter:
             " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)", chunk)
         self.conn.execute(_INSERT_FTS, (cur.lastrowid, fts_text, chunk.id, chunk.path, chunk.source, chunk.model,
                                         chunk.start_line, chunk.end_line))
+        self.conn.executemany(_INSERT_LINE, line_rows(cur.lastrowid, fts_text))
+
+    def refill_lines(self, fts_text: Callable[[str], str]) -> int:
+        """Rewrite `lines_fts` from every chunk (an index written before it existed, or one whose
+        keyword rows were repaired); returns how many chunks were written."""
+        self.conn.execute("DELETE FROM lines_fts")
+        n = 0
+        for rowid, text in self.conn.execute("SELECT rowid, text FROM chunks").fetchall():
+            self.conn.executemany(_INSERT_LINE, line_rows(rowid, fts_text(text)))
+            n += 1
+        return n
 
     def insert_chunks(self, chunks: Sequence[tuple[NewChunk, str]]) -> None:
         """Many `insert_chunk`s in two statements: rowids are given out here (one past the largest, as
@@ -145,6 +172,8 @@ class IndexWriter:
             [(rowid, *chunk) for rowid, (chunk, _) in zip(rowids, chunks, strict=True)])
         self.conn.executemany(_INSERT_FTS, [(rowid, fts_text, c.id, c.path, c.source, c.model, c.start_line, c.end_line)
                                             for rowid, (c, fts_text) in zip(rowids, chunks, strict=True)])
+        self.conn.executemany(_INSERT_LINE, [line for rowid, (_, fts_text) in zip(rowids, chunks, strict=True)
+                                             for line in line_rows(rowid, fts_text)])
 
     def repair_fts(self, fts_text: Callable[[str], str]) -> int:
         """Make `chunks_fts` hold exactly one row per chunk; returns how many rows were fixed.
