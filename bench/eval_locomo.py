@@ -26,8 +26,10 @@ from openclaw_memtui.engine.search.rank import SearchParams  # noqa: E402
 BASE = SearchParams(min_score=0.0, max_results=10)
 VARIANTS = {
     "keyword only": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0)),
+    "keyword only, chunk BM25 alone (lineWeight 0)": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0, line_weight=0.0)),
+    "hybrid default, chunk BM25 alone (lineWeight 0)": ("hy", replace(BASE, line_weight=0.0)),
     "vector only": ("hy", replace(BASE, vector_weight=1.0, text_weight=0.0)),
-    "hybrid openclaw 0.7/0.3": ("hy", replace(BASE, fusion="openclaw", vector_weight=0.7, text_weight=0.3)),
+    "hybrid openclaw 0.7/0.3": ("hy", replace(BASE, fusion="openclaw", vector_weight=0.7, text_weight=0.3, line_weight=0.0)),
     "hybrid normalized 0.5/0.5": ("hy", replace(BASE, fusion="normalized", vector_weight=0.5, text_weight=0.5)),
     "hybrid normalized 0.6/0.4": ("hy", replace(BASE, fusion="normalized", vector_weight=0.6, text_weight=0.4)),
     "hybrid normalized 0.4/0.6": ("hy", replace(BASE, fusion="normalized", vector_weight=0.4, text_weight=0.6)),
