@@ -200,8 +200,11 @@ def synthetic_pools(n: int) -> list[JudgedPool]:
     Text-heavy weights (the default 0.4/0.6) put the distractor first; vector-heavy ones the answer."""
     pools = []
     for q in range(n):
-        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, "answer", 0.9, 0.30, None, None, "evergreen")
-        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, "noise", 0.2, 0.85, None, None, "evergreen")
+        # each chunk's best line scores as the chunk does, so the line weight leaves the keyword scores as they are
+        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, "answer", 0.9, 0.30, None, None, "evergreen",
+                           line_score=0.30)
+        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, "noise", 0.2, 0.85, None, None, "evergreen",
+                               line_score=0.85)
         pool = Pool(f"q{q}", [distractor, answer], 0.0, "hybrid")
         pools.append(JudgedPool(f"q{q}", f"q{q}", [{"path": f"memory/answer-{q}.md", "line": 2}], pool))
     return pools
