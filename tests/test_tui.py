@@ -267,7 +267,8 @@ async def test_rerank_keeps_the_same_result_highlighted(tmp_path):
         listing.highlighted = len(app.results) - 1  # the last one: any change of order moves it up
         await pilot.pause()
         chosen = app.selected()
-        app.params = replace(app.params, decay=not app.params.decay, mmr=not app.params.mmr, text_weight=0.9, vector_weight=0.1)
+        app.params = replace(app.params, decay=not app.params.decay, mmr=not app.params.mmr, text_weight=0.9, vector_weight=0.1,
+                             line_weight=0.0 if app.params.line_weight else 0.5)
         app.rerank()
         assert [r.id for r in app.results] != before  # the order changed ...
         assert app.selected().id == chosen.id  # ... and the highlight followed the result
