@@ -1,6 +1,6 @@
 """`memtui mcp` through the protocol: server start to the first memory_search answer, and search latency.
 
-    python3 bench/mcp_server.py [--providers none local] [--searches 50] [--workspace DIR]
+    python3 bench/mcp_server.py [--providers none local] [--searches 50] [--workspace DIR | --notes N] [--name mcp]
 
 Each run spawns `python -m openclaw_memtui mcp` as an agent would and drives it with the MCP SDK's
 own client over stdio. The index is built beforehand (`memtui index`), so "first answer" is what
@@ -70,12 +70,18 @@ def main() -> None:
     ap.add_argument("--providers", nargs="+", default=["none", "local"])
     ap.add_argument("--searches", type=int, default=50)
     ap.add_argument("--workspace", help="workspace to serve (default: the bundled demo)")
+    ap.add_argument("--notes", type=int, help="serve a generated workspace of N notes (bench/sync.py's) instead")
     ap.add_argument("--runs", type=int, default=3, help="server starts per provider (the start time is their median)")
+    ap.add_argument("--name", default="mcp", help="results file: bench/results/NAME.json")
     args = ap.parse_args()
-    where = ["--workspace", args.workspace] if args.workspace else ["--demo"]
-
     rows, results = [], {}
     with tempfile.TemporaryDirectory() as tmp:
+        if args.notes:
+            from sync import generate
+
+            args.workspace = f"{tmp}/ws"
+            generate(Path(args.workspace), args.notes)
+        where = ["--workspace", args.workspace] if args.workspace else ["--demo"]
         env = dict(os.environ) | {"MEMTUI_DATA_DIR": f"{tmp}/data", "MEMTUI_CONFIG_DIR": f"{tmp}/config"}
         for provider in args.providers:
             argv = [*where, "--provider", provider, "--db", f"{tmp}/{provider}.sqlite"]
@@ -90,7 +96,8 @@ def main() -> None:
     print(table(rows, ["provider", "mode", "initialize s", "start→first answer s", "search p50 ms", "search p95 ms", "N"]))
     load = [round(x, 1) for x in os.getloadavg()]  # the machine is shared: say how busy it was
     print(f"\nload average during the run: {load[0]} (1 min), {load[1]} (5 min) on {os.cpu_count()} cores")
-    path = write_json("mcp", {"workspace": args.workspace or "demo", "load_average": load, "results": results})
+    what = f"{args.notes} generated notes" if args.notes else args.workspace or "demo"
+    path = write_json(args.name, {"workspace": what, "load_average": load, "results": results})
     print(f"wrote {path}")
 
 
