@@ -157,7 +157,7 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .cli_search import params_from, parse_now
     from .config import get
     from .engine.tuning import NeedMore, retrieve_judged, suggest
-    from .render import dumps_json
+    from .render import dumps_json, safe
 
     session = open_session(args, cfg)
     index, cfg = session.index, session.cfg
@@ -183,19 +183,24 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             print(dumps_json({"judged": found.have, "need": found.need, "message": found.message}, indent=2))
             return 1
         raise UserError(found.message)
-    saved = _save(found.best, args) if args.save and found.better else None
+    saved = _save(found.best, args) if args.save and found.better and found.vectors else None
     if args.json:
         print(dumps_json(found.to_dict() | {"stale": judged.stale, "saved": str(saved) if saved else None}, indent=2))
     else:
         _print_suggestion(found)
+    if args.save and found.better and not found.vectors:
+        raise UserError("not saved: tuned without vectors (provider none or failing); run memtui tune --save "
+                        "with a provider (e.g. --provider local) to save settings that fit hybrid search")
     if args.save and not found.better:
         _warn("not saved: no setting beat the current one on held-out questions")
+    if saved:
+        _warn(f"saved the suggested settings to {safe(str(saved), one_line=True)}: they apply to every workspace "
+              "that uses this config")
     return 0
 
 
 def _save(params: Any, args: argparse.Namespace) -> Path:
     from .paths import default_config_path
-    from .render import safe
     from .settings_io import RewriteError, save_to_config
 
     path = Path(args.config) if args.config else default_config_path()
@@ -203,7 +208,6 @@ def _save(params: Any, args: argparse.Namespace) -> Path:
         save_to_config(params, path)
     except RewriteError as exc:
         raise UserError(str(exc)) from None
-    _warn(f"saved the suggested settings to {safe(str(path), one_line=True)}")
     return path
 
 

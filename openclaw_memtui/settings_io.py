@@ -160,7 +160,12 @@ def save_to_config(params: SearchParams, path: Path) -> Path | None:
     hybrid["fusion"] = params.fusion
     _set_all(hybrid, "mmr", {"enabled": params.mmr, "lambda": float(params.mmr_lambda)})
     _set_all(hybrid, "temporalDecay", {"enabled": params.decay, "halfLifeDays": float(params.half_life_days)})
-    return rewrite_file(path, tomlkit.dumps(doc))
+    return rewrite_file(path, _ending_in_newline(tomlkit.dumps(doc)))
+
+
+def _ending_in_newline(text: str) -> str:
+    """tomlkit ends a document on its last value without a newline when the file had none (or was new)."""
+    return text if text.endswith("\n") or not text else text + "\n"
 
 
 def save_theme_to_config(theme: str, path: Path) -> Path | None:
@@ -169,4 +174,4 @@ def save_theme_to_config(theme: str, path: Path) -> Path | None:
 
     doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
     _table(doc, "tui")["theme"] = theme
-    return rewrite_file(path, tomlkit.dumps(doc))
+    return rewrite_file(path, _ending_in_newline(tomlkit.dumps(doc)))

@@ -285,21 +285,64 @@ def test_cli_eval_without_judgements_says_what_to_do(tmp_path, workspace, capsys
     assert code == 2 and "no judgements stored" in err and "memtui judgements import" in err and err.count("\n") == 1
 
 
-def test_cli_tune_reports_and_saves_only_when_asked(tmp_path, capsys):
-    config = write(tmp_path / "memtui.toml", "# mine\n")
-    argv = ["tune", "--json", "--now", "2026-11-30T12:00:00Z", "--config", str(config), *DEMO]
+def with_vectors(monkeypatch):
+    """`memtui tune` in process with the seeded provider: hybrid pools, as with a real provider."""
+    from openclaw_memtui import cli_tune
+
+    from .app_helpers import SeededProvider, use_provider
+
+    real = cli_tune.open_session
+
+    def opened(*a, **kw):
+        session = real(*a, **kw)
+        use_provider(session.index, SeededProvider())
+        return session
+
+    monkeypatch.setattr(cli_tune, "open_session", opened)
+
+
+def test_cli_tune_reports_and_saves_only_when_asked(tmp_path, capsys, monkeypatch):
+    with_vectors(monkeypatch)
+    config = write(tmp_path / "memtui.toml", "# mine")  # no newline at the end: the saved file gets one
+    argv = ["tune", "--json", "--now", "2026-11-30T12:00:00Z", "--config", str(config), "--demo"]
     assert main(argv) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["judged"] == 24 and report["saved"] is None and config.read_text() == "# mine\n"
+    assert report["judged"] == 24 and report["saved"] is None and config.read_text() == "# mine"
+    assert report["vectors"] is True and report["note"] == ""
     assert report["suggested"]["cv"]["mean"] >= report["current"]["cv"]["mean"]
     assert set(report["current"]["cv"]) == {"mean", "spread"}
+    assert all(c["from"] != c["to"] for c in report["changes"].values())
     assert main([*argv, "--save"]) == 0
-    saved = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    saved = json.loads(out)
     assert saved["better"] and saved["saved"] == str(config)
+    assert f"saved the suggested settings to {config}: they apply to every workspace that uses this config" in err
+    assert config.read_text().startswith("# mine") and config.read_text().endswith("\n")
     from openclaw_memtui.config import load_config, search_params
 
     cfg, _ = load_config(config, explicit=True)
     assert search_params(cfg).min_score == saved["suggested"]["params"]["min_score"]
+
+
+def test_cli_tune_without_vectors_says_so_and_refuses_to_save(tmp_path, capsys):
+    config = write(tmp_path / "memtui.toml", "# mine\n")
+    argv = ["tune", "--json", "--now", "2026-11-30T12:00:00Z", "--config", str(config), *DEMO]
+    assert main([*argv, "--save"]) == 2
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["vectors"] is False and "tuned with keywords only" in report["note"] and report["saved"] is None
+    assert "vector_weight" not in report["changes"] and report["suggested"]["params"]["vector_weight"] == 0.4
+    assert "not saved: tuned without vectors" in err and err.count("\n") == 1
+    assert config.read_text() == "# mine\n" and list(tmp_path.glob("memtui.toml.bak*")) == []
+    assert main(["tune", "--now", "2026-11-30T12:00:00Z", "--config", str(config), *DEMO]) == 0
+    assert "Note: vectors were unavailable" in capsys.readouterr().out
+
+
+def test_changes_never_list_a_value_that_stays_the_same():
+    from openclaw_memtui.engine.tuning import changed_fields
+
+    on = changed_fields(SearchParams(), SearchParams(decay=True, mmr=True))  # on at the same half-life and λ
+    assert on == {"decay": (False, True), "mmr": (False, True)}
 
 
 def test_cli_tune_with_too_few_judgements(tmp_path, workspace, capsys):

@@ -114,6 +114,7 @@ async def test_an_edited_note_flags_its_judgement_stale(tmp_path):
 async def test_suggest_from_the_palette_is_at_least_as_good_and_saves_with_one_key(tmp_path):
     config = tmp_path / "memtui.toml"
     app = seeded_app(tmp_path, config_path=config)
+    use_provider(app.index, SeededProvider())  # hybrid pools: a keyword-only suggestion is never saved
     app.params = app.default_params = app.saved_params = SearchParams()  # the shipped defaults (minScore 0.35)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
@@ -194,3 +195,22 @@ async def test_a_mark_keeps_a_stored_line_that_is_not_utf8_and_every_other_judge
         assert await wait_for(pilot, lambda: stored.read_bytes() != shipped + bad + b"\n")
         after = stored.read_bytes()
         assert bad + b"\n" in after and len(app.judgement_store.load().judgements) >= 24
+
+
+async def test_a_suggestion_found_without_vectors_can_be_applied_but_not_saved(tmp_path):
+    config = tmp_path / "memtui.toml"
+    app = seeded_app(tmp_path, config_path=config)  # provider none: keyword-only pools
+    app.params = app.default_params = app.saved_params = SearchParams()
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
+        app.action_suggest_settings()
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None, 60)
+        found = app.screen.result
+        assert isinstance(found, Suggestion) and found.better and not found.vectors
+        assert "tuned with keywords only" in str(app.screen.query_one("#suggest-body").render())
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SuggestScreen) and not config.exists()
+        await pilot.press("a")
+        assert await wait_for(pilot, lambda: app.params == found.best)
+        assert not config.exists() and app.saved_params == SearchParams()

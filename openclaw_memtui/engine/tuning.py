@@ -129,8 +129,9 @@ HALF_LIVES = (7.0, 14.0, 30.0, 90.0, 365.0)
 MIN_SCORES = (0.0, 0.1, 0.2, 0.3, 0.35, 0.45, 0.6)
 
 
-def dimensions(current: SearchParams) -> list[tuple[str, list[SearchParams]]]:
-    """Each searched setting with its candidate values applied to `current` (current's own value first)."""
+def dimensions(current: SearchParams, weights: bool = True) -> list[tuple[str, list[SearchParams]]]:
+    """Each searched setting with its candidate values applied to `current` (current's own value first).
+    `weights` False: the vector/text weights are left as they are (no vectors to weigh)."""
     def variants(changes: list[dict[str, Any]]) -> list[SearchParams]:
         out = [current]
         keys = {effective_key(current)}
@@ -142,7 +143,7 @@ def dimensions(current: SearchParams) -> list[tuple[str, list[SearchParams]]]:
         return out
 
     return [
-        ("weights", variants([{"vector_weight": w, "text_weight": round(1 - w, 1)} for w in WEIGHTS])),
+        ("weights", variants([{"vector_weight": w, "text_weight": round(1 - w, 1)} for w in WEIGHTS] if weights else [])),
         ("mmr", variants([{"mmr": False}] + [{"mmr": True, "mmr_lambda": lam} for lam in MMR_LAMBDAS])),
         ("decay", variants([{"decay": False}] + [{"decay": True, "half_life_days": h} for h in HALF_LIVES])),
         ("min_score", variants([{"min_score": s} for s in MIN_SCORES])),
@@ -150,18 +151,30 @@ def dimensions(current: SearchParams) -> list[tuple[str, list[SearchParams]]]:
     ]
 
 
-def _search_size(current: SearchParams) -> int:
-    return sum(len(v) for _, v in dimensions(current)) * MAX_ROUNDS
+def _search_size(current: SearchParams, weights: bool = True) -> int:
+    return sum(len(v) for _, v in dimensions(current, weights)) * MAX_ROUNDS
+
+
+def vectors_used(pools: Sequence[JudgedPool]) -> bool:
+    """Every scored question was retrieved with its vector leg: without it (provider none or failing)
+    the weights are meaningless and a minScore found here would not fit hybrid scores."""
+    return all(p.pool.mode == "hybrid" for p in pools if p.targets)
+
+
+KEYWORD_ONLY_NOTE = ("vectors were unavailable (provider none, or it failed): tuned with keywords only, so the "
+                     "vector/text weights were not searched and these settings are not fit to save — "
+                     "run with a provider (e.g. --provider local) to tune and save")
 
 
 def coordinate_search(scorer: Scorer, indexes: Sequence[int], start: SearchParams,
-                      step: Callable[[], None] = lambda: None, cancel: threading.Event | None = None) -> SearchParams:
+                      step: Callable[[], None] = lambda: None, cancel: threading.Event | None = None,
+                      weights: bool = True) -> SearchParams:
     """Best setting on `indexes` by coordinate ascent from `start`: each dimension in turn takes its best
     value; a value must beat the one held strictly, so ties keep the start (never a change for nothing)."""
     best, best_score = start, scorer.mean(indexes, start)
     for _ in range(MAX_ROUNDS):
         moved = False
-        for _, options in dimensions(best):
+        for _, options in dimensions(best, weights):
             for candidate in options:
                 if cancel is not None and cancel.is_set():
                     raise Cancelled
@@ -203,6 +216,7 @@ class Suggestion:
     all_best: Scores
     all_current: Scores
     evaluations: int  # rank() calls made
+    vectors: bool = True  # False: retrieved without vectors (see KEYWORD_ONLY_NOTE); not to be saved
 
     @property
     def better(self) -> bool:
@@ -223,20 +237,22 @@ class Suggestion:
                 "current": {"params": self.current.to_dict(), "cv": cv(self.cv_current), "all": scores(self.all_current)},
                 "suggested": {"params": self.best.to_dict(), "cv": cv(self.cv_best), "all": scores(self.all_best)},
                 "changes": {k: {"from": a, "to": b} for k, (a, b) in self.changes().items()},
-                "evaluations": self.evaluations}
+                "evaluations": self.evaluations, "vectors": self.vectors,
+                "note": "" if self.vectors else KEYWORD_ONLY_NOTE}
 
 
 TUNED_FIELDS = ("vector_weight", "text_weight", "mmr", "mmr_lambda", "decay", "half_life_days", "min_score", "time_mode")
 
 
 def changed_fields(old: SearchParams, new: SearchParams) -> dict[str, tuple[Any, Any]]:
+    """Only values that differ (the λ or half-life MMR/decay is turned on at is said with the switch,
+    by `describe_suggestion`, not listed as "30 → 30")."""
     out = {}
     for name in TUNED_FIELDS:
         a, b = getattr(old, name), getattr(new, name)
         if (name == "mmr_lambda" and not new.mmr) or (name == "half_life_days" and not new.decay):
             continue  # a value that changes nothing is not news
-        switched_on = (name == "mmr_lambda" and not old.mmr) or (name == "half_life_days" and not old.decay)
-        if a != b or switched_on:  # MMR or decay turned on: at which λ or half-life is news too
+        if a != b:
             out[name] = (a, b)
     return out
 
@@ -258,7 +274,8 @@ def suggest(pools: Sequence[JudgedPool], current: SearchParams, folds: int = MAX
     if n < MIN_JUDGED:
         return NeedMore(n, MIN_JUDGED)
     k = max(2, min(folds, n // 2))
-    total = (k + 1) * _search_size(current)
+    weights = vectors_used(scorer.pools)
+    total = (k + 1) * _search_size(current, weights)
     done = [0]
 
     def step() -> None:
@@ -272,17 +289,18 @@ def suggest(pools: Sequence[JudgedPool], current: SearchParams, folds: int = MAX
     for test in folds_of(n, k):
         train = [i for i in every if i not in set(test)]
         start = done[0]
-        found = coordinate_search(scorer, train, current, step, cancel)
-        done[0] = start + _search_size(current)  # a search that converged early jumps to its share
+        found = coordinate_search(scorer, train, current, step, cancel, weights)
+        done[0] = start + _search_size(current, weights)  # a search that converged early jumps to its share
         held_best.append(scorer.mean(test, found))
         held_current.append(scorer.mean(test, current))
-    best = coordinate_search(scorer, every, current, step, cancel)
+    best = coordinate_search(scorer, every, current, step, cancel, weights)
     if progress is not None:
         progress(total, total)
     all_best, all_current = scorer.scores(best), scorer.scores(current)
     assert all_best is not None and all_current is not None  # n ≥ MIN_JUDGED questions were scored
     return Suggestion(current, best, k, n, (statistics.fmean(held_best), _spread(held_best)),
-                      (statistics.fmean(held_current), _spread(held_current)), all_best, all_current, scorer.ranked)
+                      (statistics.fmean(held_current), _spread(held_current)), all_best, all_current, scorer.ranked,
+                      weights)
 
 
 # -- retrieving the judged questions ----------------------------------------------------------------
@@ -350,12 +368,14 @@ def describe_suggestion(s: Suggestion) -> str:
     lines = [f"{s.n} judged questions · {s.folds}-fold cross-validation · nDCG@10 on held-out questions",
              f"  current    {s.cv_current[0]:.3f} ± {s.cv_current[1]:.3f}",
              f"  suggested  {s.cv_best[0]:.3f} ± {s.cv_best[1]:.3f}   ({gain:+.3f})"]
+    if not s.vectors:
+        lines.append(f"Note: {KEYWORD_ONLY_NOTE}.")
     if not s.better:
         lines.append("No setting beat the current one on held-out questions: keep yours.")
         return "\n".join(lines)
     lines.append("Changes:")
     for name, (old, new) in s.changes().items():
-        if (name == "mmr_lambda" and not s.current.mmr) or (name == "half_life_days" and not s.current.decay):
+        if (name == "mmr_lambda" and "mmr" in s.changes()) or (name == "half_life_days" and "decay" in s.changes()):
             continue  # said on the line that turns MMR or decay on
         at = ""
         if name == "decay" and new:

@@ -66,20 +66,30 @@ class SuggestScreen(ModalScreen[None]):
         keys = self.query_one("#suggest-keys", Static)
         if isinstance(result, Suggestion):
             body.update(Text(describe_suggestion(result)))
-            keys.update("a apply · s apply and save · esc close" if result.better else "esc close")
+            keys.update(("a apply · s apply and save · esc close" if result.vectors
+                         else "a apply (not saved: tuned without vectors) · esc close") if result.better else "esc close")
         else:
             body.update(Text(result.message if isinstance(result, NeedMore) else f"Search failed: {safe(error, False)}"))
             keys.update("esc close")
         self.refresh_bindings()
 
+    def _choosable(self, save: bool) -> Suggestion | None:
+        """The suggestion to apply (save: and write), or None: nothing better found, or a keyword-only
+        result asked to be saved (see KEYWORD_ONLY_NOTE) — it may be tried, never saved."""
+        found = self.result
+        if isinstance(found, Suggestion) and found.better and (found.vectors or not save):
+            return found
+        return None
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose":
-            return isinstance(self.result, Suggestion) and self.result.better
+            return self._choosable(bool(parameters and parameters[0])) is not None
         return True
 
     def action_choose(self, save: bool) -> None:
-        if isinstance(self.result, Suggestion) and self.result.better:
-            self.post_message(self.Chosen(self.result.best, save))
+        found = self._choosable(save)
+        if found is not None:
+            self.post_message(self.Chosen(found.best, save))
             self.dismiss()
 
     def action_close(self) -> None:
