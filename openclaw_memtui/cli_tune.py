@@ -118,6 +118,8 @@ def _list(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     loaded = load_judgements(session)
     built = not session.index.store.missing
     checked = check_targets(loaded.judgements, session.index.reads().chunk_spans) if built else {}
+    # read-only: the index is not synced here, so stale counts are as of the last sync — said, not hidden
+    out_of_date = not built or session.index.is_dirty()
     rows: list[dict[str, Any]] = []
     for j in loaded.judgements:
         states = [checked[(j.qid, t)].state if (j.qid, t) in checked else "unchecked" for t in j.targets]
@@ -126,10 +128,13 @@ def _list(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     store = session.judgements()
     if args.json:
         print(dumps_json({"file": str(store.path), "seeded_from": str(store.source()) if store.source() != store.path else None,
-                          "questions": rows}, indent=2))
+                          "index_out_of_date": out_of_date, "questions": rows}, indent=2))
         return 0
     print(f"{len(rows)} judged question(s) in {safe(str(store.path), one_line=True)}"
           + ("" if store.source() in (None, store.path) else " (not written yet: the demo's shipped judgements)"))
+    if out_of_date and rows:
+        print("index not built: stale counts unknown; run memtui index" if not built else
+              "index out of date: stale counts are as of the last sync; run memtui index")
     for r in rows:
         flag = f"  {r['stale']} stale" if r["stale"] else ""
         print(f"  {safe(r['qid'], one_line=True):12} +{r['relevant']} -{r['not_relevant']}{flag}  "

@@ -356,6 +356,26 @@ def test_cli_tune_with_too_few_judgements(tmp_path, workspace, capsys):
     assert f"needs {MIN_JUDGED} — judge {MIN_JUDGED - 1} more" in capsys.readouterr().err
 
 
+def test_cli_list_says_when_the_index_is_out_of_date(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
+    base = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    write(tmp_path / "q.jsonl", json.dumps({"qid": "a", "question": "oolong", "targets": [{"path": "MEMORY.md", "line": 3}]}))
+    assert main(["judgements", "import", str(tmp_path / "q.jsonl"), *base]) == 0
+    assert main(["index", *base]) == 0
+    capsys.readouterr()
+    assert main(["judgements", "list", *base]) == 0
+    assert "out of date" not in capsys.readouterr().out
+    assert main(["judgements", "list", "--json", *base]) == 0
+    assert json.loads(capsys.readouterr().out)["index_out_of_date"] is False
+    write(workspace / "MEMORY.md", "# Memory\n\nThe user now prefers green tea.\n")
+    before = db.read_bytes()
+    assert main(["judgements", "list", *base]) == 0
+    assert "index out of date: stale counts are as of the last sync; run memtui index" in capsys.readouterr().out
+    assert main(["judgements", "list", "--json", *base]) == 0
+    assert json.loads(capsys.readouterr().out)["index_out_of_date"] is True
+    assert db.read_bytes() == before  # a read command: the index is not synced
+
+
 def test_retrieve_judged_retrieves_each_question_once(tmp_path, workspace, make_settings):
     index = MemoryIndex(make_settings(workspace), provider_name="none")
     index.sync()
