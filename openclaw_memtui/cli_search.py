@@ -7,7 +7,6 @@ import contextlib
 import sys
 import time
 from datetime import UTC
-from pathlib import Path
 from typing import Any
 
 from .config import get, search_params
@@ -104,9 +103,9 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
     queries: list[dict[str, Any]] = []
     if args.queries:
-        path = Path(args.queries)
-        if not path.is_file():
-            raise UserError(f"queries file {safe(str(path), one_line=True)} not found")
+        from .cli_tune import queries_file
+
+        path = queries_file(args.queries)
         try:
             queries = load_queries(path)
         except ValueError as exc:

@@ -63,28 +63,61 @@ def cmd_judgements(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     return _list(args, cfg)
 
 
-def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.evaluation import load_queries
-    from .engine.judgements import Judgement, merge
+def queries_file(name: str) -> Path:
+    """A queries file given on the command line, or one line saying why it cannot be read."""
+    import os
+    import stat
+
     from .render import safe
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise UserError(f"queries file {safe(str(path), one_line=True)} not found")
+    path = Path(name)
+    shown = safe(str(path), one_line=True)
     try:
-        incoming = [Judgement.from_json(q) for q in load_queries(path)]
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise UserError(f"queries file {shown} not found") from None
+    except OSError as exc:
+        raise UserError(f"cannot read queries file {shown}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise UserError(f"{shown} is not a regular file (a folder, device or pipe): give a JSON lines file")
+    return path
+
+
+def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .engine.evaluation import load_numbered_queries
+    from .engine.judgements import MAX_STORED, merge, vet_import
+    from .render import safe
+
+    path = queries_file(args.file)
+    shown = safe(str(path), one_line=True)
     session = open_session(args, cfg, read_only=True)  # only to know which index: nothing is synced
     store = session.judgements()
     loaded = load_judgements(session)
     existing = [] if args.replace else loaded.judgements
-    merged, questions, targets = merge(existing, incoming)
+    built = not session.index.store.missing
+    try:
+        vetted = vet_import(load_numbered_queries(path), str(path), existing,
+                            session.index.reads().chunk_spans if built else None)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    for note in vetted.notes[:5]:
+        _warn(note)
+    if len(vetted.notes) > 5:
+        _warn(f"… and {len(vetted.notes) - 5} more skipped question(s) or refused target(s) like these")
+    if not built:
+        _warn("the index is not built, so target paths were not checked against it (memtui index first to check them)")
+    merged, questions, targets = merge(existing, vetted.accepted)
+    if len(merged) > MAX_STORED:
+        raise UserError(f"{shown} would make {len(merged)} judged questions for this index; the limit is {MAX_STORED} "
+                        "(each is retrieved by every eval, tune and app launch): score a larger file with "
+                        "memtui eval --queries FILE instead; nothing was changed")
     try:
         store.save(merged, loaded.unreadable)
     except OSError as exc:
         raise UserError(f"cannot write {store.path}: {exc.strerror or exc}; nothing was changed") from None
-    print(f"Imported {questions} new question(s) and {targets} target(s) from {safe(str(path), one_line=True)}; "
+    skipped = (f"; skipped {vetted.skipped} question(s) and refused {vetted.refused} target(s) (said above)"
+               if vetted.skipped or vetted.refused else "")
+    print(f"Imported {questions} new question(s) and {targets} target(s) from {shown}{skipped}; "
           f"{len(merged)} judged question(s) in {safe(str(store.path), one_line=True)}")
     return 0
 

@@ -87,7 +87,7 @@ def test_a_line_that_is_not_utf8_is_kept_byte_for_byte_and_the_others_are_used(t
     base = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
     assert main(["judgements", "import", str(tmp_path / "n1.jsonl"), *base]) == 0
     out, err = capsys.readouterr()
-    assert "1 line(s) could not be read (line 7)" in err and err.count("\n") == 1
+    assert "1 line(s) could not be read (line 7)" in err and err.count("could not be read") == 1
     assert "16 judged question(s)" in out
     after = stored.read_bytes().split(b"\n")
     assert len(after) == 18 and lines[6] in after and after[-1] == b""  # 15 + the new one + the kept line
@@ -374,6 +374,60 @@ def test_cli_list_says_when_the_index_is_out_of_date(tmp_path, workspace, capsys
     assert main(["judgements", "list", "--json", *base]) == 0
     assert json.loads(capsys.readouterr().out)["index_out_of_date"] is True
     assert db.read_bytes() == before  # a read command: the index is not synced
+
+
+def test_cli_import_skips_and_refuses_with_a_reason_per_line(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
+    base = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    assert main(["index", *base]) == 0
+
+    def q(qid, question, *targets):
+        return json.dumps({"qid": qid, "question": question, "targets": [{"path": p, "line": n} for p, n in targets]})
+
+    lines = [q("a", "oolong", ("MEMORY.md", 3)),
+             q("empty", "nothing", ),
+             q("a", "a different question", ("MEMORY.md", 4)),
+             q("b", "canary", ("memory/2026-11-02-deploy.md", 2), ("../outside/secret.md", 1), ("/etc/passwd", 1)),
+             q("c", "nope", ("memory/nope.md", 1), ("MEMORY.md\u0000x", 1)),
+             q("d", "far", ("MEMORY.md", 10**26), ("MEMORY.md", 99))]
+    write(tmp_path / "in.jsonl", "\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["judgements", "import", str(tmp_path / "in.jsonl"), *base]) == 0
+    out, err = capsys.readouterr()
+    name = str(tmp_path / "in.jsonl")
+    assert f"{name}:2: question empty skipped: it has no targets" in err
+    assert f"{name}:3: qid a repeats line 1; skipped (the first is kept)" in err
+    assert f"{name}:4: target ../outside/secret.md:1 refused: not a file in the index" in err
+    assert f"{name}:4: target /etc/passwd:1 refused" in err
+    assert f"{name}:5: target memory/nope.md:1 refused" in err
+    assert "… and 5 more" in err and err.count("\n") == 6  # 5 shown, then one summary line
+    assert "Imported 2 new question(s) and 2 target(s)" in out and "skipped 4 question(s) and refused 6 target(s)" in out
+    stored = JudgementStore(judgements_path(db)).load().judgements
+    assert [(j.qid, [(t.path, t.line) for t in j.targets]) for j in stored] == \
+        [("a", [("MEMORY.md", 3)]), ("b", [("memory/2026-11-02-deploy.md", 2)])]
+
+    write(tmp_path / "again.jsonl", q("a", "not oolong", ("MEMORY.md", 4)))
+    assert main(["judgements", "import", str(tmp_path / "again.jsonl"), *base]) == 0
+    assert "qid a is already stored for another question; skipped" in capsys.readouterr().err
+    assert JudgementStore(judgements_path(db)).load().judgements[0].question == "oolong"
+
+
+def test_cli_import_of_a_device_or_too_many_questions_changes_nothing(tmp_path, workspace, capsys, monkeypatch):
+    db = tmp_path / "i.sqlite"
+    base = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    assert main(["judgements", "import", "/dev/zero", *base]) == 2
+    err = capsys.readouterr().err
+    assert "/dev/zero is not a regular file" in err and "not found" not in err
+    assert main(["eval", "--queries", str(tmp_path), *base]) == 2
+    assert "is not a regular file" in capsys.readouterr().err
+    from openclaw_memtui.engine import judgements as module
+
+    monkeypatch.setattr(module, "MAX_STORED", 2)
+    three = [json.dumps({"qid": f"q{i}", "question": f"q {i}", "targets": [{"path": "MEMORY.md", "line": 3}]}) for i in range(3)]
+    write(tmp_path / "three.jsonl", "\n".join(three))
+    assert main(["judgements", "import", str(tmp_path / "three.jsonl"), *base]) == 2
+    assert "would make 3 judged questions for this index; the limit is 2" in capsys.readouterr().err
+    assert not judgements_path(db).exists()
 
 
 def test_retrieve_judged_retrieves_each_question_once(tmp_path, workspace, make_settings):

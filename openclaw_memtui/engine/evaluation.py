@@ -37,13 +37,18 @@ def check_query(q: dict[str, Any], where: str) -> None:
 
 
 def load_queries(path: Path) -> list[dict[str, Any]]:
+    return [q for _, q in load_numbered_queries(path)]
+
+
+def load_numbered_queries(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Each query with its line number (for messages that point at the line)."""
     try:
         return _load_queries(path)
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not valid UTF-8; save it as UTF-8 JSON lines") from None
 
 
-def _load_queries(path: Path) -> list[dict[str, Any]]:
+def _load_queries(path: Path) -> list[tuple[int, dict[str, Any]]]:
     queries = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
@@ -56,7 +61,7 @@ def _load_queries(path: Path) -> list[dict[str, Any]]:
             if not isinstance(q, dict) or "qid" not in q or "question" not in q:
                 raise ValueError(f"{path}:{n} needs at least 'qid' and 'question'")
             check_query(q, f"{path}:{n}")
-            queries.append(q)
+            queries.append((n, q))
     return queries
 
 
