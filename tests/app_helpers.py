@@ -123,3 +123,10 @@ class SeededProvider:
 
 def use_provider(index: MemoryIndex, provider) -> None:
     index._provider, index._provider_ready = provider, True
+
+
+def rendered_lines(widget) -> list[str]:
+    """The widget's lines as drawn at its current size (what a user sees, wrapping included)."""
+    from textual.geometry import Region
+
+    return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]

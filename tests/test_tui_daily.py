@@ -13,7 +13,7 @@ from openclaw_memtui.tui.state import SyncState
 from openclaw_memtui.tui.widgets.result_list import ResultList
 from openclaw_memtui.tui.widgets.tuning import TuningPanel
 
-from .app_helpers import SeededProvider, copy_demo, make_app, use_provider, wait_for
+from .app_helpers import SeededProvider, copy_demo, make_app, rendered_lines, use_provider, wait_for
 from .helpers import write
 
 
@@ -43,7 +43,7 @@ async def test_help_lists_the_app_keys_and_ctrl_q_quits_from_it(tmp_path):
         app.action_quit = lambda: quits.append(1)  # the binding's action, recorded instead of quitting
         await pilot.press("f1")
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
-        keys = str(app.screen.query_one(Static).render())
+        keys = "\n".join(rendered_lines(app.screen.query_one("#help-text")))
         for wanted in ("Tuning", "Sync", "Status", "Export settings", "Quit", "Time words"):
             assert wanted in keys, wanted
         assert "f5" in keys  # the remapped key, not the default

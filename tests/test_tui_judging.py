@@ -15,7 +15,7 @@ from openclaw_memtui.tui.screens.suggest import SuggestScreen
 from openclaw_memtui.tui.widgets.metric import MetricBox
 from openclaw_memtui.tui.widgets.result_list import ResultList
 
-from .app_helpers import SeededProvider, copy_demo, make_app, use_provider, wait_for
+from .app_helpers import SeededProvider, copy_demo, make_app, rendered_lines, use_provider, wait_for
 
 DEMO_NOW_MS = 1796040000000.0  # 2026-11-30T12:00Z: the demo's notes are days old
 
@@ -176,7 +176,7 @@ async def test_suggest_with_too_few_judgements_says_how_many_more_and_help_lists
         assert isinstance(app.screen, SuggestScreen)
         await pilot.press("escape", "f1")
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
-        keys = str(app.screen.query_one(Static).render())
+        keys = "\n".join(rendered_lines(app.screen.query_one("#help-text")))
         assert "Judge relevant" in keys and "Judge not relevant" in keys and "Clear judgement" in keys
 
 
@@ -214,3 +214,23 @@ async def test_a_suggestion_found_without_vectors_can_be_applied_but_not_saved(t
         await pilot.press("a")
         assert await wait_for(pilot, lambda: app.params == found.best)
         assert not config.exists() and app.saved_params == SearchParams()
+
+
+async def test_help_paragraphs_wrap_cleanly_at_both_sizes(tmp_path):
+    """Hard line breaks in the help text plus the screen's wrapping left one-word lines ("in", "x")."""
+    from textual.widgets import Static
+
+    for size in ((120, 36), (80, 24)):
+        app = make_app(copy_demo(tmp_path / f"{size[0]}"), tmp_path / f"{size[0]}")
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("f1")
+            assert await wait_for(pilot, lambda app=app: app.screen.__class__.__name__ == "HelpScreen")
+            widget = app.screen.query_one(Static)
+            lines = rendered_lines(widget)
+            about = lines[: lines.index("Keys")]
+            for line, after in zip(about, about[1:], strict=False):
+                if line and after:  # inside a paragraph: a line is only short at its paragraph's end
+                    assert len(line) > widget.size.width // 2, (size, line)
+            assert any("e opens it in $EDITOR" in line or line.endswith("e opens it") for line in about)
+            keys = lines[lines.index("Keys") + 1:]
+            assert keys and all(line.startswith("  ") for line in keys if line)  # a wrapped description stays in its column

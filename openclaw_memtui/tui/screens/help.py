@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from rich.console import Group
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,6 +34,12 @@ against the saved ones; "Suggest settings" (ctrl+p) searches better ones, cross-
 """
 
 Keys = list[tuple[str, str]]
+
+
+def paragraphs(text: str) -> list[str]:
+    """The help text's paragraphs, each on one line: the source is wrapped for the editor, and hard
+    breaks plus the screen's own wrapping left one-word lines at any other width."""
+    return [" ".join(block.split()) for block in text.split("\n\n") if block.strip()]
 
 
 def help_keys(bindings: Iterable[Binding], key_display: Callable[[Binding], str]) -> Keys:
@@ -66,9 +75,12 @@ class HelpScreen(ModalScreen[None]):
         self.keys = keys
 
     def compose(self) -> ComposeResult:
-        text = Text(ABOUT)
-        text.append("\nKeys\n", style="bold")
+        about = Text("\n\n".join(paragraphs(ABOUT)) + "\n")
+        # keys in a grid: a long description wraps inside its own column, under itself
+        keys = Table.grid(padding=(0, 2))
+        keys.add_column(no_wrap=True)
+        keys.add_column(ratio=1)
         for key, description in self.keys:
-            text.append(f"  {key:<16} {description}\n")
+            keys.add_row(Text(key), Text(description))
         with VerticalScroll():
-            yield Static(text)
+            yield Static(Group(about, Text("Keys", style="bold"), Padding(keys, (0, 0, 0, 2))), id="help-text")
