@@ -234,3 +234,24 @@ async def test_help_paragraphs_wrap_cleanly_at_both_sizes(tmp_path):
             assert any("e opens it in $EDITOR" in line or line.endswith("e opens it") for line in about)
             keys = lines[lines.index("Keys") + 1:]
             assert keys and all(line.startswith("  ") for line in keys if line)  # a wrapped description stays in its column
+
+
+async def test_the_focused_slider_is_drawn_apart_and_left_moves_it(tmp_path):
+    from openclaw_memtui.tui.widgets.slider import Slider
+    from openclaw_memtui.tui.widgets.tuning import NumberInput
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+t")
+        first = app.query_one("#sl-vector_weight", Slider)
+        assert await wait_for(pilot, lambda: app.focused is first)
+        await pilot.pause()
+        knobs = {s.id: "".join(rendered_lines(s)) for s in app.query(Slider)}
+        assert "◉" in knobs["sl-vector_weight"] and not any("◉" in k for i, k in knobs.items() if i != "sl-vector_weight")
+        await pilot.press("shift+tab")  # to the number box above it: no slider looks focused any more
+        assert isinstance(app.focused, NumberInput)
+        await pilot.pause()
+        assert "◉" not in "".join(rendered_lines(first))
+        await pilot.press("tab", "left")
+        assert await wait_for(pilot, lambda: first.value == 0.35 and app.params.vector_weight == 0.35)
+        assert "◉" in "".join(rendered_lines(first))

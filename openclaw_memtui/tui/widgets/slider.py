@@ -13,8 +13,9 @@ from textual.widget import Widget
 class Slider(Widget, can_focus=True):
     DEFAULT_CSS = """
     Slider { height: 1; width: 1fr; min-width: 10; }
-    Slider:focus { text-style: bold; }
+    Slider:focus { background: $accent 35%; }
     """
+    KNOB, FOCUSED_KNOB = "●", "◉"  # a different glyph too: the tint alone is lost on a monochrome terminal
     BINDINGS = [
         Binding("left,h", "nudge(-1)", "Less", show=False),
         Binding("right,l", "nudge(1)", "More", show=False),
@@ -70,6 +71,12 @@ class Slider(Widget, can_focus=True):
         fraction = min(1.0, max(0.0, x / (width - 1)))
         self.set_value(self.minimum + fraction * (self.maximum - self.minimum))
 
+    def on_focus(self) -> None:
+        self.refresh()  # the knob glyph is drawn by render(), not by CSS
+
+    def on_blur(self) -> None:
+        self.refresh()
+
     def on_click(self, event: Click) -> None:
         self.focus()
         self._from_x(event.x)
@@ -84,6 +91,6 @@ class Slider(Widget, can_focus=True):
         pos = round((self.value - self.minimum) / span * (width - 1))
         bar = Text()
         bar.append("━" * pos, style="bold")
-        bar.append("●", style="bold reverse" if self.has_focus else "bold")
+        bar.append(self.FOCUSED_KNOB if self.has_focus else self.KNOB, style="bold reverse" if self.has_focus else "bold")
         bar.append("─" * (width - pos - 1), style="dim")
         return bar

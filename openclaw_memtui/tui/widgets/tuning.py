@@ -79,6 +79,7 @@ class TuningPanel(VerticalScroll):
     TuningPanel .row { height: 1; }
     TuningPanel .row Label { width: 15; }
     TuningPanel .row Input { width: 9; height: 1; border: none; padding: 0 1; }
+    TuningPanel .row Input:focus { background: $accent 35%; text-style: bold; }
     TuningPanel Slider { margin-bottom: 1; }
     TuningPanel .toggle { height: 1; margin-bottom: 1; }
     TuningPanel .toggle Label { width: 6; }
