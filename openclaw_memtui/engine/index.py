@@ -225,12 +225,17 @@ class MemoryIndex:
         launch); from then on a change of the index reloads it in the background while searches
         use sqlite-vec. A one-shot search of a large index never loads it (sqlite-vec serves)."""
         provider = self.provider
-        if provider is None:
+        if provider is None or self.store.missing:
             return
-        generation = self.store_generation()
-        embedded, _ = self.chunk_counts(provider.model, generation)
-        if embedded:
-            self.vector_searcher.warm_up(self.reader(), generation, provider.model, embedded)
+        conn = self.store.open_reader()  # its own connection: the caller's thread may search meanwhile
+        try:
+            reads = IndexReader(conn)
+            generation = (self._epoch, reads.generation())
+            embedded = reads.count_embedded(provider.model)
+            if embedded:
+                self.vector_searcher.warm_up(conn, generation, provider.model, embedded)
+        finally:
+            conn.close()
 
     def chunk_counts(self, model: str, generation: tuple[int, int] | None = None) -> tuple[int, int]:
         """(chunks embedded with `model`, all chunks), cached until the index changes.

@@ -236,8 +236,14 @@ class MemtuiApp(JudgingMixin, App[None]):
             self.post_message(IndexChecked(self.index.is_empty() or self.index.is_dirty() or self.index.unembedded() > 0))
         except Exception as exc:  # a locked or unreadable index: say so, let a sync try to repair it
             self.post_message(IndexChecked(True, describe(exc)))
-            return
-        with contextlib.suppress(Exception):  # searches use sqlite-vec until the vector matrix is in memory
+
+    _vectors_warming = False
+
+    @work(thread=True, exclusive=True, group="vectors", exit_on_error=False)
+    def _warm_up_vectors(self) -> None:
+        """Load the in-memory vector matrix (~35 s of wall time at 1M chunks on a loaded machine);
+        searches use sqlite-vec until it is there, and after a sync while it reloads."""
+        with contextlib.suppress(Exception):  # without it searches keep using sqlite-vec
             self.index.warm_up_vectors()
 
     def on_index_checked(self, message: IndexChecked) -> None:
@@ -291,6 +297,9 @@ class MemtuiApp(JudgingMixin, App[None]):
             return  # a newer query is on its way; drop this stale answer
         self.ranked = RankedResults(pool=message.pool, params=self.params)
         self.rerank(track_moves=False)
+        if message.pool.mode == "hybrid" and not self._vectors_warming:
+            self._vectors_warming = True
+            self._warm_up_vectors()  # after the first results: loading 1M vectors must not delay them
         if message.generation == self._focus_results_for and self.ranked.results and isinstance(self.screen.focused, Input):
             self.query_one(ResultList).focus()
 

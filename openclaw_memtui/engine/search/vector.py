@@ -35,7 +35,7 @@ SHORTLIST = 4096
 # unless the matrix is loaded: a one-shot CLI search never pays for loading 1M vectors, and a
 # long-lived process (the app) calls `warm_up` once, after which changes reload in the background
 LOAD_INLINE_ROWS = 50_000
-LOAD_BATCH_ROWS = 8192
+LOAD_BATCH_ROWS = 1024  # each numpy call of a batch holds the GIL briefly: the app's event loop keeps its turns
 # bytes an in-memory row costs: sign bits, int8 codes, rowid and label
 QUANTIZED_ROW_BYTES = 9  # + dims (int8) + dims / 8 (bits)
 
@@ -112,7 +112,7 @@ class VectorSearcher:
             rows = [r for r in rows if len(r[2]) == dims * 4]
             if not rows:
                 continue
-            # one batch joined (~12 MB), never the whole matrix: a copy per row cost 3x more
+            # one batch joined (~1.5 MB), never the whole matrix: a copy per row cost 3x more
             vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dims)
             rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             labels = np.fromiter((self._label(r[1]) for r in rows), dtype=np.uint8, count=len(rows))
