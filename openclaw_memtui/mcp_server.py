@@ -22,6 +22,8 @@ from .errors import UserError
 
 log = logging.getLogger("memtui.mcp")
 
+MAX_WAIT_S = 3600  # --sync-wait / --embed-wait: an agent's turn never usefully waits longer
+
 INSTRUCTIONS = (
     "Long-term memory of this user and agent (notes and past conversations), searched with the user's own "
     "tuned ranking. Call memory_search before answering about prior work, decisions, dates, people, "
@@ -116,8 +118,10 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.agent and (args.workspace or args.demo):
         raise UserError("pass --agent ID or --workspace DIR, not both")
     for flag, value in (("--sync-wait", args.sync_wait), ("--embed-wait", args.embed_wait)):
-        if not value >= 0:  # `not >=` also refuses nan
-            raise UserError(f"{flag} must be 0 or more seconds, got {value}")
+        # finite and capped: an infinite or huge wait overflows the clock arithmetic of every later
+        # wait (time_t), so each search would fail; `not <=` also refuses nan
+        if not 0 <= value <= MAX_WAIT_S:
+            raise UserError(f"{flag} must be between 0 and {MAX_WAIT_S} seconds, got {value:g}")
     wire_in, wire_out = claim_stdio()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="memtui mcp: %(levelname)s %(message)s")
     log.setLevel(logging.INFO)

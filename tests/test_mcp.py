@@ -247,6 +247,17 @@ def test_a_bad_agent_is_one_line_on_stderr_before_any_protocol(tmp_path):
     assert len(out.stderr.decode().strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("flag, value", [("--sync-wait", "inf"), ("--embed-wait", "1e300"), ("--sync-wait", "nan"),
+                                         ("--embed-wait", "-1"), ("--sync-wait", "3601")])
+def test_a_wait_that_is_not_a_sane_number_of_seconds_is_refused_before_any_protocol(tmp_path, workspace, flag, value):
+    out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "mcp", *keyword_args(tmp_path, workspace), flag, value],
+                         input=b"", capture_output=True, env=env_for_subprocess(), cwd=REPO, timeout=60)
+    err = out.stderr.decode()
+    assert out.returncode == 2 and out.stdout == b""
+    assert err.startswith("memtui: error:") and flag in err and "between 0 and 3600 seconds" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 # -- a live OpenClaw --------------------------------------------------------------------------------------
 
 def _private_openclaw(tmp_path: Path, live_state: Path) -> dict[str, str]:
