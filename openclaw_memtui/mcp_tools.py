@@ -291,7 +291,7 @@ class MemoryTools:
             raise BadArguments(f"memory_search: {exc}") from None
         index = self.session.index
         pool = self._retrieve(given["query"], retrieve_kwargs(cfg, params))
-        results = rank(pool, params)
+        results = answerable(rank(pool, params), given.get("minScore"))
         provider = index.provider
         return {
             "results": [_result(r) for r in results],
@@ -328,6 +328,17 @@ class MemoryTools:
     def close(self) -> None:
         self.freshness.stop()
         self.session.close()
+
+
+def answerable(results: list[Any], min_score: float | None) -> list[Any]:
+    """What an agent gets of `rank()`'s list: never a score that reads 0, nor one below its own minScore.
+
+    The saved keyword rescue (and OpenClaw's relaxed rule) refill a short list with keyword hits below
+    the floor; that suits the app, but an agent that passes minScore was promised "drop results
+    scoring below this". Ranks are renumbered so they stay 1..n in the answer's order.
+    """
+    kept = [r for r in results if round(r.score, 4) > 0 and (min_score is None or r.score >= min_score)]
+    return [replace(r, rank=pos) for pos, r in enumerate(kept, 1)]
 
 
 def _camel(name: str) -> str:

@@ -94,6 +94,23 @@ async def test_search_ranks_with_the_saved_settings_and_rereads_them_after_a_sav
     assert len(asked["results"]) == 2  # an agent's maxResults wins over the saved one
 
 
+async def test_an_explicit_min_score_is_a_floor_and_zero_scores_never_come_back(tmp_path, workspace):
+    write(workspace / "memory" / "2026-11-03.md", "# Market\nWe bought a kiwi and some mangoes.\n")
+    config = tmp_path / "config.toml"
+    # the saved settings keep the keyword rescue on (memtui's default); a floor of 0 lets a dated note far
+    # outside a query's time window score ~0 (1.25 * 0.5^150), which only the rescue would bring back
+    save_to_config(SearchParams(min_score=0.35, keyword_rescue=True, time_floor=0.0), config)
+    async with server(tmp_path, *keyword_args(tmp_path, workspace), "--config", str(config)) as s:
+        default = await call(s, "memory_search", query="kiwi")
+        floored = await call(s, "memory_search", query="kiwi", minScore=1)
+        half = await call(s, "memory_search", query="kiwi mangoes oolong", minScore=0.5)
+        far = await call(s, "memory_search", query="kiwi on 2025-06-01")
+    assert [r["path"] for r in default["results"]] == ["memory/2026-11-03.md"]  # the note is found...
+    assert floored["results"] == []  # ...but scores below the floor the agent asked for
+    assert half["results"] and all(r["score"] >= 0.5 for r in half["results"])
+    assert far["timeWindow"] is not None and far["results"] == []  # its score would read 0.0
+
+
 async def test_a_note_written_while_serving_is_found_by_the_next_search(tmp_path, workspace):
     async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
         assert (await call(s, "memory_search", query="quokka"))["results"] == []
