@@ -178,3 +178,36 @@ def test_a_line_match_alone_is_a_keyword_hit_for_the_rescue():
     pool = Pool("q", [cand(1, 0.1, 0.0, line=0.4), cand(2, 0.1, 0.0)], NOW, "hybrid")
     res = rank(pool, SearchParams(line_weight=0.5, min_score=0.9, max_results=5))
     assert [r.path for r in res] == ["memory/1.md"]
+
+
+def test_mmr_order_stops_once_enough_kept_items_are_placed():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(2, 40))
+        scores = sorted(rng.random(n).tolist(), reverse=True)
+        sym = rng.random((n, n))
+        jac = (sym + sym.T) / 2
+        keep = (rng.random(n) < 0.6).tolist()
+        limit = int(rng.integers(1, n + 1))
+        full = mmr_order(scores, jac, 0.6)
+        early = mmr_order(scores, jac, 0.6, keep=keep, limit=limit)
+        assert sorted(early) == list(range(n))  # still a permutation of every item
+        kept_full = [i for i in full if keep[i]][:limit]
+        assert [i for i in early if keep[i]][:limit] == kept_full  # the kept prefix rank() shows is unchanged
+
+
+def test_rank_with_mmr_shows_the_same_results_as_a_full_mmr_order():
+    # a short maxResults stops MMR early; the first results must equal those of a ranking that orders every
+    # candidate (maxResults above the pool size never stops early)
+    rng = np.random.default_rng(11)
+    words = ["heron", "kafka", "lag", "deploy", "tea", "oolong", "budget", "q3", "rust", "lisbon"]
+    for trial in range(30):
+        n = int(rng.integers(5, 60))
+        cands = [cand(i, score_v=float(rng.random()), score_t=float(rng.random()) * (rng.random() < 0.7),
+                      text=" ".join(rng.choice(words, size=6).tolist()), ts=NOW - float(rng.random()) * 90 * 86400000)
+                 for i in range(n)]
+        params = replace(SearchParams(), mmr=True, mmr_lambda=float(rng.choice([0.3, 0.5, 0.7])), keyword_rescue=False,
+                         min_score=float(rng.choice([0.0, 0.2, 0.35])), max_results=int(rng.integers(1, 12)))
+        short = rank(Pool("q", cands, NOW, "hybrid"), params)
+        whole = rank(Pool("q", cands, NOW, "hybrid"), replace(params, max_results=1000))
+        assert [(r.id, r.score) for r in short] == [(r.id, r.score) for r in whole[: params.max_results]], trial
