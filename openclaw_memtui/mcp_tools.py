@@ -123,6 +123,36 @@ def hide_secrets(text: str) -> str:
     return text
 
 
+def mask_note(text: str) -> str:
+    """A note's text with secrets masked by OpenClaw's redactor, as transcripts are when indexed.
+
+    The index keeps notes verbatim (they are the user's own), but over MCP the text goes to an
+    outside model. Only the returned snippet or slice is masked, so it costs per answer, not per
+    file. Line for line: a private key block the redactor shortens to three lines is padded with
+    empty lines, so `lineNumbers` still name the file's lines.
+    """
+    from .engine.redact import redact_secrets
+
+    masked = redact_secrets(text)
+    before, after = text.split("\n"), masked.split("\n")
+    if len(before) == len(after):
+        return masked
+    import difflib
+
+    out: list[str] = []
+    for _, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        part, size = after[j1:j2], i2 - i1  # keep each region's line count: pad it, or fold the excess
+        if len(part) < size:
+            part += [""] * (size - len(part))
+        elif len(part) > size and size:
+            part = part[: size - 1] + [" ".join(part[size - 1:])]
+        elif len(part) > size:  # lines the redactor added between two kept ones: onto the line before
+            out[-1:] = [" ".join(out[-1:] + part)]
+            part = []
+        out.extend(part)
+    return "\n".join(out)
+
+
 class Freshness:
     """Keeps the index in step with the files: a daemon thread checks and syncs on request.
 
@@ -323,11 +353,18 @@ class MemoryTools:
         from .engine.memory_files import read_memory_file
 
         piece = read_memory_file(self.session.index.settings, given["path"], given.get("from", 1), given.get("lines"))
-        return replace(piece, text=hide_secrets(piece.text)).to_dict()
+        return replace(piece, text=_shown(piece.text, piece.source)).to_dict()
 
     def close(self) -> None:
         self.freshness.stop()
         self.session.close()
+
+
+def _shown(text: str, source: str) -> str:
+    """Text of an answer: configured keys replaced whole first (the redactor would keep their head and
+    tail), then a note's other secrets masked; a transcript's were masked when it was read."""
+    text = hide_secrets(text)
+    return text if source == "sessions" else mask_note(text)
 
 
 def answerable(results: list[Any], min_score: float | None) -> list[Any]:
@@ -350,7 +387,7 @@ def _result(r: Any) -> dict[str, Any]:
     """OpenClaw's fields first, then memtui's breakdown of how the score was made."""
     return {
         "path": r.path, "startLine": r.start_line, "endLine": r.end_line, "score": round(r.score, 4),
-        "snippet": hide_secrets(r.snippet), "source": r.source,
+        "snippet": _shown(r.snippet, r.source), "source": r.source,
         "breakdown": {
             "vector": None if r.vector_score is None else round(r.vector_score, 4), "text": round(r.text_score, 4),
             "hybrid": round(r.hybrid_score, 4), "decay": round(r.decay, 4), "time": round(r.time_factor, 4),

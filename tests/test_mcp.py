@@ -201,6 +201,39 @@ async def test_a_failing_provider_leaves_a_keyword_search_with_a_warning_and_no_
     assert "[redacted]" in json.loads(note.content[0].text)["text"] and key not in str(note.structured_content)
 
 
+async def test_secrets_in_notes_are_masked_in_snippets_and_reads_as_in_transcripts(tmp_path, workspace):
+    key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+    pem_body = "MIIEowIBAAKCAQEA7bq98fakefakefakefakefakefakefake"
+    write(workspace / "memory" / "creds.md",
+          f"# Staging credentials\nOpenAI key {key} for the pelican bot.\nAuthorization: Bearer {jwt}\n"
+          f"-----BEGIN RSA PRIVATE KEY-----\n{pem_body}\n{pem_body}\n{pem_body}\n-----END RSA PRIVATE KEY-----\n"
+          "Pelican bot owner: Dana.\n")
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        found = await s.call_tool("memory_search", {"query": "pelican bot staging credentials"})
+        read = await s.call_tool("memory_get", {"path": "memory/creds.md"})
+    for result in (found, read):
+        for shown in (result.content[0].text, json.dumps(result.structured_content)):
+            assert key not in shown and jwt not in shown and pem_body not in shown
+    snippet = json.loads(found.content[0].text)["results"][0]["snippet"]
+    assert "OpenAI key sk-pro" in snippet and "pelican bot" in snippet  # masked in place, the rest kept
+    got = json.loads(read.content[0].text)
+    lines = got["text"].split("\n")
+    assert len(lines) == len(got["lineNumbers"]) == got["totalLines"]  # still line for line with the file
+    assert lines[2].startswith("Authorization: Bearer ") and lines[8] == "Pelican bot owner: Dana."
+
+
+def test_masking_a_note_keeps_it_line_for_line_when_the_redactor_adds_or_removes_lines():
+    from openclaw_memtui.mcp_tools import mask_note
+
+    empty_block = "x\n-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\ny"  # the redactor adds a marker line
+    long_block = "-----BEGIN PRIVATE KEY-----\n" + "MIIEabcdefghijklmnop\n" * 5 + "-----END PRIVATE KEY-----\nz"
+    for text in (empty_block, long_block):
+        masked = mask_note(text)
+        assert len(masked.split("\n")) == len(text.split("\n")) and "MIIEabcdefghijklmnop" not in masked
+        assert masked.split("\n")[-1] == text.split("\n")[-1]
+
+
 async def test_a_provider_that_hangs_costs_a_search_embed_wait_not_the_turn(tmp_path, workspace):
     api = FakeAPI("openai")
     config = write(tmp_path / "config.toml", f'provider = "openai"\n[remote]\nbaseUrl = "{api.url}/v1"\n'
