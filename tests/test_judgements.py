@@ -440,3 +440,20 @@ def test_retrieve_judged_retrieves_each_question_once(tmp_path, workspace, make_
     got = retrieve_judged(index, judged)
     assert got is not None and asked == ["oolong tea", "canary"] and got.scored == 1
     index.close()
+
+
+def test_suggest_searches_the_line_weight():
+    # the answer holds the question in one line, the distractor spreads more keyword matches over its chunk:
+    # only a line weight above the default 0.5 puts the answer first (vector scores are equal)
+    pools = []
+    for q in range(12):
+        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, "answer", 0.5, 0.2, None, None, "evergreen",
+                           line_score=0.6)
+        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, "noise", 0.5, 0.7, None, None,
+                               "evergreen", line_score=0.2)
+        pool = Pool(f"q{q}", [distractor, answer], 0.0, "hybrid")
+        pools.append(JudgedPool(f"q{q}", f"q{q}", [{"path": f"memory/answer-{q}.md", "line": 2}], pool))
+    found = suggest(pools, SearchParams())
+    assert not isinstance(found, NeedMore) and found.better
+    assert found.best.line_weight > 0.5 and found.cv_best[0] == 1.0
+    assert "line weight     0.50 → 0.75" in describe_suggestion(found)
