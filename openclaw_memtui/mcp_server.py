@@ -104,13 +104,68 @@ def _version() -> str:
         return "0"
 
 
+class CheckedLines:
+    """The wire's lines as the SDK reads them, minus those it cannot parse, which it drops without a
+    word (a line that is not JSON, a lone surrogate like "\\ud800" its JSON parser refuses). Each of
+    those is one warning on stderr (the reason, never the text) and, when it is a request whose id
+    can still be read, a JSON-RPC error answer, so the client is not left waiting."""
+
+    def __init__(self, stdin: Any) -> None:
+        self.stdin = stdin
+        self.write_stream: Any = None  # set once the transport is up, before any line is read
+
+    async def __aiter__(self) -> Any:
+        import mcp_types as types
+
+        async for line in self.stdin:
+            if not line.strip():
+                continue
+            try:
+                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception as exc:
+                await self._refuse(line, exc)
+                continue
+            yield line
+
+    async def _refuse(self, line: str, exc: Exception) -> None:
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        errors = getattr(exc, "errors", None)
+        first = errors()[0] if callable(errors) and errors() else {}
+        reason = str(first.get("msg") or type(exc).__name__)
+        request_id = _request_id(line)
+        log.warning("dropped a message that is not valid JSON-RPC (%s)%s", reason,
+                    "" if request_id is None else f"; answered request {request_id!r} with an error")
+        if request_id is None or self.write_stream is None:
+            return
+        code = types.PARSE_ERROR if first.get("type") == "json_invalid" else types.INVALID_REQUEST
+        message = f"cannot read this request ({reason}); send one JSON-RPC message per line, as valid UTF-8 JSON"
+        await self.write_stream.send(SessionMessage(types.JSONRPCError(
+            jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))))
+
+
+def _request_id(line: str) -> str | int | None:
+    """The id of a request in `line` if Python's more lenient parser can still find one."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "method" not in message:
+        return None  # a broken response or notification gets no answer
+    request_id = message.get("id")
+    return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
+
+
 async def serve(server: Any, wire_in: IO[bytes], wire_out: IO[bytes]) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    stdin = anyio.wrap_file(io.TextIOWrapper(wire_in, encoding="utf-8", errors="replace"))
+    stdin = CheckedLines(anyio.wrap_file(io.TextIOWrapper(wire_in, encoding="utf-8", errors="replace")))
     stdout = anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8"))
-    async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+    # the SDK only iterates its stdin (`async for line in stdin`), which CheckedLines provides
+    async with stdio_server(stdin, stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
+        stdin.write_stream = write_stream
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

@@ -289,6 +289,30 @@ def test_nothing_but_protocol_reaches_stdout(tmp_path):
     assert b"stray print" in out.stderr and b"stray fd write" in out.stderr and b"stray child" in out.stderr
 
 
+def test_a_line_the_sdk_cannot_parse_is_logged_and_answered_when_its_id_is_readable(tmp_path, workspace):
+    """The SDK drops such lines silently; the client would wait for ever for request 7's answer."""
+    proc = subprocess.Popen([sys.executable, "-m", "openclaw_memtui", "mcp", *keyword_args(tmp_path, workspace)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env_for_subprocess(), cwd=REPO)
+    surrogate = ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory_search",'
+                 '"arguments":{"query":"\\ud800 tea"}}}')
+    init = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    proc.stdin.write(f"this is not json\n{surrogate}\n{init}\n".encode())
+    proc.stdin.flush()
+    answers = {}
+    while 8 not in answers:  # request 8 is answered after 7: its line was read after
+        answer = json.loads(proc.stdout.readline())
+        answers[answer["id"]] = answer
+    proc.stdin.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert answers[7]["error"]["code"] == -32700 and "cannot read this request" in answers[7]["error"]["message"]
+    assert "result" in answers[8]  # the server went on serving
+    dropped = [line for line in err.splitlines() if "dropped a message that is not valid JSON-RPC" in line]
+    assert len(dropped) == 2 and "answered request 7" in dropped[1] and "ud800" not in err
+
+
 def test_a_bad_agent_is_one_line_on_stderr_before_any_protocol(tmp_path):
     out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "mcp", "--agent", "nobody", "--provider", "none"],
                          input=b"", capture_output=True, env=env_for_subprocess(), cwd=REPO, timeout=60)
