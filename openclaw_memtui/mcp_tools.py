@@ -311,6 +311,10 @@ class MemoryTools:
         from .engine.search.rank import rank
 
         warnings = self.freshness.ensure()
+        workspace = self.session.index.settings.workspace
+        if not workspace.is_dir():  # deleted or moved: the sync emptied the index, say why nothing comes back
+            warnings.append(f"workspace {workspace} not found (moved or deleted?); its notes cannot be searched "
+                            "until it is back")
         cfg = self.settings.current()
         if self.settings.warning:
             warnings.append(self.settings.warning)

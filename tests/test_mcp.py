@@ -140,6 +140,24 @@ async def test_get_reads_a_slice_of_a_memory_file_and_a_masked_transcript(tmp_pa
     assert past_end["text"] == "" and past_end["totalLines"] == 5
 
 
+async def test_a_note_the_index_skips_as_not_utf8_is_refused_by_get_too(tmp_path, workspace):
+    (workspace / "memory" / "badutf.md").write_bytes(b"# Latin-1\ncaf\xe9 with the walrus team\n")
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        found = await call(s, "memory_search", query="walrus team", minScore=0)
+        refusal = await refused(s, "memory_get", path="memory/badutf.md")
+    assert found["results"] == []
+    assert "'memory/badutf.md' is not valid UTF-8 (byte 13)" in refusal and "save it as UTF-8" in refusal
+
+
+async def test_a_deleted_workspace_is_a_warning_not_a_silent_empty_answer(tmp_path, workspace):
+    async with server(tmp_path, *keyword_args(tmp_path, workspace)) as s:
+        before = await call(s, "memory_search", query="oolong tea")
+        shutil.rmtree(workspace)
+        after = await call(s, "memory_search", query="oolong tea")
+    assert before["results"] and not any("not found" in w for w in before["warnings"])
+    assert after["results"] == [] and any(f"workspace {workspace} not found" in w for w in after["warnings"])
+
+
 async def test_get_refuses_everything_but_this_workspaces_memory(tmp_path, workspace):
     write(tmp_path / "outside" / "secret.md", "TOP SECRET outside the workspace\n")
     write(workspace / "AGENTS.md", "# Agents\nnot a memory file\n")

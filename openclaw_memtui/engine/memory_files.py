@@ -107,7 +107,13 @@ def _read_file(settings: IndexSettings, sf: SourceFile) -> str:
         os.close(fd)
     if b"\x00" in data[:65536]:
         raise AccessRefused(f"{sf.path!r} is a binary file")
-    return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    if sf.source == "sessions":  # a transcript line is read as the index reads it, bad bytes replaced
+        return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    try:  # a note the index skips is not served either: memory_get reads what memory_search can return
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise AccessRefused(f"{sf.path!r} is not valid UTF-8 (byte {exc.start}), so it is not indexed either; "
+                            "save it as UTF-8 to search and read it") from None
 
 
 def _read_transcript(settings: IndexSettings, sf: SourceFile) -> str:
