@@ -96,7 +96,9 @@ class Seeded(SeededProvider):
     sync_batch_items = 64
 
 
-def seeded_index(tmp_path, exact: bool = False) -> MemoryIndex:
+def seeded_index(tmp_path, exact: bool = False, quantise_small: bool = True) -> MemoryIndex:
+    """120 notes and a transcript, vectors from the seeded provider. `quantise_small`: quantise even
+    this small a matrix (by default one this size is kept exact), as the quantisation tests need."""
     ws = tmp_path / "ws"
     for i in range(120):
         write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\nsubject {i % 7} detail {i}\n")
@@ -104,6 +106,8 @@ def seeded_index(tmp_path, exact: bool = False) -> MemoryIndex:
     cfg = validate({"store": {"vector": {"exact": exact}}})
     index = MemoryIndex(index_settings(cfg, ws, tmp_path / "index.sqlite", ), provider_name="none")
     index._provider, index._provider_ready = Seeded(), True
+    if quantise_small:
+        index.vector_searcher.exact_up_to_bytes = 0
     index.sync()
     return index
 
@@ -170,3 +174,18 @@ def test_a_large_matrix_loads_only_when_warmed_up_then_in_the_background(tmp_pat
     hits = vector_hits(index, "brand new note")
     assert searcher.last_path == "numpy-int8" and max(hits, key=hits.get) == "memory/fresh.md"
     assert searcher.loaded_key == (index.store_generation(), index.provider.model)
+
+
+def test_a_small_matrix_stays_exact_and_a_large_one_is_quantised(tmp_path):
+    index = seeded_index(tmp_path, quantise_small=False)  # 121 vectors: far below the default threshold
+    searcher = index.vector_searcher
+    assert not index.settings.vector_exact and searcher.exact_up_to_bytes == vector.EXACT_MATRIX_BYTES
+    index.retrieve("subject 3 detail 10")
+    assert searcher.last_path == "numpy" and isinstance(searcher._matrix, FloatMatrix)
+    dims = searcher._matrix.dims
+    searcher.exact_up_to_bytes = 121 * dims * 4  # the threshold: exactly this index's float32 bytes
+    write(index.settings.workspace / "memory" / "fresh.md", "brand new note")
+    index.sync()  # 122 vectors now: one row over, so the reload quantises
+    hits = vector_hits(index, "brand new note")
+    assert searcher.last_path == "numpy-int8" and isinstance(searcher._matrix, QuantizedMatrix)
+    assert max(hits, key=hits.get) == "memory/fresh.md"

@@ -2,10 +2,12 @@
 
 Paths (bench/scale.py, README "Scale" has the figures):
 
-* `numpy-int8` (default): a `QuantizedMatrix` (sign bits + int8 codes, 441 bytes a row instead of
+* `numpy` below `EXACT_MATRIX_BYTES` of float32 vectors (default on a typical memory, ~40k chunks at
+  384 dims): the float32 matrix, exact; at this size a full scan costs less than a rescore from SQLite.
+* `numpy-int8` (above it): a `QuantizedMatrix` (sign bits + int8 codes, 441 bytes a row instead of
   1,536) picks and orders a shortlist; the best `k + RESCORE_EXTRA` rows are rescored exactly from
   their float32 vectors in SQLite. 1M × 384 in ~440 MB, top-10 identical to exact search on e5 vectors.
-* `numpy` (`store.vector.exact = true`): the float32 matrix, exact, 1.5 GB at 1M × 384.
+* `numpy` at any size with `store.vector.exact = true`: the float32 matrix, 1.5 GB at 1M × 384.
 * `sqlite-vec`: vec0 KNN, exact, vectors stay on disk; used when the in-memory matrix would not fit
   `store.vector.memoryBudgetMB`, and while a large matrix is still loading (see `warm_up`).
 
@@ -14,6 +16,7 @@ The matrix is loaded once per index generation, streamed in batches (no 1.5 GB b
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -37,6 +40,10 @@ SHORTLIST = 8192
 # unless the matrix is loaded: a one-shot CLI search never pays for loading 1M vectors, and a
 # long-lived process (the app) calls `warm_up` once, after which changes reload in the background
 LOAD_INLINE_ROWS = 50_000
+# up to this many bytes of float32 vectors the exact matrix is kept (64 MiB: 43k rows of 384 dims): at
+# 10k chunks its whole scan is ~1 ms, where the quantised path's shortlist + SQLite rescore cost ~8 ms
+# (bench/search.py: vector leg p50 14 ms -> see README "Scale")
+EXACT_MATRIX_BYTES = 64 * 1024 * 1024
 LOAD_BATCH_ROWS = 1024  # each numpy call of a batch holds the GIL briefly: the app's event loop keeps its turns
 # bytes an in-memory row costs: sign bits, int8 codes, rowid and label
 QUANTIZED_ROW_BYTES = 9  # + dims (int8) + dims / 8 (bits)
@@ -44,11 +51,12 @@ QUANTIZED_ROW_BYTES = 9  # + dims (int8) + dims / 8 (bits)
 
 class VectorSearcher:
     def __init__(self, backend: str = "auto", memory_budget_mb: int = 1024, *, exact: bool = False,
-                 open_reader: Callable[[], Any] | None = None) -> None:
+                 open_reader: Callable[[], Any] | None = None, exact_up_to_bytes: int = EXACT_MATRIX_BYTES) -> None:
         """`exact` keeps float32 vectors in memory (no quantisation). `open_reader` opens a new read
         connection; with it, `warm_up` can load the matrix on a thread of its own."""
         self.backend = backend
         self.exact = exact
+        self.exact_up_to_bytes = exact_up_to_bytes  # smaller float32 matrices stay exact (0: quantise all)
         self.budget_bytes = memory_budget_mb * 1024 * 1024
         self.open_reader = open_reader
         self._lock = threading.Lock()
@@ -61,11 +69,17 @@ class VectorSearcher:
         self.last_path = ""
 
     # -- which path ------------------------------------------------------------------------------
+    def keeps_floats(self, count: int, dims: int) -> bool:
+        """Exact float32 rows: asked for, or small enough that quantising buys nothing."""
+        return self.exact or count * dims * 4 <= self.exact_up_to_bytes
+
     def matrix_bytes(self, count: int, dims: int) -> int:
-        return count * (dims * 4 + 9) if self.exact else count * (dims + (dims + 63) // 64 * 8 + QUANTIZED_ROW_BYTES)
+        if self.keeps_floats(count, dims):
+            return count * (dims * 4 + 9)
+        return count * (dims + (dims + 63) // 64 * 8 + QUANTIZED_ROW_BYTES)
 
     def choose(self, conn: Any, vec_loaded: bool, count: int, dims: int) -> str:
-        in_memory = "numpy" if self.exact else "numpy-int8"
+        in_memory = "numpy" if self.keeps_floats(count, dims) else "numpy-int8"
         if self.backend == "numpy" or not vec_loaded:
             return in_memory
         if self.backend == "sqlite-vec":
@@ -97,8 +111,12 @@ class VectorSearcher:
 
     def _load(self, conn: Any, model: str, count: int) -> VectorMatrix:
         batches = self._batches(conn, model)
+        first = next(batches, None)
+        if first is None:
+            return FloatMatrix(0)
+        batches = itertools.chain([first], batches)
         matrix: VectorMatrix | None
-        if self.exact:
+        if self.keeps_floats(count, first[1].shape[1]):
             matrix = FloatMatrix.from_batches(batches, capacity=count)
         else:
             matrix = QuantizedMatrix.from_batches(batches, capacity=count)
@@ -180,6 +198,8 @@ class VectorSearcher:
                                       may_defer=vec_loaded and self.backend == "auto")
             if matrix is None:
                 path = "sqlite-vec"
+        if isinstance(matrix, FloatMatrix):
+            path = "numpy"  # what was loaded decides: the count may have crossed the threshold since
         self.last_path = path
         if matrix is None:
             return self._sqlite_vec(conn, q, k, model, sources)
