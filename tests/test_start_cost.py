@@ -13,10 +13,29 @@ from .helpers import env_for_subprocess
 PROBE = """
 import sys
 from openclaw_memtui.cli import main
-code = main(["search", "database migration", "--demo", "--provider", "none", "--db", sys.argv[1], "--json"])
+code = main(sys.argv[2:] + ["--db", sys.argv[1]])
 loaded = {name: name in sys.modules for name in ("numpy", "openclaw_memtui.engine.redact", "textual", "mcp")}
 print("\\n" + __import__("json").dumps({"code": code, "loaded": loaded}))
 """
+
+
+KEYWORD_SEARCH = ["search", "database migration", "--demo", "--provider", "none", "--json"]
+
+
+def probe(db, argv: list[str]) -> dict:
+    out = subprocess.run([sys.executable, "-c", PROBE, str(db), *argv], capture_output=True, text=True,
+                         env=env_for_subprocess(), timeout=120)
+    report: dict = json.loads(out.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_status_with_the_local_model_loads_neither_numpy_nor_the_model(tmp_path):
+    # `status` names the provider and model; it must not pay ~90 ms of numpy imports (README "Scale": status --json)
+    from openclaw_memtui.cli import main
+
+    assert main(["index", "--demo", "--provider", "none", "--db", str(tmp_path / "i.sqlite")]) == 0
+    report = probe(tmp_path / "i.sqlite", ["status", "--demo", "--provider", "local", "--json"])
+    assert report["code"] == 0 and report["loaded"]["numpy"] is False
 
 
 def test_keyword_only_search_loads_no_numpy_redactor_textual_or_mcp(tmp_path):
@@ -24,8 +43,6 @@ def test_keyword_only_search_loads_no_numpy_redactor_textual_or_mcp(tmp_path):
 
     # the index exists (a first search would build it, which reads transcripts and so redacts)
     assert main(["index", "--demo", "--provider", "none", "--db", str(tmp_path / "i.sqlite")]) == 0
-    out = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "i.sqlite")], capture_output=True, text=True,
-                         env=env_for_subprocess(), timeout=120)
-    report = json.loads(out.stdout.strip().splitlines()[-1])
+    report = probe(tmp_path / "i.sqlite", KEYWORD_SEARCH)
     assert report["code"] == 0
     assert report["loaded"] == {"numpy": False, "openclaw_memtui.engine.redact": False, "textual": False, "mcp": False}

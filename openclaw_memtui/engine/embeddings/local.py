@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .base import EmbeddingError, fingerprint, normalize_rows
+
+if TYPE_CHECKING:  # numpy is imported when a text is embedded: `status` and keyword searches never need it
+    import numpy as np
 
 LOCAL_MODEL = "multilingual-e5-small-q4"
 _lock = threading.Lock()
@@ -58,5 +59,7 @@ class LocalE5Provider:
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
+            import numpy as np
+
             return np.zeros((0, self.dims), dtype=np.float32)
         return normalize_rows(self._load().passage(list(texts)))
