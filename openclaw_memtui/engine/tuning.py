@@ -88,8 +88,17 @@ class Scorer:
         self._memo: dict[tuple[int, tuple[Any, ...]], dict[str, float]] = {}
         self.ranked = 0  # rank() calls made: what the benchmarks count
 
-    def of(self, i: int, params: SearchParams) -> dict[str, float]:
-        key = (i, effective_key(params, self.pools[i].pool.time_window is not None))
+    @staticmethod
+    def keys_of(params: SearchParams) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The setting's memo keys for a question without and with time words (index by that bool).
+        Made once per setting, not once per question: building a key is a dict of every field, sorted."""
+        return effective_key(params, False), effective_key(params, True)
+
+    def of(self, i: int, params: SearchParams, keys: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None
+           ) -> dict[str, float]:
+        """Question i's metrics under `params`; `keys` is `keys_of(params)` when the caller has it."""
+        keys = keys or self.keys_of(params)
+        key = (i, keys[self.pools[i].pool.time_window is not None])
         found = self._memo.get(key)
         if found is None:
             jp = self.pools[i]
@@ -100,17 +109,19 @@ class Scorer:
         return found
 
     def mean(self, indexes: Sequence[int], params: SearchParams, metric: str = OBJECTIVE) -> float:
-        return sum(self.of(i, params)[metric] for i in indexes) / len(indexes) if indexes else 0.0
+        keys = self.keys_of(params)
+        return sum(self.of(i, params, keys)[metric] for i in indexes) / len(indexes) if indexes else 0.0
 
     def scores(self, params: SearchParams, cancel: threading.Event | None = None) -> Scores | None:
         """The shown metrics over every scored question; None when cancelled or nothing is judged."""
         if not self.pools:
             return None
         totals = dict.fromkeys(SHOWN, 0.0)
+        keys = self.keys_of(params)
         for i in range(len(self.pools)):
             if cancel is not None and cancel.is_set():
                 return None
-            m = self.of(i, params)
+            m = self.of(i, params, keys)
             for k in SHOWN:
                 totals[k] += m[k]
         n = len(self.pools)
