@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.errors import MemtuiError, describe
-from .engine.scrub import REDACTED, known_secrets, scrub
+from .engine.scrub import replace_known, scrub
 from .errors import UserError
 from .session import Session
 
@@ -118,9 +118,7 @@ def check_arguments(tool: str, arguments: dict[str, Any] | None) -> dict[str, An
 
 def hide_secrets(text: str) -> str:
     """Configured keys never leave memtui, even when a note quotes one (the note itself is the user's)."""
-    for secret in known_secrets():
-        text = text.replace(secret, REDACTED)
-    return text
+    return replace_known(text)
 
 
 def mask_note(text: str) -> str:

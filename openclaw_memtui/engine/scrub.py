@@ -72,13 +72,20 @@ def known_secrets(extra: Iterable[str] = ()) -> list[str]:
     return sorted((v for v in values if v and len(v) >= MIN_SECRET_LEN), key=len, reverse=True)
 
 
+def replace_known(text: str, extra: Iterable[str] = ()) -> str:
+    """`text` with every known secret (configured, in the environment, or `extra`) replaced whole by
+    "[redacted]"; key-shaped strings that memtui was not configured with are left as they are."""
+    for secret in known_secrets(extra):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
 def scrub(text: str, extra: Iterable[str] = ()) -> str:
     """`text` with every known secret and anything shaped like a key replaced by "[redacted]"."""
     if not text:
         return text
-    for secret in known_secrets(extra):
-        if secret in text:
-            text = text.replace(secret, REDACTED)
+    text = replace_known(text, extra)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text
