@@ -213,29 +213,49 @@ class MemoryIndex:
     @property
     def vector_searcher(self) -> VectorSearcher:
         if self._vector_searcher is None:
+            from .search.matrix_file import matrix_path
             from .search.vector import VectorSearcher
 
+            missing = self.store.missing
             self._vector_searcher = VectorSearcher(self.settings.vector_backend, self.settings.vector_memory_budget_mb,
                                                    exact=self.settings.vector_exact,
-                                                   open_reader=None if self.store.missing else self.store.open_reader)
+                                                   open_reader=None if missing else self.store.open_reader,
+                                                   matrix_file=None if missing else matrix_path(self.settings.db_path))
         return self._vector_searcher
 
     def warm_up_vectors(self) -> None:
         """Load the in-memory vector matrix now (a long-lived process calls it on a worker thread at
         launch); from then on a change of the index reloads it in the background while searches
-        use sqlite-vec. A one-shot search of a large index never loads it (sqlite-vec serves)."""
+        use sqlite-vec. A one-shot search of a large index never builds it (sqlite-vec serves, or
+        the matrix file saved beside the index when it is current); this process, unless read-only,
+        saves each matrix it builds there for the next start."""
         provider = self.provider
         if provider is None or self.store.missing:
             return
+        persist = not self.read_only
+        if persist and not self.reads().index_id():
+            self._ensure_index_id()
         conn = self.store.open_reader()  # its own connection: the caller's thread may search meanwhile
         try:
             reads = IndexReader(conn)
             generation = (self._epoch, reads.generation())
             embedded = reads.count_embedded(provider.model)
             if embedded:
-                self.vector_searcher.warm_up(conn, generation, provider.model, embedded)
+                self.vector_searcher.warm_up(conn, generation, provider.model, embedded, persist=persist)
         finally:
             conn.close()
+
+    def _ensure_index_id(self) -> None:
+        """An index an older memtui built has no id until its next change: give it one now, so its
+        matrix can be saved. Skipped while our own sync holds the writer (its commit sets the id)."""
+        if not self._sync_lock.acquire(blocking=False):
+            return
+        try:
+            self.store.ensure_index_id()
+        except Exception:  # noqa: BLE001 - locked by another process: its next change sets the id
+            pass
+        finally:
+            self._sync_lock.release()
 
     def chunk_counts(self, model: str, generation: tuple[int, int] | None = None) -> tuple[int, int]:
         """(chunks embedded with `model`, all chunks), cached until the index changes.

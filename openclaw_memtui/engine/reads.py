@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
+# a random id set once per index file (with its first change): a rebuilt or replaced index has a new one, so
+# files saved beside the index for one state of it (the vector matrix) never pass for another file's
+INDEX_ID_KEY = "memtui_index_id"
 # statements read rows in slices: SQLite caps the number of bound parameters
 IN_CLAUSE_LIMIT = 500
 
@@ -75,6 +78,10 @@ class IndexReader:
     def generation(self) -> int:
         """Bumped by every write that changes chunks or vectors: the key of in-memory caches."""
         return int(self.meta("generation") or 0)
+
+    def index_id(self) -> str:
+        """The index file's random id ("" for one an older memtui built and nothing changed since)."""
+        return self.meta(INDEX_ID_KEY) or ""
 
     def vector_dims(self) -> int | None:
         raw = self.meta("vectorDims")

@@ -49,6 +49,16 @@ class QuantizedMatrix:
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
+    def from_arrays(cls, mean: np.ndarray, scale: np.ndarray, rowids: np.ndarray, labels: np.ndarray,
+                    codes: np.ndarray, bits: np.ndarray) -> QuantizedMatrix:
+        """A full matrix over arrays saved before (`matrix_file`); they may be read-only memory maps,
+        so rows are never added to it: a changed index builds a new one."""
+        matrix = cls(len(mean), mean, scale)
+        matrix.rowids, matrix.labels, matrix.codes, matrix.bits = rowids, labels, codes, bits
+        matrix.size = len(rowids)
+        return matrix
+
+    @classmethod
     def fit(cls, sample: np.ndarray, capacity: int = 0) -> QuantizedMatrix:
         """An empty matrix whose mean and int8 scales come from `sample` (rows × dims, float32)."""
         sample = np.asarray(sample[:_FIT_ROWS], dtype=np.float32)

@@ -16,15 +16,19 @@ The matrix is loaded once per index generation, streamed in batches (no 1.5 GB b
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..reads import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
+from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix
 
 Key = tuple[tuple[int, int], str]  # (index generation, model)
 VectorMatrix = QuantizedMatrix | FloatMatrix
@@ -49,24 +53,55 @@ LOAD_BATCH_ROWS = 1024  # each numpy call of a batch holds the GIL briefly: the 
 QUANTIZED_ROW_BYTES = 9  # + dims (int8) + dims / 8 (bits)
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    matrix: VectorMatrix
+    labels: dict[str, int]  # source -> the label its rows carry
+    stamp: MatrixStamp | None  # the index state it was read from (None: no matrix file for this index)
+    from_file: bool = False
+
+
+@contextlib.contextmanager
+def _snapshot(conn: Any) -> Iterator[None]:
+    """One read transaction: every statement inside sees the same state of the index (WAL)."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")  # nothing was written: this only ends the snapshot
+
+
 class VectorSearcher:
     def __init__(self, backend: str = "auto", memory_budget_mb: int = 1024, *, exact: bool = False,
-                 open_reader: Callable[[], Any] | None = None, exact_up_to_bytes: int = EXACT_MATRIX_BYTES) -> None:
+                 open_reader: Callable[[], Any] | None = None, exact_up_to_bytes: int = EXACT_MATRIX_BYTES,
+                 matrix_file: Path | None = None) -> None:
         """`exact` keeps float32 vectors in memory (no quantisation). `open_reader` opens a new read
-        connection; with it, `warm_up` can load the matrix on a thread of its own."""
+        connection; with it, `warm_up` can load the matrix on a thread of its own. `matrix_file` is
+        where the quantised matrix is saved beside the index (`matrix_file.py`): any search may map
+        a current one in; only a process that called `warm_up(persist=True)` writes it."""
         self.backend = backend
         self.exact = exact
         self.exact_up_to_bytes = exact_up_to_bytes  # smaller float32 matrices stay exact (0: quantise all)
         self.budget_bytes = memory_budget_mb * 1024 * 1024
         self.open_reader = open_reader
+        self.matrix_file = matrix_file
         self._lock = threading.Lock()
         self._key: Key | None = None
         self._matrix: VectorMatrix | None = None
-        self._labels: dict[str, int] = {}
+        self._labels: dict[str, int] = {}  # source -> the label its rows carry in `_matrix`
         self._inline = threading.Lock()
+        self._saving = threading.Lock()
+        self._loaded: _Loaded | None = None  # what `_matrix` and `_labels` came from
+        self._saved: MatrixStamp | None = None  # the state this process last saved a file for
         self._loading: Key | None = None  # the key a warm-up or background thread is loading
         self._background = False  # set by warm_up: reload in the background when the index changes
+        self._persist = False  # set by warm_up(persist=True): save each matrix built from SQLite
         self.last_path = ""
+        self.loaded_from = ""  # "file" or "sqlite": where the matrix in memory came from
+        self.file_problem = ""  # why the matrix file was not used or not written, last time
 
     # -- which path ------------------------------------------------------------------------------
     def keeps_floats(self, count: int, dims: int) -> bool:
@@ -87,44 +122,107 @@ class VectorSearcher:
         return in_memory if self.matrix_bytes(count, dims) <= self.budget_bytes else "sqlite-vec"
 
     # -- loading ---------------------------------------------------------------------------------
-    def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> VectorMatrix | None:
-        """The matrix of this generation; None when a large one is not loaded yet and `may_defer`
-        (then, in a long-lived process, a background thread loads it)."""
+    def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> tuple[VectorMatrix, dict[str, int]] | None:
+        """The matrix of this generation and its source labels; None when a large one is not loaded
+        yet and `may_defer` (then, in a long-lived process, a background thread loads it).
+
+        A large matrix saved beside the index for this very state is mapped in at once even when
+        deferring: that costs a checksum of the file (~0.25 s at 1M rows), not a rebuild."""
         with self._lock:
             if self._key == key and self._matrix is not None:
-                return self._matrix
-            if may_defer and count > LOAD_INLINE_ROWS:
+                return self._matrix, self._labels
+        if may_defer and count > LOAD_INLINE_ROWS:
+            if self._inline.acquire(blocking=False):  # never wait here for a rebuild from SQLite
+                try:
+                    loaded = self._from_file(conn, key[1], count)
+                    if loaded is not None:
+                        self._publish(loaded, key)
+                        return loaded.matrix, loaded.labels
+                finally:
+                    self._inline.release()
+            with self._lock:
                 if self._background and self._loading is None:
                     self._loading = key
                     threading.Thread(target=self._load_in_background, args=(key, count),
                                      name="memtui-vector-load", daemon=True).start()
-                return None
+            return None
         with self._inline:  # one inline load at a time; a search waiting here gets the result
             with self._lock:
                 if self._key == key and self._matrix is not None:
-                    return self._matrix
+                    return self._matrix, self._labels
                 self._matrix, self._key = None, None  # the old matrix is freed before the new one is built
-            matrix = self._load(conn, key[1], count)
-            with self._lock:
-                self._matrix, self._key = matrix, key
-            return matrix
+            loaded = self._load(conn, key[1], count)
+            self._publish(loaded, key)
+        self._save(conn, loaded)
+        return loaded.matrix, loaded.labels
 
-    def _load(self, conn: Any, model: str, count: int) -> VectorMatrix:
-        batches = self._batches(conn, model)
-        first = next(batches, None)
-        if first is None:
-            return FloatMatrix(0)
-        batches = itertools.chain([first], batches)
-        matrix: VectorMatrix | None
-        if self.keeps_floats(count, first[1].shape[1]):
-            matrix = FloatMatrix.from_batches(batches, capacity=count)
-        else:
-            matrix = QuantizedMatrix.from_batches(batches, capacity=count)
-        return matrix if matrix is not None else FloatMatrix(0)
+    def _publish(self, loaded: _Loaded, key: Key) -> None:
+        with self._lock:
+            self._matrix, self._labels, self._key, self._loaded = loaded.matrix, loaded.labels, key, loaded
+            self.loaded_from = "file" if loaded.from_file else "sqlite"
 
-    def _batches(self, conn: Any, model: str) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def _stamp(self, conn: Any, model: str) -> MatrixStamp | None:
+        """The index state as a matrix file names it; None without a file to use (no path, an
+        index that has no id yet, no vectors)."""
+        if self.matrix_file is None:
+            return None
+        reads = IndexReader(conn)
+        index_id, dims = reads.index_id(), reads.vector_dims()
+        if not index_id or not dims:
+            return None
+        return MatrixStamp(index_id, reads.generation(), model, dims)
+
+    def _from_file(self, conn: Any, model: str, count: int) -> _Loaded | None:
+        """The matrix saved for the index's state now, or None (and why, in `file_problem`)."""
+        stamp = self._stamp(conn, model)
+        if stamp is None or self.matrix_file is None or self.keeps_floats(count, stamp.dims):
+            return None
+        try:
+            matrix, labels = load_matrix(self.matrix_file, stamp)
+        except UnusableMatrixFile as exc:
+            self.file_problem = str(exc)
+            return None
+        return _Loaded(matrix, labels, stamp, from_file=True)
+
+    def _load(self, conn: Any, model: str, count: int) -> _Loaded:
+        with _snapshot(conn):  # the stamp and the rows are read from one state of the index
+            loaded = self._from_file(conn, model, count)
+            if loaded is not None:
+                return loaded
+            stamp = self._stamp(conn, model)
+            labels: dict[str, int] = {}
+            batches = self._batches(conn, model, labels)
+            first = next(batches, None)
+            if first is None:
+                return _Loaded(FloatMatrix(0), labels, stamp)
+            batches = itertools.chain([first], batches)
+            matrix: VectorMatrix | None
+            if self.keeps_floats(count, first[1].shape[1]):
+                matrix = FloatMatrix.from_batches(batches, capacity=count)
+            else:
+                matrix = QuantizedMatrix.from_batches(batches, capacity=count)
+        return _Loaded(matrix if matrix is not None else FloatMatrix(0), labels, stamp)
+
+    def _save(self, conn: Any, loaded: _Loaded) -> None:
+        """Write a matrix just built from SQLite beside the index, when this process may (`warm_up`
+        with persist) and the index has not changed meanwhile (a newer state needs a newer file)."""
+        if (not self._persist or loaded.from_file or loaded.stamp is None or self.matrix_file is None
+                or not isinstance(loaded.matrix, QuantizedMatrix) or loaded.matrix.size == 0):
+            return
+        with self._saving:
+            if self._saved == loaded.stamp:
+                return
+            try:
+                if self._stamp(conn, loaded.stamp.model) != loaded.stamp:
+                    return
+                save_matrix(self.matrix_file, loaded.matrix, loaded.labels, loaded.stamp)
+                self._saved = loaded.stamp
+            except (OSError, ValueError) as exc:  # a full disk or a read-only folder: the next start rebuilds
+                self.file_problem = f"not saved: {exc}"
+
+    def _batches(self, conn: Any, model: str, labels: dict[str, int]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(rowids, float32 vectors, source labels) in batches; vectors of another size than the
-        first are left out (a changed provider; `status` counts them)."""
+        first are left out (a changed provider; `status` counts them). `labels` gets each source's label."""
         dims = 0
         for rows in IndexReader(conn).embedding_batches(model, LOAD_BATCH_ROWS):
             if not dims:
@@ -135,28 +233,34 @@ class VectorSearcher:
             # one batch joined (~1.5 MB), never the whole matrix: a copy per row cost 3x more
             vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dims)
             rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            labels = np.fromiter((self._label(r[1]) for r in rows), dtype=np.uint8, count=len(rows))
-            yield rowids, vectors, labels
+            label_of = labels.setdefault
+            ids = np.fromiter((label_of(r[1], len(labels) + 1) for r in rows), dtype=np.uint8, count=len(rows))
+            yield rowids, vectors, ids
 
-    def _label(self, source: str) -> int:
-        return self._labels.setdefault(source, len(self._labels) + 1)
-
-    def warm_up(self, conn: Any, generation: tuple[int, int], model: str, count: int) -> None:
+    def warm_up(self, conn: Any, generation: tuple[int, int], model: str, count: int, *, persist: bool = False) -> None:
         """Load the matrix now (call it on a worker thread) and keep it current from then on: when
         the index changes, searches use sqlite-vec while a background thread reloads it. Searches
-        running meanwhile use sqlite-vec too; they never wait for this load."""
+        running meanwhile use sqlite-vec too; they never wait for this load. With `persist` (a
+        long-lived writer: the app), each matrix built from SQLite is saved beside the index."""
         key = (generation, model)
         with self._lock:
             self._background = self.open_reader is not None
-            if (self._key == key and self._matrix is not None) or self._loading is not None:
-                return
-            self._loading = key
-            self._matrix, self._key = None, None
+            self._persist = persist
+            current = self._loaded if self._key == key and self._matrix is not None else None
+            busy = self._loading is not None
+            if current is None and not busy:
+                self._loading = key
+                self._matrix, self._key = None, None
+        if current is not None:  # a search loaded it already: save it if it was built from SQLite
+            self._save(conn, current)
+            return
+        if busy:
+            return
         try:
             with self._inline:  # a search that cannot use sqlite-vec waits for this load instead of its own
-                matrix = self._load(conn, model, count)
-                with self._lock:
-                    self._matrix, self._key = matrix, key
+                loaded = self._load(conn, model, count)
+                self._publish(loaded, key)
+            self._save(conn, loaded)
         finally:
             with self._lock:
                 self._loading = None
@@ -169,9 +273,9 @@ class VectorSearcher:
             conn = self.open_reader()
             try:
                 with self._inline:
-                    matrix = self._load(conn, key[1], count)
-                    with self._lock:
-                        self._matrix, self._key = matrix, key
+                    loaded = self._load(conn, key[1], count)
+                    self._publish(loaded, key)
+                self._save(conn, loaded)
             finally:
                 conn.close()
         finally:
@@ -191,13 +295,15 @@ class VectorSearcher:
         q = np.asarray(query_vec, dtype=np.float32)
         q = q / (np.linalg.norm(q) or 1.0)
         path = self.choose(conn, vec_loaded, count, len(q))
-        matrix = None
+        matrix: VectorMatrix | None = None
+        source_labels: dict[str, int] = {}
         if path != "sqlite-vec":
             # with sqlite-vec at hand a large matrix never makes a search wait for it to load
-            matrix = self._matrix_for(conn, (generation, model), count,
-                                      may_defer=vec_loaded and self.backend == "auto")
-            if matrix is None:
+            found = self._matrix_for(conn, (generation, model), count, may_defer=vec_loaded and self.backend == "auto")
+            if found is None:
                 path = "sqlite-vec"
+            else:
+                matrix, source_labels = found
         if isinstance(matrix, FloatMatrix):
             path = "numpy"  # what was loaded decides: the count may have crossed the threshold since
         self.last_path = path
@@ -205,7 +311,7 @@ class VectorSearcher:
             return self._sqlite_vec(conn, q, k, model, sources)
         if matrix.size == 0 or matrix.dims != len(q):
             return []
-        labels = None if len(sources) >= 2 else tuple(self._labels.get(s, 0) for s in sources)
+        labels = None if len(sources) >= 2 else tuple(source_labels.get(s, 0) for s in sources)
         if isinstance(matrix, FloatMatrix):
             rowids, scores = matrix.search(q, k, labels=labels)
             return [(int(r), float(s)) for r, s in zip(rowids, scores, strict=True)]

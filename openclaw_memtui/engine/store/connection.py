@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..reads import INDEX_ID_KEY
 from .backend import detect_backend, load_vec, ro_uri
 from .files import (
     check_regular_file,
@@ -177,11 +179,19 @@ class Store:
         self.set_meta(META_KEY, json.dumps(identity, separators=(",", ":")))
 
     def bump_generation(self) -> None:
-        """Tell in-process caches (the numpy vector matrix) that vectors changed."""
+        """Tell caches (the vector matrix in memory and its file beside the index) that vectors changed.
+
+        The first change of a file also gives it its random id, in the same transaction."""
         self.conn.execute(
             "INSERT INTO meta(key, value) VALUES ('generation', '1') "
             "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
         )
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, uuid.uuid4().hex))
+
+    def ensure_index_id(self) -> str:
+        """The index's random id, set now if an older memtui built it (one autocommitted row)."""
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, uuid.uuid4().hex))
+        return self.get_meta(INDEX_ID_KEY) or ""
 
     def generation(self) -> int:
         return int(self.get_meta("generation") or 0)

@@ -1,0 +1,251 @@
+"""The quantised matrix saved beside the index: used only for the index state it was built from,
+ignored (and rebuilt) when stale, foreign, truncated or damaged, private, written atomically, and
+never written by a read command."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openclaw_memtui.config import index_settings, validate
+from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.search import matrix_file, vector
+from openclaw_memtui.engine.search.matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, matrix_path, save_matrix
+
+from .helpers import env_for_subprocess, write
+from .test_vector_matrix import Seeded, cone, matrix_of, seeded_index, vector_hits
+
+
+def reopen(index: MemoryIndex) -> MemoryIndex:
+    """A new process's view of the same index: nothing in memory, the same seeded provider."""
+    index.close()
+    again = MemoryIndex(index.settings, provider_name="none")
+    again._provider, again._provider_ready = Seeded(), True
+    again.vector_searcher.exact_up_to_bytes = 0  # quantise even this small a matrix
+    return again
+
+
+@pytest.fixture
+def saved(tmp_path):
+    """An index whose matrix a long-lived process (the app's warm-up) has saved beside it."""
+    index = seeded_index(tmp_path)
+    index.warm_up_vectors()
+    assert index.vector_searcher.loaded_from == "sqlite"
+    assert matrix_path(index.settings.db_path).exists()
+    return reopen(index)
+
+
+def loaded_from_after_warm_up(index: MemoryIndex) -> str:
+    index.warm_up_vectors()
+    return index.vector_searcher.loaded_from
+
+
+def test_a_current_file_is_used_and_gives_the_same_results(saved, tmp_path):
+    from_file = {q: vector_hits(saved, q) for q in ("subject 3 detail 10", "a transcript line", "Note 7")}
+    assert saved.vector_searcher.loaded_from == "file" and saved.vector_searcher.last_path == "numpy-int8"
+    (tmp_path / "elsewhere").mkdir()
+    matrix_path(saved.settings.db_path).rename(tmp_path / "elsewhere" / "m")  # the same index without it
+    rebuilt = reopen(saved)
+    assert {q: vector_hits(rebuilt, q) for q in from_file} == from_file
+    assert rebuilt.vector_searcher.loaded_from == "sqlite"
+
+
+def test_a_search_limited_to_one_source_keeps_the_saved_labels(saved):
+    saved.settings = type(saved.settings)(**{**saved.settings.__dict__, "search_sources": ("sessions",)})
+    pool = saved.retrieve("a transcript line")
+    assert saved.vector_searcher.loaded_from == "file"
+    assert pool.mode == "hybrid" and {c.source for c in pool.candidates} == {"sessions"}
+
+
+def test_a_sync_that_changes_vectors_makes_the_file_stale_and_it_is_rewritten(saved):
+    path = matrix_path(saved.settings.db_path)
+    write(saved.settings.workspace / "memory" / "fresh.md", "brand new note")
+    saved.sync()
+    index = reopen(saved)
+    assert loaded_from_after_warm_up(index) == "sqlite"
+    assert index.vector_searcher.file_problem == "built for another index state"
+    hits = vector_hits(index, "brand new note")
+    assert max(hits, key=hits.get) == "memory/fresh.md"
+    index = reopen(index)  # the warm-up saved the new state's matrix
+    assert loaded_from_after_warm_up(index) == "file" and path.exists()
+    hits = vector_hits(index, "brand new note")
+    assert max(hits, key=hits.get) == "memory/fresh.md" and hits["memory/fresh.md"] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_rebuilt_index_never_trusts_the_old_file(saved):
+    """Deleted and built again from an edited workspace: the same generation count, model and
+    vector size, other vectors. Only the index's own id tells the two apart."""
+    db = saved.settings.db_path
+    old_generation = saved.reads().generation()
+    saved.close()
+    for side in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        side.unlink(missing_ok=True)
+    write(saved.settings.workspace / "memory" / "n005.md", "entirely different words now")
+    index = reopen(saved)
+    index.sync()
+    assert index.reads().generation() == old_generation  # the counter alone would call the file current
+    assert loaded_from_after_warm_up(index) == "sqlite"
+    hits = vector_hits(index, "entirely different words now")
+    assert max(hits, key=hits.get) == "memory/n005.md" and hits["memory/n005.md"] == pytest.approx(1.0, abs=1e-5)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip-body", "flip-header", "garbage", "empty", "other-format"])
+def test_a_damaged_file_is_ignored_without_a_traceback(saved, damage):
+    path = matrix_path(saved.settings.db_path)
+    data = bytearray(path.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) - 100]
+    elif damage == "flip-body":
+        data[-5] ^= 0x40  # a sign bit of the last row
+    elif damage == "flip-header":
+        data[40] ^= 0x01
+    elif damage == "garbage":
+        data = bytearray(os.urandom(len(data)))
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data[8] = 99  # a future format version
+    path.write_bytes(bytes(data))
+    hits = vector_hits(saved, "subject 3 detail 10")
+    assert loaded_from_after_warm_up(saved) == "sqlite" and saved.vector_searcher.file_problem
+    assert hits == vector_hits(saved, "subject 3 detail 10")
+    assert load_matrix_ok(path, saved) is True  # the warm-up wrote a good one in its place
+
+
+def load_matrix_ok(path: Path, index: MemoryIndex) -> bool:
+    reads = index.reads()
+    stamp = MatrixStamp(reads.index_id(), reads.generation(), index.provider.model, reads.vector_dims() or 0)
+    try:
+        load_matrix(path, stamp)
+    except UnusableMatrixFile:
+        return False
+    return True
+
+
+def test_the_file_is_private_whatever_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        index = seeded_index(tmp_path)
+        index.warm_up_vectors()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(matrix_path(index.settings.db_path).stat().st_mode) == 0o600
+
+
+def matrix_and_stamp(n: int = 600) -> tuple:
+    floats = cone(n, seed=4)
+    labels = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    return matrix_of(floats, labels), {"memory": 1, "sessions": 2}, MatrixStamp("id-1", 7, "m", floats.shape[1])
+
+
+def test_a_save_that_fails_midway_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
+    path = tmp_path / "index.sqlite.matrix"
+    matrix, labels, stamp = matrix_and_stamp()
+    save_matrix(path, matrix, labels, stamp)
+    before = path.read_bytes()
+    calls = []
+
+    def fail_on_third(fh, array):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        fh.write(memoryview(array.reshape(-1).view(np.uint8)))
+
+    monkeypatch.setattr(matrix_file, "_write_array", fail_on_third)
+    with pytest.raises(OSError):
+        save_matrix(path, matrix, labels, MatrixStamp("id-1", 8, "m", stamp.dims))
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+    loaded, got_labels = load_matrix(path, stamp)
+    assert got_labels == labels and loaded.size == matrix.size
+    q = cone(1, seed=9)[0]
+    assert loaded.search(q, 20)[0].tolist() == matrix.search(q, 20)[0].tolist()
+
+
+def test_a_temp_file_left_by_a_killed_writer_is_removed_by_the_next_save(tmp_path):
+    path = tmp_path / "index.sqlite.matrix"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    leftover = tmp_path / f"index.sqlite.matrix.tmp-{int(dead.stdout)}"
+    leftover.write_bytes(b"half a matrix")
+    save_matrix(path, *matrix_and_stamp())
+    assert not leftover.exists() and path.exists()
+
+
+def test_a_stamp_that_differs_in_any_part_is_refused(tmp_path):
+    path = tmp_path / "m.matrix"
+    matrix, labels, stamp = matrix_and_stamp()
+    save_matrix(path, matrix, labels, stamp)
+    load_matrix(path, stamp)
+    for other in (MatrixStamp("id-2", 7, "m", stamp.dims), MatrixStamp("id-1", 6, "m", stamp.dims),
+                  MatrixStamp("id-1", 7, "other-model", stamp.dims), MatrixStamp("id-1", 7, "m", stamp.dims + 1)):
+        with pytest.raises(UnusableMatrixFile, match="another index state"):
+            load_matrix(path, other)
+
+
+def test_searches_use_a_current_file_but_never_write_one(saved, monkeypatch):
+    """`memtui search` (a one-shot MemoryIndex.retrieve) maps a current file in, even for a matrix
+    too large to build inline; it never creates or rewrites one."""
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)  # "large" from 10 vectors on: never built inline
+    path = matrix_path(saved.settings.db_path)
+    before = (path.stat().st_mtime_ns, path.read_bytes())
+    vector_hits(saved, "subject 2")
+    assert saved.vector_searcher.last_path == "numpy-int8" and saved.vector_searcher.loaded_from == "file"
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+    path.unlink()
+    index = reopen(saved)
+    vector_hits(index, "subject 2")
+    assert index.vector_searcher.last_path == "sqlite-vec" and not path.exists()
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 50_000)  # built inline from SQLite: still nothing written
+    index = reopen(index)
+    vector_hits(index, "subject 2")
+    assert index.vector_searcher.loaded_from == "sqlite" and not path.exists()
+
+
+def test_search_and_status_commands_create_no_matrix_file(tmp_path):
+    index = seeded_index(tmp_path)  # vectors in the index; no matrix file yet
+    index.close()
+    base = [sys.executable, "-m", "openclaw_memtui", "--db", str(index.settings.db_path),
+            "--workspace", str(index.settings.workspace), "--provider", "none"]
+    for args in (["search", "subject 3"], ["status", "--json"]):
+        done = subprocess.run(base[:3] + [args[0]] + base[3:] + args[1:], capture_output=True, text=True,
+                              env=env_for_subprocess(), timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert not list(tmp_path.glob("*.matrix*"))
+
+
+def test_an_index_from_an_older_memtui_gets_an_id_and_then_a_file(tmp_path):
+    index = seeded_index(tmp_path)
+    index.store.conn.execute("DELETE FROM meta WHERE key = 'memtui_index_id'")
+    assert index.reads().index_id() == ""
+    index.warm_up_vectors()
+    assert index.reads().index_id() and matrix_path(index.settings.db_path).exists()
+    assert loaded_from_after_warm_up(reopen(index)) == "file"
+
+
+def test_a_read_only_index_never_writes_the_file_or_the_id(tmp_path):
+    index = seeded_index(tmp_path)
+    index.store.conn.execute("DELETE FROM meta WHERE key = 'memtui_index_id'")
+    index.close()
+    ro = MemoryIndex(index.settings, provider_name="none", read_only=True)
+    ro._provider, ro._provider_ready = Seeded(), True
+    ro.vector_searcher.exact_up_to_bytes = 0
+    ro.warm_up_vectors()
+    assert ro.vector_searcher.loaded_from == "sqlite"
+    assert ro.reads().index_id() == "" and not matrix_path(index.settings.db_path).exists()
+
+
+def test_every_change_of_the_index_keeps_one_id_and_a_new_file_gets_another(tmp_path):
+    index = seeded_index(tmp_path)
+    first = index.reads().index_id()
+    write(index.settings.workspace / "memory" / "fresh.md", "brand new note")
+    index.sync()
+    assert first and index.reads().index_id() == first
+    other = MemoryIndex(index_settings(validate({}), index.settings.workspace, tmp_path / "other.sqlite"), provider_name="none")
+    other._provider, other._provider_ready = Seeded(), True
+    other.sync()
+    assert other.reads().index_id() not in ("", first)
