@@ -194,8 +194,12 @@ class MemtuiApp(JudgingMixin, App[None]):
         query = self.query_one("#query", Input)
         query.focus()
         if self.initial_query:
+            # searched once the index check answers; its Changed event must not start a second search
+            # that would supersede the first (at 1M chunks each costs a vector leg)
+            self._initial_value_pending = True
             query.value = self.initial_query
         self._check_index()
+        self._map_saved_vectors()  # beside the check: a saved matrix is there before the first search
 
     def _install_themes(self) -> list[str]:
         """Register the bundled and user themes, choose the configured one; return the errors to toast."""
@@ -238,6 +242,14 @@ class MemtuiApp(JudgingMixin, App[None]):
             self.post_message(IndexChecked(True, describe(exc)))
 
     _vectors_warming = False
+    _initial_value_pending = False
+
+    @work(thread=True, exclusive=True, group="vector-file", exit_on_error=False)
+    def _map_saved_vectors(self) -> None:
+        """Map in the vector matrix saved beside the index (~0.25 s at 1M chunks, mostly a checksum
+        that releases the GIL); without a current one, searches use sqlite-vec until the warm-up."""
+        with contextlib.suppress(Exception):
+            self.index.map_saved_vectors()
 
     @work(thread=True, exclusive=True, group="vectors", exit_on_error=False)
     def _warm_up_vectors(self) -> None:
@@ -260,6 +272,10 @@ class MemtuiApp(JudgingMixin, App[None]):
     # -- search ----------------------------------------------------------------------------------
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
+        if self._initial_value_pending:
+            self._initial_value_pending = False
+            if event.value == self.initial_query:
+                return
         if self._debounce is not None:
             self._debounce.stop()
         self._debounce = self.set_timer(SEARCH_DEBOUNCE_S, self.start_search)

@@ -94,6 +94,7 @@ class VectorSearcher:
         self._labels: dict[str, int] = {}  # source -> the label its rows carry in `_matrix`
         self._inline = threading.Lock()
         self._saving = threading.Lock()
+        self._file_lock = threading.Lock()  # one mapping of the matrix file at a time
         self._loaded: _Loaded | None = None  # what `_matrix` and `_labels` came from
         self._saved: MatrixStamp | None = None  # the state this process last saved a file for
         self._loading: Key | None = None  # the key a warm-up or background thread is loading
@@ -132,14 +133,9 @@ class VectorSearcher:
             if self._key == key and self._matrix is not None:
                 return self._matrix, self._labels
         if may_defer and count > LOAD_INLINE_ROWS:
-            if self._inline.acquire(blocking=False):  # never wait here for a rebuild from SQLite
-                try:
-                    loaded = self._from_file(conn, key[1], count)
-                    if loaded is not None:
-                        self._publish(loaded, key)
-                        return loaded.matrix, loaded.labels
-                finally:
-                    self._inline.release()
+            found = self.map_file(conn, key, count)  # waits for a mapping under way, never for a rebuild
+            if found is not None:
+                return found
             with self._lock:
                 if self._background and self._loading is None:
                     self._loading = key
@@ -155,6 +151,20 @@ class VectorSearcher:
             self._publish(loaded, key)
         self._save(conn, loaded)
         return loaded.matrix, loaded.labels
+
+    def map_file(self, conn: Any, key: Key, count: int) -> tuple[VectorMatrix, dict[str, int]] | None:
+        """Map in the matrix file saved for the index's state now, unless a matrix of this key is in
+        memory already; None when there is no usable file. A long-lived process may call it at
+        launch on a worker thread, so its first search finds the matrix there."""
+        with self._file_lock:  # a second caller waits for the first's mapping (a checksum) and reuses it
+            with self._lock:
+                if self._key == key and self._matrix is not None:
+                    return self._matrix, self._labels
+            loaded = self._from_file(conn, key[1], count)
+            if loaded is None:
+                return None
+            self._publish(loaded, key)
+            return loaded.matrix, loaded.labels
 
     def _publish(self, loaded: _Loaded, key: Key) -> None:
         with self._lock:
@@ -186,7 +196,8 @@ class VectorSearcher:
 
     def _load(self, conn: Any, model: str, count: int) -> _Loaded:
         with _snapshot(conn):  # the stamp and the rows are read from one state of the index
-            loaded = self._from_file(conn, model, count)
+            with self._file_lock:
+                loaded = self._from_file(conn, model, count)
             if loaded is not None:
                 return loaded
             stamp = self._stamp(conn, model)
