@@ -265,13 +265,13 @@ async def launch_lag(tmp: Path, notes: int) -> dict:
         launch, launch_cpu = sorted(max(0.0, x) for x in app.lags), max(app.cpu_ms)
         app.lags.clear()
         app.cpu_ms.clear()
-        await pilot.press("f2")
-        await until(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
+        opening_ms = await open_status_screen(app, pilot)
         await pilot.pause(0.3)
         status, status_cpu = sorted(max(0.0, x) for x in app.lags), max(app.cpu_ms)
     index.close()
     return {"first_results_s": first, "ticks": len(launch), "max_ms": launch[-1], "p50_ms": statistics.median(launch),
-            "max_cpu_ms": launch_cpu, "status_max_ms": status[-1], "status_max_cpu_ms": status_cpu}
+            "max_cpu_ms": launch_cpu, "status_max_ms": status[-1], "status_max_cpu_ms": status_cpu,
+            "status_screen_ms": opening_ms}
 
 
 async def main_async(notes: int) -> int:
@@ -334,47 +334,89 @@ async def launch_only(notes: int) -> int:
     return 0
 
 
+async def open_status_screen(app: MemtuiApp, pilot) -> float:
+    """F2 → the status screen mounted with its children's pending messages processed, in ms.
+
+    The key goes straight to the driver: `pilot.press` also waits for the whole process to look
+    idle (textual's wait_for_idle, up to 1 s twice), which a background thread loading vectors never
+    does, so it measured 2 s whatever the app did."""
+    from textual import events
+
+    started = time.perf_counter()
+    app._driver.send_message(events.Key("f2", None))
+    while app.screen.__class__.__name__ != "SyncScreen" and time.perf_counter() - started < 60:
+        await asyncio.sleep(0.002)
+    await pilot._wait_for_screen()  # the screen composed, mounted and its first status set
+    return (time.perf_counter() - started) * 1000
+
+
+def process_age_s() -> float:
+    """Seconds since this process started (the kernel's start time, in clock ticks since boot)."""
+    import os
+
+    with open("/proc/self/stat") as fh:
+        start_ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+    with open("/proc/uptime") as fh:
+        uptime = float(fh.read().split()[0])
+    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
 async def launch_on_index(db: str, ws: str, vectors: str) -> int:
     """Launch → first hybrid results, the status screen, and the longest event-loop gap until the
-    vector matrix is in memory, on a built index; query vectors stand in for the model."""
+    vector matrix is in memory, on a built index; query vectors stand in for the model. With a
+    current matrix file beside the index it is mapped in at launch; without one the app builds the
+    matrix from SQLite after its first results and saves the file."""
     import json
 
     import numpy as np
-    from scale import FixedQueryVectors
+    from scale import FixedQueryVectors, rss_mb
+
+    from openclaw_memtui.engine.search.matrix_file import matrix_path
 
     cfg = validate({})
+    out: dict = {"matrix_file_before": matrix_path(Path(db)).exists()}
     index = MemoryIndex(index_settings(cfg, Path(ws), Path(db)), provider_name="none")
     index._provider, index._provider_ready = FixedQueryVectors(np.load(vectors)), True
     app = _LagRecordingApp(index, cfg, watch=False, initial_query="w17 w42")
     started = time.perf_counter()
-    out: dict = {}
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: bool(app.results) and app.pool is not None and app.pool.mode == "hybrid", 120)
         out["first_results_s"] = time.perf_counter() - started
+        out["first_results_since_process_start_s"] = process_age_s()
         out["first_vector_path"] = app.pool.vector_path if app.pool else ""
-        out["launch_max_gap_ms"] = max(app.lags)
+        out["first_vector_leg_ms"] = app.pool.timings_ms.get("vector", 0.0) if app.pool else 0.0
+        out["launch_max_gap_ms"], out["launch_max_gap_cpu_ms"] = max(app.lags), max(app.cpu_ms)
         app.lags.clear()
-        t = time.perf_counter()
-        await pilot.press("f2")
-        await until(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen", 60)
-        out["status_screen_ms"] = (time.perf_counter() - t) * 1000
+        app.cpu_ms.clear()
+        out["status_screen_ms"] = await open_status_screen(app, pilot)
         await pilot.pause(0.3)
+        out["status_max_gap_ms"], out["status_max_gap_cpu_ms"] = max(app.lags), max(app.cpu_ms)
         await pilot.press("escape")
-        out["status_max_gap_ms"] = max(app.lags)
         app.lags.clear()
+        app.cpu_ms.clear()
         box = app.query_one("#query")
-        typed = 0
+        typed, status_while_loading = 0, []
         searcher = index.vector_searcher
         while searcher.loaded_key is None and time.perf_counter() - started < 300:  # keys while the matrix loads
             box.insert_text_at_cursor(" w" + str(typed % 50))
             typed += 1
+            if typed % 10 == 5:  # the status screen while it loads
+                status_while_loading.append(await open_status_screen(app, pilot))
+                await pilot.press("escape")
             await asyncio.sleep(0.3)
         out["matrix_loaded_s"] = time.perf_counter() - started
+        out["matrix_from"] = searcher.loaded_from
+        out["matrix_file_problem"] = searcher.file_problem
         out["typed_while_loading"] = typed
+        out["status_screen_while_loading_ms"] = max(status_while_loading, default=None)
         out["loading_max_gap_ms"] = max(app.lags) if app.lags else 0.0
         out["loading_max_gap_cpu_ms"] = max(app.cpu_ms) if app.cpu_ms else 0.0
         await pilot.pause(0.5)
         out["path_after_load"] = app.pool.vector_path if app.pool else ""
+        if out["matrix_from"] == "sqlite":  # the app saves the file it built for the next start
+            await until(pilot, lambda: matrix_path(Path(db)).exists() and searcher._saved is not None, 120)
+            out["matrix_file_saved_s"] = time.perf_counter() - started
+        out["rss_mb"], out["rss_peak_mb"] = rss_mb()
     index.close()
     print(json.dumps(out))
     return 0
@@ -385,8 +427,8 @@ def launch_rows(opening: dict, notes: int) -> list[list[str]]:
         [f"UI loop blocked from launch to first results ({notes:,} files indexed, {opening['first_results_s']:.2f} s)",
          f"p50 {opening['p50_ms']:.1f} ms, max {opening['max_ms']:.1f} ms (loop thread's CPU {opening['max_cpu_ms']:.1f} ms)",
          "goal never > 100 ms"],
-        ["  and while the status screen (F2) opens",
-         f"max {opening['status_max_ms']:.1f} ms (loop thread's CPU {opening['status_max_cpu_ms']:.1f} ms)",
+        ["  and while the status screen (F2) opens", f"opens in {opening['status_screen_ms']:.0f} ms; loop gap max "
+         f"{opening['status_max_ms']:.1f} ms (loop thread's CPU {opening['status_max_cpu_ms']:.1f} ms)",
          "goal never > 100 ms"],
     ]
 
