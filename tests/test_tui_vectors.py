@@ -67,3 +67,46 @@ async def test_without_a_saved_matrix_the_app_builds_and_saves_one_after_its_fir
         assert await wait_for(pilot, lambda: again.pool is not None and again.pool.mode == "hybrid" and again.results)
         assert again.pool.vector_path == "numpy-int8" and again.index.vector_searcher.loaded_from == "file"
         assert [r.path for r in again.results] == [r.path for r in app.results]
+
+
+class GatedIndex(CountingIndex):
+    """Each search waits for the test to open the gate, and records how many ran at once."""
+
+    def retrieve(self, query, *args, **kwargs):
+        with self.counter_lock:
+            self.started.append(query)
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            self.gate.wait(30)
+            return super().retrieve(query, *args, **kwargs)
+        finally:
+            with self.counter_lock:
+                self.running -= 1
+
+
+async def test_one_search_runs_at_a_time_and_the_latest_query_runs_next(tmp_path):
+    """A slow search (sqlite-vec while a 1M matrix loads) is never joined by superseded ones: each
+    would hold one of the worker threads the status screen needs too."""
+    import threading
+
+    index = seeded_index(tmp_path)
+    app = app_on(index, "subject 1")
+    gated = app.index
+    gated.__class__ = GatedIndex
+    gated.gate, gated.counter_lock, gated.running, gated.most_at_once, gated.started = (
+        threading.Event(), threading.Lock(), 0, 0, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: gated.running == 1)
+        box = app.query_one("#query")
+        for typed in ("subject 2", "subject 3", "detail 44"):
+            box.value = typed
+            app.start_search()
+        await pilot.pause(0.2)
+        assert gated.started == ["subject 1"]  # the others wait: only the latest will run
+        gated.gate.set()
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "detail 44")
+        await pilot.pause(0.5)  # the debounced searches of the typed values have fired too
+        assert gated.started[0] == "subject 1" and set(gated.started[1:]) == {"detail 44"}, gated.started
+        assert gated.most_at_once == 1
+        assert any(r.path == "memory/n044.md" for r in app.results)

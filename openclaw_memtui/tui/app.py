@@ -288,15 +288,36 @@ class MemtuiApp(JudgingMixin, App[None]):
         # The results of what was just typed are not here yet: move to them when they are
         self._focus_results_for = self.search_generation
 
+    _search_in_flight = False
+    _search_queued = False
+
     @skip_when_torn_down  # the debounce timer may fire while the app shuts down
     def start_search(self) -> None:
         query = self.query_one("#query", Input).value
         self.search_generation += 1
         if not query.strip():
             self._show_ranking(RankedResults(params=self.params))
+            self._search_queued = False
             return
+        if self._search_in_flight:
+            # One search at a time, the latest query next: a superseded search cannot be stopped
+            # (a sqlite-vec leg takes seconds at 1M chunks), and each one left running held a worker
+            # thread of the few Textual shares, so the status screen waited behind them (28 s).
+            self._search_queued = True
+            return
+        self._run_search()
+
+    def _run_search(self) -> None:
+        query = self.query_one("#query", Input).value
         time_aware = query.strip() != self.time_disabled_query
+        self._search_in_flight = True
         self._search(query, self.search_generation, time_aware)
+
+    def _search_ended(self) -> None:
+        self._search_in_flight = False
+        if self._search_queued:
+            self._search_queued = False
+            self._run_search()
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, query: str, generation: int, time_aware: bool = True) -> None:
@@ -309,6 +330,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.post_message(SearchDone(generation, pool))
 
     def on_search_done(self, message: SearchDone) -> None:
+        self._search_ended()
         if message.generation != self.search_generation:
             return  # a newer query is on its way; drop this stale answer
         self.ranked = RankedResults(pool=message.pool, params=self.params)
@@ -320,6 +342,7 @@ class MemtuiApp(JudgingMixin, App[None]):
             self.query_one(ResultList).focus()
 
     def on_search_failed(self, message: SearchFailed) -> None:
+        self._search_ended()
         if message.generation == self.search_generation:
             self.notify(f"Search failed: {safe(message.error, False)}", severity="error", markup=False)
 
