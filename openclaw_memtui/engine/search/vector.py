@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +60,7 @@ class _Loaded:
     labels: dict[str, int]  # source -> the label its rows carry
     stamp: MatrixStamp | None  # the index state it was read from (None: no matrix file for this index)
     from_file: bool = False
+    seconds: float = 0.0  # how long loading it took
 
 
 @contextlib.contextmanager
@@ -103,6 +105,7 @@ class VectorSearcher:
         self.last_path = ""
         self.loaded_from = ""  # "file" or "sqlite": where the matrix in memory came from
         self.file_problem = ""  # why the matrix file was not used or not written, last time
+        self.load_s = self.save_s = 0.0  # the last load (file or SQLite) and save took, wall seconds
 
     # -- which path ------------------------------------------------------------------------------
     def keeps_floats(self, count: int, dims: int) -> bool:
@@ -167,6 +170,7 @@ class VectorSearcher:
             return loaded.matrix, loaded.labels
 
     def _publish(self, loaded: _Loaded, key: Key) -> None:
+        self.load_s = loaded.seconds
         with self._lock:
             self._matrix, self._labels, self._key, self._loaded = loaded.matrix, loaded.labels, key, loaded
             self.loaded_from = "file" if loaded.from_file else "sqlite"
@@ -187,12 +191,13 @@ class VectorSearcher:
         stamp = self._stamp(conn, model)
         if stamp is None or self.matrix_file is None or self.keeps_floats(count, stamp.dims):
             return None
+        started = time.perf_counter()
         try:
             matrix, labels = load_matrix(self.matrix_file, stamp)
         except UnusableMatrixFile as exc:
             self.file_problem = str(exc)
             return None
-        return _Loaded(matrix, labels, stamp, from_file=True)
+        return _Loaded(matrix, labels, stamp, from_file=True, seconds=time.perf_counter() - started)
 
     def _load(self, conn: Any, model: str, count: int) -> _Loaded:
         with _snapshot(conn):  # the stamp and the rows are read from one state of the index
@@ -200,19 +205,20 @@ class VectorSearcher:
                 loaded = self._from_file(conn, model, count)
             if loaded is not None:
                 return loaded
+            started = time.perf_counter()
             stamp = self._stamp(conn, model)
             labels: dict[str, int] = {}
             batches = self._batches(conn, model, labels)
             first = next(batches, None)
             if first is None:
-                return _Loaded(FloatMatrix(0), labels, stamp)
+                return _Loaded(FloatMatrix(0), labels, stamp, seconds=time.perf_counter() - started)
             batches = itertools.chain([first], batches)
             matrix: VectorMatrix | None
             if self.keeps_floats(count, first[1].shape[1]):
                 matrix = FloatMatrix.from_batches(batches, capacity=count)
             else:
                 matrix = QuantizedMatrix.from_batches(batches, capacity=count)
-        return _Loaded(matrix if matrix is not None else FloatMatrix(0), labels, stamp)
+        return _Loaded(matrix if matrix is not None else FloatMatrix(0), labels, stamp, seconds=time.perf_counter() - started)
 
     def _save(self, conn: Any, loaded: _Loaded) -> None:
         """Write a matrix just built from SQLite beside the index, when this process may (`warm_up`
@@ -226,8 +232,9 @@ class VectorSearcher:
             try:
                 if self._stamp(conn, loaded.stamp.model) != loaded.stamp:
                     return
+                started = time.perf_counter()
                 save_matrix(self.matrix_file, loaded.matrix, loaded.labels, loaded.stamp)
-                self._saved = loaded.stamp
+                self._saved, self.save_s = loaded.stamp, time.perf_counter() - started
             except (OSError, ValueError) as exc:  # a full disk or a read-only folder: the next start rebuilds
                 self.file_problem = f"not saved: {exc}"
 
