@@ -79,3 +79,44 @@ def test_a_re_sync_reads_only_files_whose_stat_moved(tmp_path, make_settings, mo
     assert (report.files_indexed, report.files_removed, report.files_unchanged) == (2, 1, 38)
     assert [c.path for c in index.retrieve("omega").candidates] == ["memory/n005.md"]
     assert index.retrieve("topic9").candidates == []
+
+
+def test_a_first_index_writes_its_scratch_file_without_a_wal_and_swaps_in_a_wal_index(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    notes(ws, 450)  # more than one batch, so the scratch file is seen between commits
+    settings = make_settings(ws)
+    index = MemoryIndex(settings, provider_name="none")
+    seen: list[tuple[str, bool]] = []
+
+    def progress(p):
+        if p.phase == "index" and p.done == 300:
+            for temp in settings.db_path.parent.glob(settings.db_path.name + ".tmp-*"):
+                if not temp.name.endswith(("-wal", "-shm", "-journal")):
+                    seen.append((temp.name, os.path.exists(f"{temp}-wal")))
+
+    report = index.sync(progress=progress)
+    assert report.full_rebuild and report.files_indexed == 450
+    assert len(seen) == 1 and seen[0][1] is False  # a rollback journal: pages are written once, not to a WAL and back
+    assert index.store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # the live file is a WAL index again
+    assert not list(settings.db_path.parent.glob(settings.db_path.name + ".tmp-*"))  # nor its journal
+    assert check_integrity(index.reader(), None)["ok"] and index.status(check_dirty=False).chunks == 450
+
+
+def test_a_file_that_fails_inside_a_first_index_batch_is_rolled_back_whole(tmp_path, make_settings, monkeypatch):
+    ws = tmp_path / "ws"
+    notes(ws, 30)
+    real = sync.IndexWriter.upsert_files
+
+    def refuse_n007(self, rows):  # after the batch's chunks were inserted: the savepoint must undo them
+        if any(row[0] == "memory/n007.md" for row in rows):
+            raise RuntimeError("disk says no")
+        return real(self, rows)
+
+    monkeypatch.setattr(sync.IndexWriter, "upsert_files", refuse_n007)
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    report = index.sync()
+    assert report.full_rebuild and (report.files_indexed, report.files_skipped) == (29, 1)
+    conn = index.reader()
+    assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 29
+    assert conn.execute("SELECT count(*) FROM chunks WHERE path = 'memory/n007.md'").fetchone()[0] == 0
+    assert check_integrity(conn, None)["ok"]

@@ -75,8 +75,8 @@ def check_regular_file(path: Path) -> None:
 
 
 def side_files(path: Path) -> list[Path]:
-    """The index file and the -wal/-shm SQLite keeps beside it."""
-    return [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+    """The index file and the -wal/-shm (the live index) or -journal (a rebuild's scratch file) SQLite keeps beside it."""
+    return [path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")]
 
 
 def remove_side_files(path: Path, *, keep_main: bool = False) -> None:

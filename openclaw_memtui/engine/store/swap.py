@@ -4,32 +4,54 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 from .connection import Store
 from .files import make_private, remove_side_files, temp_path_beside
 
 
 def open_temp_beside(live: Store) -> Store:
-    """A fresh, empty index beside `live` with its tokenizer, for a rebuild that readers never see half-done."""
-    return Store(temp_path_beside(live.path), notice=live.notice, fresh=True, tokenize=live.tokenize)
+    """A fresh, empty index beside `live` with its tokenizer, for a rebuild that readers never see half-done.
+
+    The file is scratch until `swap_in`: a crash leaves the live index as it was and the next open
+    deletes the half-built file. So it never fsyncs, and it keeps a rollback journal (savepoints
+    still roll a bad batch back; on disk, so memory stays bounded) instead of a WAL: in WAL every page
+    was written twice and the WAL grew to ~7x the finished file (211 MB written for a 31 MB index
+    of 10,000 notes, 31 MB now). `swap_in` makes it durable with one fsync before the rename.
+    """
+    temp = Store(temp_path_beside(live.path), notice=live.notice, fresh=True, tokenize=live.tokenize)
+    temp.conn.execute("PRAGMA journal_mode = PERSIST")
+    temp.conn.execute("PRAGMA synchronous = OFF")
+    return temp
 
 
 def swap_in(live: Store, built: Store) -> None:
     """Replace the live file with a fully built one in one rename, and reconnect `live` to it.
 
     The live WAL is checkpointed and truncated first, so the stale `-wal` of the old file can
-    never be replayed onto the new one.
+    never be replayed onto the new one. The built file (written without fsyncs) reaches the disk
+    before the rename, so a crash after it finds a whole index, never a half-written one.
     """
-    built.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     built.conn.execute("PRAGMA journal_mode = DELETE")
     built.close()
     make_private(built.path)
+    _fsync(built.path)
     with contextlib.suppress(Exception):
         live.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     live.close()
     os.replace(built.path, live.path)
     remove_side_files(live.path, keep_main=True)
+    with contextlib.suppress(OSError):  # the rename itself; folders cannot be opened for fsync everywhere (Windows)
+        _fsync(live.path.parent)
     live.reopen()
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def discard(store: Store) -> None:
