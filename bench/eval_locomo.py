@@ -28,6 +28,7 @@ VARIANTS = {
     "keyword only": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0)),
     "keyword only, chunk BM25 alone (lineWeight 0)": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0, line_weight=0.0)),
     "hybrid default, chunk BM25 alone (lineWeight 0)": ("hy", replace(BASE, line_weight=0.0)),
+    "hybrid default, overlapping chunks not pushed down (overlapPenalty 0)": ("hy", replace(BASE, overlap_penalty=0.0)),
     "vector only": ("hy", replace(BASE, vector_weight=1.0, text_weight=0.0)),
     "hybrid openclaw 0.7/0.3": ("hy", replace(BASE, fusion="openclaw", vector_weight=0.7, text_weight=0.3, line_weight=0.0)),
     "hybrid normalized 0.5/0.5": ("hy", replace(BASE, fusion="normalized", vector_weight=0.5, text_weight=0.5)),

@@ -56,6 +56,8 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fusion", choices=FUSIONS, help="how the two legs are merged")
     p.add_argument("--line-weight", type=float, metavar="X",
                    help="share of the keyword score from a chunk's best-matching line (0 = whole chunk only)")
+    p.add_argument("--overlap-penalty", type=float, metavar="X",
+                   help="push down a result repeating lines of a higher one from the same file (0 = never)")
     p.add_argument("--time", dest="time_mode", choices=TIME_MODES,
                    help="what a time expression in the query does (default from config: boost)")
 

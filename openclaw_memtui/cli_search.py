@@ -14,8 +14,8 @@ from .errors import UserError
 from .session import open_session
 
 # ranking flags whose argparse dest is the SearchParams field they set
-RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "line_weight", "mmr", "mmr_lambda", "decay", "half_life_days",
-                 "min_score", "max_results", "time_mode")
+RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "line_weight", "overlap_penalty", "mmr", "mmr_lambda", "decay",
+                 "half_life_days", "min_score", "max_results", "time_mode")
 
 
 def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool = False):

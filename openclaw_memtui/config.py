@@ -64,6 +64,8 @@ DEFAULTS: dict[str, Any] = {
     "query": {
         "maxResults": _RANK.max_results,
         "minScore": _RANK.min_score,
+        # how far a result repeating lines of a higher one from the same file is pushed down (0 = not at all)
+        "overlapPenalty": _RANK.overlap_penalty,
         "keyword": {"orFallback": DEFAULT_KEYWORD_MODE == "and-or", "cjk": _INDEX["cjk_segmentation"],
                     "stemming": _INDEX["stemming"],
                     # share of a chunk's keyword score taken from its best-matching line (0 = chunk only)
@@ -136,7 +138,7 @@ def _check(defaults: dict[str, Any], given: dict[str, Any], prefix: str, where: 
 
 # config key of each SearchParams field, to name it in an out-of-range error
 PARAM_KEYS = {"vector_weight": "query.hybrid.vectorWeight", "text_weight": "query.hybrid.textWeight",
-              "line_weight": "query.keyword.lineWeight",
+              "line_weight": "query.keyword.lineWeight", "overlap_penalty": "query.overlapPenalty",
               "mmr_lambda": "query.hybrid.mmr.lambda", "half_life_days": "query.hybrid.temporalDecay.halfLifeDays",
               "min_score": "query.minScore", "max_results": "query.maxResults", "time_boost": "query.time.boost",
               "time_floor": "query.time.floor", "chunk_tokens": "chunking.tokens", "chunk_overlap": "chunking.overlap"}
@@ -237,7 +239,7 @@ def search_params(cfg: dict[str, Any]) -> SearchParams:
     """The ranking parameters a config asks for (the TUI's starting point, the CLI's defaults)."""
     q, h = cfg["query"], cfg["query"]["hybrid"]
     return SearchParams(vector_weight=h["vectorWeight"], text_weight=h["textWeight"], fusion=h["fusion"],
-                        line_weight=q["keyword"]["lineWeight"],
+                        line_weight=q["keyword"]["lineWeight"], overlap_penalty=q["overlapPenalty"],
                         mmr=h["mmr"]["enabled"], mmr_lambda=h["mmr"]["lambda"], decay=h["temporalDecay"]["enabled"],
                         half_life_days=h["temporalDecay"]["halfLifeDays"], min_score=q["minScore"], max_results=q["maxResults"],
                         time_mode=q["time"]["mode"], time_boost=q["time"]["boost"], time_floor=q["time"]["floor"])

@@ -152,6 +152,7 @@ def save_to_config(params: SearchParams, path: Path) -> Path | None:
     query = _table(doc, "query")
     query["maxResults"] = int(params.max_results)
     query["minScore"] = float(params.min_score)
+    query["overlapPenalty"] = float(params.overlap_penalty)
     _set_all(query, "time", {"mode": params.time_mode, "boost": float(params.time_boost), "floor": float(params.time_floor)})
     _table(query, "keyword")["lineWeight"] = float(params.line_weight)
     hybrid = _table(query, "hybrid")

@@ -91,7 +91,8 @@ def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
     from openclaw_memtui.settings_io import save_to_config
 
     cfg = write(tmp_path / "config.toml", 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n')
-    backup = save_to_config(SearchParams(vector_weight=0.4, text_weight=0.6, mmr=True, max_results=9, time_mode="filter"), cfg)
+    backup = save_to_config(SearchParams(vector_weight=0.4, text_weight=0.6, mmr=True, max_results=9, time_mode="filter",
+                                         overlap_penalty=0.25), cfg)
     loaded, _ = load_config(cfg)
     assert loaded["workspace"] == "/notes" and loaded["tui"]["theme"] == "phosphor"
     assert loaded["query"]["maxResults"] == 9 and loaded["query"]["hybrid"]["mmr"]["enabled"] is True
@@ -100,6 +101,7 @@ def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
     from openclaw_memtui.config import search_params
 
     assert search_params(loaded).mmr is True and search_params(loaded).max_results == 9  # round trip
+    assert search_params(loaded).overlap_penalty == 0.25
     assert backup.read_text() == 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n'
 
 

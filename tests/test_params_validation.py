@@ -38,6 +38,7 @@ BAD_FLAGS = [
     ("--text-weight", "inf", "text weight must be a number from 0 to 1, got inf"),
     ("--mmr-lambda", "2", "MMR lambda must be a number from 0 to 1, got 2.0"),
     ("--line-weight", "-1", "line weight must be a number from 0 to 1, got -1.0"),
+    ("--overlap-penalty", "1.5", "overlap penalty must be a number from 0 to 1, got 1.5"),
     ("--min-score", "1.5", "minScore must be a number from 0 to 1, got 1.5"),
     ("--min-score", "nan", "minScore must be a number from 0 to 1, got nan"),
     ("--half-life-days", "0", "half-life days must be a number greater than 0, got 0.0"),
@@ -66,6 +67,7 @@ def test_both_weights_zero_is_refused(ws, tmp_path, capsys):
 @pytest.mark.parametrize("toml,key,message", [
     ("[query.hybrid]\nvectorWeight = -2\n", "query.hybrid.vectorWeight", "vector weight must be a number from 0 to 1, got -2.0"),
     ("[query.keyword]\nlineWeight = 1.5\n", "query.keyword.lineWeight", "line weight must be a number from 0 to 1, got 1.5"),
+    ("[query]\noverlapPenalty = -0.5\n", "query.overlapPenalty", "overlap penalty must be a number from 0 to 1, got -0.5"),
     ("[query.hybrid]\nvectorWeight = 0\ntextWeight = 0\n", "query.hybrid.vectorWeight",
      "vector weight and text weight cannot both be 0"),
     ("[query.hybrid.mmr]\nlambda = nan\n", "query.hybrid.mmr.lambda", "MMR lambda must be a number from 0 to 1, got nan"),

@@ -237,3 +237,23 @@ def test_an_index_from_before_lines_gets_them_on_its_next_sync(tmp_path, make_se
     index.sync()
     assert lines_of(index) == nonempty_lines(index)
     assert max(c.line_score for c in index.retrieve("pottery museum").candidates) > 0
+
+
+# -- overlapping chunks ---------------------------------------------------------------------------
+
+def test_a_chunk_repeating_the_lines_above_it_gives_way_to_another_file(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    # small chunks that share their edge lines, as the chunker's overlap makes them
+    write(ws / "memory" / "trip.md", "Kayak trip notes.\nThe kayak trip on the lake.\nKayak rental was cheap.\n"
+          "Lunch by the lake after the kayak trip.\nDrove home late.\n")
+    write(ws / "memory" / "other.md", "Another kayak trip is planned for the lake in May.\n")
+    for i in range(8):  # unrelated notes, so the query's words are rare enough to score
+        write(ws / "memory" / f"list-{i}.md", f"Grocery list {i}: bread, milk and eggs.\nCall the plumber.\n")
+    index = keyword_index(ws, make_settings, chunk_tokens=20, chunk_overlap=10)
+    pool = index.retrieve("kayak trip lake")
+    where = [(r.path, r.start_line, r.end_line) for r in rank(pool, SearchParams(overlap_penalty=0.0, min_score=0))]
+    assert where[:2] == [("memory/trip.md", 1, 3), ("memory/trip.md", 2, 4)]  # by score: the same lines twice
+    shipped = [(r.path, r.start_line, r.end_line) for r in rank(pool, SearchParams(min_score=0))]
+    # lines 2-4 repeat two of their three lines from 1-3 just above: other.md's chunk now comes first
+    assert shipped.index(("memory/other.md", 1, 2)) < shipped.index(("memory/trip.md", 2, 4))
+    assert sorted(shipped) == sorted(where)  # nothing dropped, only moved

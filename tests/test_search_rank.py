@@ -10,7 +10,17 @@ import pytest
 
 from openclaw_memtui.engine.search.keyword import bm25_rank_to_score
 from openclaw_memtui.engine.search.query import build_fts_query, extract_keywords, mmr_tokens
-from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, decay_multiplier, mmr_order, pairwise_jaccard, rank
+from openclaw_memtui.engine.search.rank import (
+    Candidate,
+    Pool,
+    SearchParams,
+    decay_multiplier,
+    demote_overlaps,
+    mmr_order,
+    overlap_fraction,
+    pairwise_jaccard,
+    rank,
+)
 from openclaw_memtui.engine.settings import OPENCLAW_SEARCH_PARAMS
 
 NOW = 1770681600000.0  # 2026-02-10T00:00Z
@@ -178,6 +188,70 @@ def test_a_line_match_alone_is_a_keyword_hit_for_the_rescue():
     pool = Pool("q", [cand(1, 0.1, 0.0, line=0.4), cand(2, 0.1, 0.0)], NOW, "hybrid")
     res = rank(pool, SearchParams(line_weight=0.5, min_score=0.9, max_results=5))
     assert [r.path for r in res] == ["memory/1.md"]
+
+
+def span(i, score_v, path, start, end):
+    """A chunk of `path` covering lines start..end, its score all from the vector leg."""
+    return replace(cand(i, score_v, 0.0, path=path), start_line=start, end_line=end)
+
+
+def test_overlap_penalty_pushes_a_repeating_chunk_below_a_new_one():
+    # chunks 1 and 2 are consecutive chunks of one file sharing lines 8-10 (the chunker's overlap)
+    pool = Pool("q", [span(1, 0.90, "sessions/a.jsonl", 1, 10), span(2, 0.88, "sessions/a.jsonl", 8, 17),
+                      span(3, 0.85, "sessions/b.jsonl", 8, 17)], NOW, "vector")
+    plain = rank(pool, SearchParams(overlap_penalty=0.0, min_score=0))
+    assert [r.id for r in plain] == ["id1", "id2", "id3"]
+    demoted = rank(pool, SearchParams(overlap_penalty=1.0, min_score=0))
+    # chunk 2 repeats 3 of its 10 lines: 0.88 × (1 − 1.0 × 0.3) = 0.616 < 0.85; b.jsonl's same line numbers do not count
+    assert [r.id for r in demoted] == ["id1", "id3", "id2"]
+    assert [r.score for r in demoted] == [0.90, 0.85, 0.88]  # only the order changes, never a score
+    half = rank(pool, SearchParams(overlap_penalty=0.05, min_score=0))  # 0.88 × 0.985 = 0.8668 still beats 0.85
+    assert [r.id for r in half] == ["id1", "id2", "id3"]
+
+
+def test_overlap_fraction_is_the_share_of_the_chunks_own_lines_shown_above():
+    a, b = span(1, 0.5, "m.md", 1, 10), span(2, 0.5, "m.md", 8, 17)
+    assert overlap_fraction(b, a) == pytest.approx(0.3) and overlap_fraction(a, b) == pytest.approx(0.3)
+    assert overlap_fraction(span(3, 0.5, "m.md", 11, 12), a) == 0.0  # adjacent, not overlapping
+    assert overlap_fraction(span(4, 0.5, "m.md", 3, 4), a) == 1.0  # inside
+    assert overlap_fraction(span(5, 0.5, "n.md", 1, 10), a) == 0.0  # another file
+
+
+def _greedy_reference(order, cands, scores, penalty):
+    """The definition, placed one by one over every remaining item (no shortcut, no early stop)."""
+    remaining, placed = list(order), []
+    while remaining:
+        def adjusted(i):
+            return scores[i] * (1 - penalty * max((overlap_fraction(cands[i], cands[j]) for j in placed), default=0.0))
+        best = max(remaining, key=adjusted)  # max() keeps the first of equals: the higher-ranked one
+        placed.append(best)
+        remaining.remove(best)
+    return placed
+
+
+def test_demote_overlaps_matches_the_greedy_definition_on_random_pools():
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        cands = []
+        for i in range(n):
+            start = int(rng.integers(1, 40))
+            cands.append(span(i, 0.0, f"f{int(rng.integers(0, 3))}.md", start, start + int(rng.integers(0, 12))))
+        scores = rng.random(n).round(2).tolist()  # rounded: ties happen and must break the same way
+        order = sorted(range(n), key=lambda i: -scores[i])
+        penalty = float(rng.choice([0.0, 0.3, 0.5, 1.0]))
+        full, _ = demote_overlaps(order, cands, scores, penalty, [True] * n, n)
+        assert full == _greedy_reference(order, cands, scores, penalty)
+        limit = int(rng.integers(1, n + 1))
+        early, _ = demote_overlaps(order, cands, scores, penalty, [True] * n, limit)
+        assert early[:limit] == full[:limit] and sorted(early) == list(range(n))
+
+
+def test_overlap_penalty_zero_ranks_exactly_in_score_order():
+    rng = np.random.default_rng(5)
+    cands = [span(i, round(float(rng.random()), 1), f"f{i % 2}.md", i, i + 5) for i in range(40)]  # heavy overlap, ties
+    res = rank(Pool("q", cands, NOW, "vector"), SearchParams(overlap_penalty=0.0, min_score=0, max_results=40))
+    assert [r.id for r in res] == [c.id for c in sorted(cands, key=lambda c: -c.vector_score)]
 
 
 def test_mmr_order_stops_once_enough_kept_items_are_placed():

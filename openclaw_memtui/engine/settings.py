@@ -114,6 +114,10 @@ class SearchParams:
     # share of the keyword score that comes from the chunk's best-matching line rather than the whole
     # chunk; 0.5 measured best on LoCoMo dev (README "Quality"), 0 is OpenClaw's chunk-only BM25
     line_weight: float = 0.5
+    # how much a chunk repeating lines of a higher result from the same file is pushed down (0 = not at
+    # all, OpenClaw's behaviour; 1 = as if a fully repeated chunk scored 0); chosen on LoCoMo dev by
+    # leaving one conversation out (README "Quality")
+    overlap_penalty: float = 0.5
     mmr: bool = False
     mmr_lambda: float = 0.7
     decay: bool = False
@@ -144,6 +148,7 @@ class SearchParams:
         if v == 0 and t == 0:
             raise InvalidParams("vector weight and text weight cannot both be 0", "vector_weight")
         number("line_weight", "line weight", self.line_weight, 0.0, 1.0)
+        number("overlap_penalty", "overlap penalty", self.overlap_penalty, 0.0, 1.0)
         number("mmr_lambda", "MMR lambda", self.mmr_lambda, 0.0, 1.0)
         number("half_life_days", "half-life days", self.half_life_days, 0.0, math.inf, lo_open=True)
         number("min_score", "minScore", self.min_score, 0.0, 1.0)
@@ -170,6 +175,6 @@ DEFAULT_SEARCH_PARAMS = SearchParams()
 # OpenClaw's memorySearch ranking, every field spelled out so it stays OpenClaw's whatever memtui
 # ships: the TUI's "OpenClaw defaults" preset, and what the parity tests compare against
 OPENCLAW_SEARCH_PARAMS = SearchParams(vector_weight=0.7, text_weight=0.3, fusion="openclaw", line_weight=0.0,
-                                      mmr=False, mmr_lambda=0.7,
+                                      overlap_penalty=0.0, mmr=False, mmr_lambda=0.7,
                                       decay=False, half_life_days=30, min_score=0.35, max_results=6,
                                       keyword_rescue=False)

@@ -81,6 +81,9 @@ def build_export(params: SearchParams, layout: Layout, pool_size: int = 100, *, 
                        "(OpenClaw 2026.9 always decays with a 30-day half-life)")
     if params.line_weight > 0:
         missing.append(f"line weight {params.line_weight:.2f} (OpenClaw scores keywords over whole chunks only)")
+    if params.overlap_penalty > 0:
+        missing.append(f"overlap penalty {params.overlap_penalty:.2f} (OpenClaw may list overlapping chunks of a file in "
+                       "score order)")
     if params.time_mode != "off":
         missing.append(f"time windows from the query ({params.time_mode}; OpenClaw has no such feature)")
     block: dict[str, Any] = {"memory": {"search": {"query": query}}}

@@ -158,6 +158,54 @@ def mmr_order(scores: list[float], jaccard: np.ndarray, lam: float, *, keep: lis
     return order
 
 
+def overlap_fraction(a: Candidate, b: Candidate) -> float:
+    """Share of `a`'s lines that `b` also covers (0 for different files)."""
+    if a.path != b.path:
+        return 0.0
+    shared = min(a.end_line, b.end_line) - max(a.start_line, b.start_line) + 1
+    return max(0, shared) / max(1, a.end_line - a.start_line + 1)
+
+
+def demote_overlaps(order: list[int], cands: list[Candidate], scores: list[float], penalty: float,
+                    keep: list[bool], limit: int) -> tuple[list[int], list[float]]:
+    """Re-order so a chunk that repeats lines of a chunk placed above it loses its place.
+
+    Consecutive chunks of a file share lines (the chunker's overlap), so the second of two overlapping
+    chunks mostly repeats the first. Placed greedily: the next result is the one with the highest
+    `score × (1 − penalty × share of its lines already shown)`. Only the order changes, never a score
+    or which results pass minScore. `order` is sorted by score (desc); returns the new order and each
+    position's adjusted score (for MMR). Stops once `limit` kept items are placed, like `mmr_order`.
+    """
+    if penalty <= 0:
+        return order, [scores[i] for i in order]
+    adjusted = {i: scores[i] for i in order}
+    same_file: dict[str, list[int]] = {}
+    for i in order:
+        same_file.setdefault(cands[i].path, []).append(i)
+    shown = dict.fromkeys(order, 0.0)  # share of each candidate's lines already placed above it
+    remaining = list(order)
+    placed: list[int] = []
+    kept = 0
+    while remaining and kept < limit:
+        best_pos, best = 0, adjusted[remaining[0]]
+        for pos in range(1, len(remaining)):
+            i = remaining[pos]
+            if scores[i] <= best:  # adjusted ≤ score and `order` is sorted by score: none after can win
+                break
+            if adjusted[i] > best:
+                best_pos, best = pos, adjusted[i]
+        pick = remaining.pop(best_pos)
+        placed.append(pick)
+        kept += keep[pick]
+        for j in same_file[cands[pick].path]:
+            frac = overlap_fraction(cands[j], cands[pick])
+            if j != pick and frac > shown[j]:
+                shown[j] = frac
+                adjusted[j] = scores[j] * (1 - penalty * frac)
+    new_order = placed + remaining
+    return new_order, [adjusted[i] for i in new_order]
+
+
 def time_factor(window: TimeWindow | None, ts_ms: float | None, params: SearchParams) -> float | None:
     """1 + boost inside the window, smoothly less outside (half per half-window), 1 for evergreen.
 
@@ -231,12 +279,14 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     before = {idx: pos + 1 for pos, idx in enumerate(order)}
     min_score = min(1.0, max(0.0, params.min_score))
     limit = max(1, int(params.max_results))
+    keep = [s >= min_score for s in scores]
+    order, ordered_scores = demote_overlaps(order, cands, scores, min(1.0, max(0.0, params.overlap_penalty)),
+                                            keep, limit)
     if params.mmr:
         import numpy as np
 
         jac = pool.jaccard()[np.ix_(order, order)]
-        mmr = mmr_order([scores[i] for i in order], jac, params.mmr_lambda,
-                        keep=[scores[i] >= min_score for i in order], limit=limit)
+        mmr = mmr_order(ordered_scores, jac, params.mmr_lambda, keep=[keep[i] for i in order], limit=limit)
         order = [order[i] for i in mmr]
     picked = [i for i in order if scores[i] >= min_score]
     if len(picked) < limit:
