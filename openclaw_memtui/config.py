@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import math
 import os
-import tomllib
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
@@ -185,6 +184,8 @@ def load_config(path: Path | None = None, explicit: bool = False) -> tuple[dict[
         if explicit:
             raise ConfigError(f"config file {path} does not exist (create it or drop --config)")
         return validate({}), path
+    import tomllib  # only when there is a config file to read
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from importlib import resources
@@ -29,6 +28,8 @@ def default_config_path() -> Path:
 def default_db_path(workspace: Path) -> Path:
     """One index per workspace, keyed by the workspace's absolute path."""
     absolute = str(Path(workspace).expanduser().resolve())
+    import hashlib  # only without --db: `status --db` starts without it
+
     digest = hashlib.sha256(absolute.encode("utf-8")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(absolute).name or "root").strip("-")[:40] or "ws"
     return data_dir() / "indexes" / f"{slug}-{digest}.sqlite"

@@ -114,3 +114,20 @@ def test_argparse_errors_are_one_line_with_a_hint(capsys):
         assert exit_info.value.code == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "error:" in err and hint in err and "usage:" not in err
+
+
+def test_a_command_builds_only_its_own_parser_and_parses_as_the_full_one():
+    from openclaw_memtui.cli import COMMANDS, build_parser
+
+    def commands(parser):
+        return set(parser._subparsers._group_actions[0].choices)
+
+    assert commands(build_parser()) == set(COMMANDS)  # every command in `memtui --help` has its parser
+    samples = {"status": ["--json", "--db", "x.sqlite"], "search": ["alpha", "--max-results", "3", "--no-mmr"],
+               "index": ["--force"], "judgements": ["list", "--json"], "tune": ["--folds", "3"]}
+    for name in COMMANDS:
+        assert commands(build_parser(name)) == {name}
+        argv = [name, *samples.get(name, [])]
+        assert vars(build_parser(name).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    with pytest.raises(SystemExit):
+        build_parser("status").parse_args(["status", "--folds", "3"])  # another command's flag is still refused

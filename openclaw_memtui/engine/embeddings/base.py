@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -36,6 +35,8 @@ class EmbeddingProvider(Protocol):
 
 def fingerprint(data: dict[str, Any]) -> str:
     """A stable hash of what changes vectors (provider, model, base URL, settings) — never a key."""
+    import hashlib  # OpenSSL takes ~3 ms to load: only when a provider is made
+
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 

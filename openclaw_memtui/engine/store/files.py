@@ -9,7 +9,6 @@ import contextlib
 import os
 import stat
 import time
-import uuid
 from pathlib import Path
 
 from .schema import InvalidIndex
@@ -103,6 +102,8 @@ def move_aside(path: Path) -> Path:
 
 def temp_path_beside(path: Path) -> Path:
     """A fresh name for a rebuild of `path`, in the same folder so the swap is one rename."""
+    import uuid  # imported here: it loads `platform`, and opening an index for reading never needs it
+
     return Path(f"{path}.tmp-{uuid.uuid4().hex[:12]}")
 
 
