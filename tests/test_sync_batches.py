@@ -120,3 +120,18 @@ def test_a_file_that_fails_inside_a_first_index_batch_is_rolled_back_whole(tmp_p
     assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 29
     assert conn.execute("SELECT count(*) FROM chunks WHERE path = 'memory/n007.md'").fetchone()[0] == 0
     assert check_integrity(conn, None)["ok"]
+
+
+def test_a_file_whose_size_changed_under_the_same_mtime_is_read_again(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    notes(ws, 5)
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    changed = ws / "memory" / "n002.md"
+    st = os.stat(changed)
+    write(changed, "# Note 2\nsigma words about topic2, and a longer line\n")
+    os.utime(changed, ns=(st.st_atime_ns, st.st_mtime_ns))  # the mtime the index holds: only the size tells
+    assert index.is_dirty()
+    report = index.sync()
+    assert (report.files_indexed, report.files_unchanged) == (1, 4)
+    assert [c.path for c in index.retrieve("sigma").candidates] == ["memory/n002.md"]

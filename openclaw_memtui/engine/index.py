@@ -16,15 +16,16 @@ from .embeddings.registry import make_provider
 from .models import Status, SyncProgress, SyncReport
 from .reads import IndexReader
 from .scrub import scrub
-from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode
+from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
+from .sources import list_sources
 from .store import Store, SyncLock, check_integrity
-from .sync import CancelFlag, Syncer, fts_tokenize_clause, list_sources
 
 if TYPE_CHECKING:
     from .search.rank import Pool, Result
     from .search.retrieval import RetrievalContext
     from .search.vector import VectorSearcher
     from .settings import SearchParams
+    from .sync import CancelFlag
 
 
 class MemoryIndex:
@@ -110,6 +111,8 @@ class MemoryIndex:
         if self.store.file_inode() != self.store.inode:  # another process swapped in a rebuilt file
             self.store.reopen()
             self._epoch += 1
+        from .sync import Syncer  # the chunkers and writers: `status` and search never load them
+
         before = self.store.inode
         report = Syncer(self.store, self.settings, self.provider, progress, cancel,
                         verify_dims=verify_dims).run(force=force, embed=embed)
@@ -144,7 +147,7 @@ class MemoryIndex:
             row = known.get(sf.path)
             if row is None:
                 return True
-            if sf.stamp is not None:  # a transcript in OpenClaw's database: its stamps came with the listing
+            if sf.stamp is not None:  # the listing's stat (a transcript in OpenClaw's database: the database's)
                 mtime_ms, size = sf.stamp
             else:
                 try:

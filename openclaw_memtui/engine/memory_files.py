@@ -19,8 +19,7 @@ from pathlib import Path
 from .errors import MemtuiError
 from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
 from .settings import IndexSettings
-from .sources import DB_SESSION_PREFIX, SourceFile, flatten_session
-from .sync import list_sources
+from .sources import DB_SESSION_PREFIX, SourceFile, flatten_session, list_sources
 
 # one answer for every refused path: whether a file outside the rules exists is not ours to tell
 REFUSED = ("is not a memory file, transcript or extra path of this workspace (or it no longer exists); "

@@ -178,3 +178,8 @@ OPENCLAW_SEARCH_PARAMS = SearchParams(vector_weight=0.7, text_weight=0.3, fusion
                                       overlap_penalty=0.0, mmr=False, mmr_lambda=0.7,
                                       decay=False, half_life_days=30, min_score=0.35, max_results=6,
                                       keyword_rescue=False)
+
+
+def fts_tokenize_clause(settings: IndexSettings) -> str:
+    """The FTS5 `tokenize` argument: English stemming (decide ~ decision) on top of unicode61."""
+    return "porter unicode61" if settings.stemming == "porter" else "unicode61"

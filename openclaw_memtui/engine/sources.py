@@ -16,8 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from .textutil import clean_text
+if TYPE_CHECKING:
+    from .settings import IndexSettings
 
 IGNORED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__", ".mypy_cache",
@@ -27,14 +29,20 @@ _ARCHIVE_BAK = re.compile(r"\.bak\.[^/]*$")
 _DATED_NOTE = re.compile(r"(?:^|/)memory/(?:[^/]+/)*(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$")
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(NamedTuple):
+    """One file to index. A NamedTuple: built per listed file on every sync, it costs a third of a frozen dataclass."""
+
     abs_path: str  # a plain string: 10,000 Path objects cost more than the whole no-op sync
     path: str  # workspace-relative with "/" (sessions: "sessions/<name>", 2026.9: "sessions/<agent>/<id>.jsonl")
     source: str  # "memory" | "sessions"
-    # (mtime ms, size) of a transcript that lives in OpenClaw's database rather than in a file; its
-    # abs_path is then `openclaw-db:<session id>` (see DB_SESSION_PREFIX)
+    # (mtime ms, size) as listed: the stat the walk took of a file, or what OpenClaw's database says of
+    # a transcript kept there (its abs_path is then `openclaw-db:<session id>`, see DB_SESSION_PREFIX);
+    # None when the stat failed: whoever needs it stats the file again
     stamp: tuple[float, int] | None = None
+
+    @property
+    def in_database(self) -> bool:
+        return self.abs_path.startswith(DB_SESSION_PREFIX)
 
 
 def rel_path(workspace: Path | str, target: Path | str) -> str:
@@ -71,9 +79,25 @@ def has_undecodable_name(path: str) -> bool:
     return display_path(path) != path
 
 
-def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
-    found: list[str] = []
-    stack = [str(root)]
+Listed = tuple[str, str, "tuple[float, int] | None"]  # (absolute path, path relative to the workspace, stamp)
+
+
+def _stamp(entry: os.DirEntry[str]) -> tuple[float, int] | None:
+    try:
+        st = entry.stat()  # follows a link, as reading the file does; the walk only keeps links it may follow
+    except OSError:
+        return None
+    return st.st_mtime_ns / 1e6, st.st_size
+
+
+def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[Listed]:
+    """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
+
+    The stat is taken here, from the folder entry, so a re-sync lists and stats in one pass, and
+    the workspace-relative path is the folder's (computed once per folder) plus the name.
+    """
+    found: list[Listed] = []
+    stack = [root]
     # Followed links can point back up the tree (`a -> .`): a folder already walked, known by
     # (device, inode), is never walked again, so the walk always ends.
     visited: set[tuple[int, int]] = set()
@@ -89,6 +113,8 @@ def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        rel = rel_path(workspace, folder)
+        prefix = "" if rel == "." else rel + "/"
         for entry in entries:
             try:
                 if entry.is_symlink() and not follow_symlinks:
@@ -102,10 +128,11 @@ def _walk_markdown(root: Path, follow_symlinks: bool) -> list[str]:
                             visited.add((st.st_dev, st.st_ino))
                         stack.append(entry.path)
                 elif _is_md(entry.name) and entry.is_file(follow_symlinks=follow_symlinks):
-                    found.append(entry.path)
+                    found.append((entry.path, prefix + entry.name, _stamp(entry)))
             except OSError:
                 continue
-    return sorted(found)
+    found.sort()
+    return found
 
 
 DEFAULT_ROOT_FILES = ("MEMORY.md", "memory.md", "USER.md")
@@ -167,17 +194,15 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     globs: dict[str, list[str]] = {}
     for path, pattern in patterns:
         globs.setdefault(path.strip(), []).append(pattern)
-    candidates: list[str] = []
+    ws = str(workspace)
+    candidates: list[Listed] = []
     for name in root_files:
         p = workspace / name
         if p.is_file() and (follow_symlinks or not p.is_symlink()):
-            candidates.append(str(p))
-    mem_dir = Path(os.path.normpath(workspace / "memory"))
-    walked: set[str] = set()  # paths found below a normalised folder are normalised already
-    if mem_dir.is_dir() and (follow_symlinks or not mem_dir.is_symlink()):
-        found = _walk_markdown(mem_dir, follow_symlinks)
-        walked.update(found)
-        candidates.extend(found)
+            candidates.append(_listed_file(ws, str(p)))
+    mem_dir = os.path.normpath(workspace / "memory")
+    if os.path.isdir(mem_dir) and (follow_symlinks or not os.path.islink(mem_dir)):
+        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws))
     for raw in extra_paths:
         raw = raw.strip()
         if not raw:
@@ -187,24 +212,60 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
         if p.is_symlink() and not follow_symlinks:
             continue
         if p.is_dir():
-            found = _walk_markdown(p, follow_symlinks)
+            root = os.path.normpath(p)  # walked from its normalised path: every path found below is normalised
+            found = _walk_markdown(root, follow_symlinks, ws)
             if raw in globs:
-                found = [f for f in found if _pattern_filter(p, globs[raw])(f)]
+                keep = _pattern_filter(Path(root), globs[raw])
+                found = [f for f in found if keep(f[0])]
             candidates.extend(found)
         elif p.is_file() and _is_md(p.name):
-            candidates.append(str(p))
+            candidates.append(_listed_file(ws, str(p)))
     # Without followed symlinks a normalised path is already unique; realpath (an lstat per path
     # component) is only needed when links are followed.
     seen: set[str] = set()
     out: list[SourceFile] = []
-    for c in candidates:
-        norm = c if c in walked else os.path.normpath(c)
-        k = os.path.realpath(c) if follow_symlinks else norm
+    for abs_path, rel, stamp in candidates:
+        k = os.path.realpath(abs_path) if follow_symlinks else abs_path
         if k in seen:
             continue
         seen.add(k)
-        out.append(SourceFile(norm, display_path(rel_path(workspace, norm)), "memory"))
+        out.append(SourceFile(abs_path, display_path(rel), "memory", stamp))
     return out
+
+
+def _listed_file(workspace: str, path: str) -> Listed:
+    norm = os.path.normpath(path)
+    try:
+        st = os.stat(norm)
+        stamp: tuple[float, int] | None = (st.st_mtime_ns / 1e6, st.st_size)
+    except OSError:
+        stamp = None
+    return norm, rel_path(workspace, norm), stamp
+
+
+def list_sources(settings: IndexSettings) -> list[SourceFile]:
+    files: list[SourceFile] = []
+    if "memory" in settings.sources:
+        files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
+                                       settings.root_files, settings.extra_path_patterns))
+    if "sessions" in settings.sources:
+        files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix))
+        if settings.transcripts_db is not None:
+            files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix))
+    return files
+
+
+def list_db_transcripts(db: Path, prefix: str) -> list[SourceFile]:
+    """Live transcripts of an OpenClaw 2026.9 agent database; none (not an error) while it does not exist."""
+    if not db.is_file():
+        return []
+    from .openclaw_db import OpenClawDbError, list_sessions, read_consistent  # only for a 2026.9 agent's database
+
+    try:
+        sessions = read_consistent(db, list_sessions)
+    except OpenClawDbError:
+        return []  # `status` reports an unreadable OpenClaw database; the memory files are still indexed
+    return list_db_sessions([(s.session_id, s.updated_ms, s.size) for s in sessions], prefix)
 
 
 def is_transcript_name(name: str) -> bool:
@@ -237,7 +298,7 @@ def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False,
                 continue
         except OSError:
             continue
-        out.append(SourceFile(entry.path, display_path(f"{prefix}/{entry.name}"), "sessions"))
+        out.append(SourceFile(entry.path, display_path(f"{prefix}/{entry.name}"), "sessions", _stamp(entry)))
     return out
 
 
@@ -367,6 +428,7 @@ def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0, openclaw
     """
     internal_turn = False
     from .redact import redact_secrets  # ~40 ms of regex compiling: only when a transcript is read
+    from .textutil import clean_text  # with hashlib and its regexes: listing files (`status`) needs neither
     lines_out: list[str] = []
     flat = FlatSession("")
     for index, line in enumerate(raw.split("\n")):

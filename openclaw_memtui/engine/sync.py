@@ -25,10 +25,10 @@ from .chunking import TextChunk, chunk_markdown, remap_lines
 from .chunking_v5 import chunk_markdown_v5
 from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport
-from .openclaw_db import OpenClawDbError, list_sessions, read_consistent, read_session_jsonl
+from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
 from .reads import IndexReader, SkippedFile
 from .scrub import scrub
-from .settings import IndexSettings
+from .settings import IndexSettings, fts_tokenize_clause
 from .sources import (
     DB_SESSION_PREFIX,
     DEFAULT_ROOT_FILES,
@@ -36,9 +36,7 @@ from .sources import (
     flatten_session,
     has_undecodable_name,
     is_evergreen,
-    list_db_sessions,
-    list_memory_files,
-    list_session_files,
+    list_sources,
     note_date_ms,
 )
 from .store import (
@@ -75,11 +73,6 @@ def provider_key_for(provider: EmbeddingProvider | None) -> str:
     if provider is None:
         return sha256_hex(json.dumps({"provider": "none", "model": FTS_ONLY_MODEL}, separators=(",", ":")))
     return provider.provider_key()
-
-
-def fts_tokenize_clause(settings: IndexSettings) -> str:
-    """The FTS5 `tokenize` argument: English stemming (decide ~ decision) on top of unicode61."""
-    return "porter unicode61" if settings.stemming == "porter" else "unicode61"
 
 
 def fts_tokenizer_name(settings: IndexSettings) -> str:
@@ -270,29 +263,6 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
     return digest, rows, 0
 
 
-def list_sources(settings: IndexSettings) -> list[SourceFile]:
-    files: list[SourceFile] = []
-    if "memory" in settings.sources:
-        files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
-                                       settings.root_files, settings.extra_path_patterns))
-    if "sessions" in settings.sources:
-        files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix))
-        if settings.transcripts_db is not None:
-            files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix))
-    return files
-
-
-def list_db_transcripts(db: Path, prefix: str) -> list[SourceFile]:
-    """Live transcripts of an OpenClaw 2026.9 agent database; none (not an error) while it does not exist."""
-    if not db.is_file():
-        return []
-    try:
-        sessions = read_consistent(db, list_sessions)
-    except OpenClawDbError:
-        return []  # `status` reports an unreadable OpenClaw database; the memory files are still indexed
-    return list_db_sessions([(s.session_id, s.updated_ms, s.size) for s in sessions], prefix)
-
-
 def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
     """The current text of an indexed file, by its index path (for showing it whole).
 
@@ -423,12 +393,13 @@ class Syncer:
             else:  # a rebuild starts empty: every chunk it writes gets its lines as it is inserted
                 store.set_meta(LINES_KEY, "1")
             for done, sf in enumerate(files, 1):
-                self._check_cancel()  # the handler below writes the files read so far and commits
                 stamp = known.get(sf.path)
                 if stamp is not None and not force and self._unchanged(sf, stamp, report, skipped):
-                    if done % 256 == 0:
+                    if done & 255 == 0:
+                        self._check_cancel()
                         self.progress(SyncProgress("index", done, len(files), sf.path))
-                    continue  # the common case of a re-sync: one stat, nothing else
+                    continue  # the common case of a re-sync: the listing's stat, nothing else
+                self._check_cancel()  # the handler below writes the files read so far and commits
                 self.progress(SyncProgress("index", done, len(files), sf.path))
                 record = writer.file_record(sf.path) if stamp is not None else None
                 prepared = self._prepare_safely(writer, sf, record, force, has_vec, report, skipped)
@@ -476,9 +447,8 @@ class Syncer:
     def _unchanged(self, sf: SourceFile, known: tuple[float, int], report: SyncReport,
                    skipped: list[SkippedFile]) -> bool:
         """True (and counted) when the file's stamps are the indexed (mtime ms, size): it is not read at all."""
-        if sf.stamp is not None:
-            now = sf.stamp
-        else:
+        now = sf.stamp  # taken by the listing
+        if now is None:
             try:
                 st = os.stat(sf.abs_path)
             except OSError:
@@ -487,7 +457,7 @@ class Syncer:
         if now != known:
             return False
         report.files_unchanged += 1
-        if sf.path in self._previous_skips:
+        if self._previous_skips and sf.path in self._previous_skips:
             skipped.append(self._previous_skips[sf.path])
         return True
 
@@ -496,7 +466,7 @@ class Syncer:
         """What to write for one file, or None when nothing is (skipped, deferred, same content)."""
         st: _DbStamp | os.stat_result
         try:
-            if sf.stamp is not None:
+            if sf.in_database:
                 text, st = read_db_transcript(sf, self.settings.transcripts_db, self.settings.max_file_bytes)
             else:
                 text, st = read_source(sf, self.settings.max_file_bytes)

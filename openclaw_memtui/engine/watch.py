@@ -16,8 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .settings import IndexSettings
-from .sources import IGNORED_DIRS, is_transcript_name
-from .sync import list_sources
+from .sources import IGNORED_DIRS, is_transcript_name, list_sources
 
 ChangeFn = Callable[[set[str]], None]
 
@@ -133,7 +132,7 @@ class MemoryWatcher:
     def _signature(self) -> dict[str, tuple[int, int]]:
         sig = {}
         for sf in list_sources(self.settings):
-            if sf.stamp is not None:  # a transcript in OpenClaw's database: the listing read its stamps
+            if sf.stamp is not None:  # the listing's stat (a transcript in OpenClaw's database: the database's)
                 sig[sf.abs_path] = (int(sf.stamp[0] * 1e6), sf.stamp[1])
                 continue
             try:
