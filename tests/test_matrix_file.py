@@ -167,13 +167,16 @@ def test_a_save_that_fails_midway_leaves_the_old_file_and_no_temp(tmp_path, monk
     assert loaded.search(q, 20)[0].tolist() == matrix.search(q, 20)[0].tolist()
 
 
-def test_a_temp_file_left_by_a_killed_writer_is_removed_by_the_next_save(tmp_path):
-    path = tmp_path / "index.sqlite.matrix"
+@pytest.mark.parametrize("name", ["index.sqlite", "notes [2026]*.sqlite"])
+def test_a_temp_file_left_by_a_killed_writer_is_removed_by_the_next_save(tmp_path, name):
+    path = tmp_path / f"{name}.matrix"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
-    leftover = tmp_path / f"index.sqlite.matrix.tmp-{int(dead.stdout)}"
+    leftover = tmp_path / f"{name}.matrix.tmp-{int(dead.stdout)}"
     leftover.write_bytes(b"half a matrix")
+    live = tmp_path / f"{name}.matrix.tmp-{os.getppid()}"  # a writer that is still running: left alone
+    live.write_bytes(b"being written")
     save_matrix(path, *matrix_and_stamp())
-    assert not leftover.exists() and path.exists()
+    assert not leftover.exists() and path.exists() and live.exists()
 
 
 def test_a_stamp_that_differs_in_any_part_is_refused(tmp_path):

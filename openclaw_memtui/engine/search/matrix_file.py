@@ -19,6 +19,7 @@ the body's pages are shared with the page cache.
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import struct
@@ -134,7 +135,7 @@ def _fsync_folder(folder: Path) -> None:
 def remove_stale_temps(path: Path) -> None:
     """Delete the temp files of writers that died mid-write (each temp name ends in its writer's pid):
     at 1M rows each is ~440 MB."""
-    for leftover in path.parent.glob(path.name + ".tmp-*"):
+    for leftover in path.parent.glob(glob.escape(path.name) + ".tmp-*"):
         if not _writer_alive(leftover):
             with contextlib.suppress(OSError):
                 leftover.unlink()
