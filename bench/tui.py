@@ -371,6 +371,7 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
     import numpy as np
     from scale import FixedQueryVectors, rss_mb
 
+    from openclaw_memtui.engine.search.matrix import QuantizedMatrix
     from openclaw_memtui.engine.search.matrix_file import matrix_path
 
     cfg = validate({})
@@ -413,7 +414,7 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
         out["loading_max_gap_cpu_ms"] = max(app.cpu_ms) if app.cpu_ms else 0.0
         await pilot.pause(0.5)
         out["path_after_load"] = app.pool.vector_path if app.pool else ""
-        if out["matrix_from"] == "sqlite":  # the app saves the file it built for the next start
+        if out["matrix_from"] == "sqlite" and isinstance(searcher._matrix, QuantizedMatrix):  # saved for the next start
             await until(pilot, lambda: matrix_path(Path(db)).exists() and searcher._saved is not None, 120)
             out["matrix_file_saved_s"] = time.perf_counter() - started
         out["rss_mb"], out["rss_peak_mb"] = rss_mb()
