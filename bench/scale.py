@@ -238,7 +238,7 @@ def measure(args: argparse.Namespace) -> int:
         file = matrix_path(db)
         out["matrix_file_mb"] = file.stat().st_size / 1e6 if file.exists() else None
     out["matrix_from"] = searcher.loaded_from
-    out["matrix_load_s"] = searcher.load_s  # the load alone, without the save
+    out["matrix_load_s"] = searcher.load_s if searcher.loaded_from else None  # the load alone, without the save
     out["matrix_load_and_save_s"] = time.perf_counter() - t
     out["matrix_load_cpu_s"] = time.process_time() - cpu
     out["rss_after_load_mb"], out["rss_peak_load_mb"] = rss_mb()
@@ -315,9 +315,15 @@ def main() -> int:
     ap.add_argument("--real-limit", type=int, default=760, help="how many of the questions to embed")
     ap.add_argument("--skip-quality", action="store_true", help="leave out the in-memory overlap runs at the largest size")
     ap.add_argument("--measure", help=argparse.SUPPRESS)
+    ap.add_argument("--report", metavar="JSON", help="print the tables of a results file written before")
     args = ap.parse_args()
     if args.measure:
         return measure(args)
+    if args.report:
+        saved = json.loads(Path(args.report).read_text())
+        saved["by_size"] = {int(n): row for n, row in saved["by_size"].items()}
+        report(saved)
+        return 0
     started = time.perf_counter()
     real = real_vectors(args.real_dir)
     shape = Shape(real)
@@ -371,10 +377,10 @@ def report(out: dict) -> None:
     sizes = out["sizes"]
     rows_by: dict[str, list] = {}
 
-    def add(name: str, values: list[float | None], fmt: str) -> None:
+    def add(name: str, values: list[float | None], fmt: str, group: str = "") -> None:
         shown = [fmt.format(v) if v is not None else "-" for v in values]
         nums = [v for v in values if v is not None]
-        rows_by[name] = [name, *shown, growth(nums, sizes[: len(nums)]) if len(nums) == len(values) else "-"]
+        rows_by[group + name] = [name, *shown, growth(nums, sizes[: len(nums)]) if len(nums) == len(values) else "-"]
 
     by = [out["by_size"][n] for n in sizes]
     add("search p50 ms (int8 + rescore)", [r["int8"]["p50_ms"] for r in by], "{:.1f}")
@@ -399,16 +405,20 @@ def report(out: dict) -> None:
     add("index file MB", [r["db_mb"] for r in by], "{:.0f}")
     for key, label in (("app", "app, matrix file"), ("app_no_file", "app, no matrix file")):
         app = [r.get(key, {}) for r in by]
-        add(f"{label}: launch → first hybrid results s", [a.get("first_results_s") for a in app], "{:.2f}")
-        add("  the same since the process started s", [a.get("first_results_since_process_start_s") for a in app], "{:.2f}")
-        add("  loop's longest gap to first results ms", [a.get("launch_max_gap_ms") for a in app], "{:.0f}")
-        add("  F2 → status screen ms", [a.get("status_screen_ms") for a in app], "{:.0f}")
-        add("  loop's longest gap, status screen ms", [a.get("status_max_gap_ms") for a in app], "{:.0f}")
-        add("  matrix in memory after launch s", [a.get("matrix_loaded_s") for a in app], "{:.1f}")
-        add("  F2 → status screen while it loads ms", [a.get("status_screen_while_loading_ms") for a in app], "{:.0f}")
-        add("  loop's longest gap while it loads ms", [a.get("loading_max_gap_ms") for a in app], "{:.0f}")
-        add("  its own CPU ms", [a.get("loading_max_gap_cpu_ms") for a in app], "{:.0f}")
-        add("  RSS MB", [a.get("rss_mb") for a in app], "{:.0f}")
+        for name, field, fmt in (
+            (f"{label}: launch → first hybrid results s", "first_results_s", "{:.2f}"),
+            ("  the same since the process started s", "first_results_since_process_start_s", "{:.2f}"),
+            ("  loop's longest gap to first results ms", "launch_max_gap_ms", "{:.0f}"),
+            ("  its own CPU ms", "launch_max_gap_cpu_ms", "{:.0f}"),
+            ("  F2 → status screen ms", "status_screen_ms", "{:.0f}"),
+            ("  loop's longest gap, status screen ms", "status_max_gap_ms", "{:.0f}"),
+            ("  matrix in memory after launch s", "matrix_loaded_s", "{:.1f}"),
+            ("  F2 → status screen while it loads ms", "status_screen_while_loading_ms", "{:.0f}"),
+            ("  loop's longest gap while it loads ms", "loading_max_gap_ms", "{:.0f}"),
+            ("  its own CPU ms", "loading_max_gap_cpu_ms", "{:.0f}"),
+            ("  RSS MB", "rss_mb", "{:.0f}"),
+        ):
+            add(name, [a.get(field) for a in app], fmt, group=key + field)
     print(table(list(rows_by.values()), ["figure", *[f"{n:,}" for n in sizes], "growth"]))
     print()
     print(table([[k, v["queries"], f"{v['top10_overlap']:.4f}", f"{v['worst']:.2f}", f"{v['int8_order_only']:.4f}"]

@@ -410,8 +410,9 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
         out["matrix_file_problem"] = searcher.file_problem
         out["typed_while_loading"] = typed
         out["status_screen_while_loading_ms"] = max(status_while_loading, default=None)
-        out["loading_max_gap_ms"] = max(app.lags) if app.lags else 0.0
-        out["loading_max_gap_cpu_ms"] = max(app.cpu_ms) if app.cpu_ms else 0.0
+        loading = typed > 0  # else it was in memory before the first key: nothing to measure
+        out["loading_max_gap_ms"] = max(app.lags) if loading and app.lags else None
+        out["loading_max_gap_cpu_ms"] = max(app.cpu_ms) if loading and app.cpu_ms else None
         await pilot.pause(0.5)
         out["path_after_load"] = app.pool.vector_path if app.pool else ""
         if out["matrix_from"] == "sqlite" and isinstance(searcher._matrix, QuantizedMatrix):  # saved for the next start
