@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import os
 import re
 from collections.abc import Callable
@@ -79,9 +80,6 @@ def has_undecodable_name(path: str) -> bool:
     return display_path(path) != path
 
 
-Listed = tuple[str, str, "tuple[float, int] | None"]  # (absolute path, path relative to the workspace, stamp)
-
-
 def _stamp(entry: os.DirEntry[str]) -> tuple[float, int] | None:
     try:
         st = entry.stat()  # follows a link, as reading the file does; the walk only keeps links it may follow
@@ -90,13 +88,15 @@ def _stamp(entry: os.DirEntry[str]) -> tuple[float, int] | None:
     return st.st_mtime_ns / 1e6, st.st_size
 
 
-def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[Listed]:
+def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[SourceFile]:
     """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
 
     The stat is taken here, from the folder entry, so a re-sync lists and stats in one pass, and
-    the workspace-relative path is the folder's (computed once per folder) plus the name.
+    the workspace-relative path is the folder's (computed once per folder) plus the name. This runs
+    once per file on every sync: no call it can do without (a re-sync of 100,000 files is mostly this).
     """
-    found: list[Listed] = []
+    found: list[SourceFile] = []
+    make = SourceFile._make
     stack = [root]
     # Followed links can point back up the tree (`a -> .`): a folder already walked, known by
     # (device, inode), is never walked again, so the walk always ends.
@@ -127,12 +127,17 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[Lis
                                 continue
                             visited.add((st.st_dev, st.st_ino))
                         stack.append(entry.path)
-                elif _is_md(entry.name) and entry.is_file(follow_symlinks=follow_symlinks):
-                    found.append((entry.path, prefix + entry.name, _stamp(entry)))
+                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=follow_symlinks):
+                    path = prefix + entry.name
+                    found.append(make((entry.path, path if path.isascii() else display_path(path), "memory",
+                                       _stamp(entry))))
             except OSError:
                 continue
-    found.sort()
+    found.sort(key=_by_abs_path)  # plain strings compare several times faster than the tuples
     return found
+
+
+_by_abs_path = operator.itemgetter(0)
 
 
 DEFAULT_ROOT_FILES = ("MEMORY.md", "memory.md", "USER.md")
@@ -195,7 +200,7 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     for path, pattern in patterns:
         globs.setdefault(path.strip(), []).append(pattern)
     ws = str(workspace)
-    candidates: list[Listed] = []
+    candidates: list[SourceFile] = []
     for name in root_files:
         p = workspace / name
         if p.is_file() and (follow_symlinks or not p.is_symlink()):
@@ -203,10 +208,10 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     mem_dir = os.path.normpath(workspace / "memory")
     if os.path.isdir(mem_dir) and (follow_symlinks or not os.path.islink(mem_dir)):
         candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws))
-    for raw in extra_paths:
-        raw = raw.strip()
-        if not raw:
-            continue
+    extra = [raw.strip() for raw in extra_paths if raw.strip()]
+    if not extra and not follow_symlinks:
+        return candidates  # root files and memory/ cannot name one file twice
+    for raw in extra:
         p = Path(os.path.expanduser(raw))
         p = p if p.is_absolute() else workspace / p
         if p.is_symlink() and not follow_symlinks:
@@ -216,7 +221,7 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             found = _walk_markdown(root, follow_symlinks, ws)
             if raw in globs:
                 keep = _pattern_filter(Path(root), globs[raw])
-                found = [f for f in found if keep(f[0])]
+                found = [f for f in found if keep(f.abs_path)]
             candidates.extend(found)
         elif p.is_file() and _is_md(p.name):
             candidates.append(_listed_file(ws, str(p)))
@@ -224,23 +229,22 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     # component) is only needed when links are followed.
     seen: set[str] = set()
     out: list[SourceFile] = []
-    for abs_path, rel, stamp in candidates:
-        k = os.path.realpath(abs_path) if follow_symlinks else abs_path
-        if k in seen:
-            continue
-        seen.add(k)
-        out.append(SourceFile(abs_path, display_path(rel), "memory", stamp))
+    for sf in candidates:
+        k = os.path.realpath(sf.abs_path) if follow_symlinks else sf.abs_path
+        if k not in seen:
+            seen.add(k)
+            out.append(sf)
     return out
 
 
-def _listed_file(workspace: str, path: str) -> Listed:
+def _listed_file(workspace: str, path: str) -> SourceFile:
     norm = os.path.normpath(path)
     try:
         st = os.stat(norm)
         stamp: tuple[float, int] | None = (st.st_mtime_ns / 1e6, st.st_size)
     except OSError:
         stamp = None
-    return norm, rel_path(workspace, norm), stamp
+    return SourceFile(norm, display_path(rel_path(workspace, norm)), "memory", stamp)
 
 
 def list_sources(settings: IndexSettings) -> list[SourceFile]:

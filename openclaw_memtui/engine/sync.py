@@ -196,6 +196,15 @@ class ChunkRow:
     date_source: str
 
 
+def _stat_stamp(path: str) -> tuple[float, int] | None:
+    """(mtime ms, size) of a file whose listing could not stat it; None when it still cannot be."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns / 1e6, st.st_size
+
+
 def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
     if has_undecodable_name(sf.abs_path):
         raise Skip("file name is not valid UTF-8; rename the file to index it")
@@ -392,13 +401,18 @@ class Syncer:
                 repair_fts(store, self.settings.cjk_segmentation == "bigram")
             else:  # a rebuild starts empty: every chunk it writes gets its lines as it is inserted
                 store.set_meta(LINES_KEY, "1")
+            previous_skips = self._previous_skips
             for done, sf in enumerate(files, 1):
                 stamp = known.get(sf.path)
-                if stamp is not None and not force and self._unchanged(sf, stamp, report, skipped):
+                # the common case of a re-sync: the listing's stat is the indexed (mtime ms, size); not read at all
+                if stamp is not None and not force and (sf.stamp or _stat_stamp(sf.abs_path)) == stamp:
+                    report.files_unchanged += 1
+                    if previous_skips and sf.path in previous_skips:
+                        skipped.append(previous_skips[sf.path])
                     if done & 255 == 0:
                         self._check_cancel()
                         self.progress(SyncProgress("index", done, len(files), sf.path))
-                    continue  # the common case of a re-sync: the listing's stat, nothing else
+                    continue
                 self._check_cancel()  # the handler below writes the files read so far and commits
                 self.progress(SyncProgress("index", done, len(files), sf.path))
                 record = writer.file_record(sf.path) if stamp is not None else None
@@ -443,23 +457,6 @@ class Syncer:
             skipped.append(SkippedFile(sf.path, sf.source, f"could not be indexed: {describe(exc)}"))
             report.files_skipped += 1
             return None
-
-    def _unchanged(self, sf: SourceFile, known: tuple[float, int], report: SyncReport,
-                   skipped: list[SkippedFile]) -> bool:
-        """True (and counted) when the file's stamps are the indexed (mtime ms, size): it is not read at all."""
-        now = sf.stamp  # taken by the listing
-        if now is None:
-            try:
-                st = os.stat(sf.abs_path)
-            except OSError:
-                return False
-            now = (st.st_mtime_ns / 1e6, st.st_size)
-        if now != known:
-            return False
-        report.files_unchanged += 1
-        if self._previous_skips and sf.path in self._previous_skips:
-            skipped.append(self._previous_skips[sf.path])
-        return True
 
     def _prepare(self, writer: IndexWriter, sf: SourceFile, known: FileRecord | None, force: bool, has_vec: bool,
                  report: SyncReport, skipped: list[SkippedFile]) -> _FileWrite | None:
