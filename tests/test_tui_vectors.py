@@ -110,3 +110,36 @@ async def test_one_search_runs_at_a_time_and_the_latest_query_runs_next(tmp_path
         assert gated.started[0] == "subject 1" and set(gated.started[1:]) == {"detail 44"}, gated.started
         assert gated.most_at_once == 1
         assert any(r.path == "memory/n044.md" for r in app.results)
+
+
+class ModeRecordingApp(RecordingApp):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.shown_modes: list[str] = []
+
+    def on_search_done(self, message):
+        if message.generation == self.search_generation:
+            self.shown_modes.append(message.pool.mode)
+        super().on_search_done(message)
+
+
+def mode_app_on(index: MemoryIndex, query: str) -> ModeRecordingApp:
+    app = app_on(index, query)
+    return ModeRecordingApp(app.index, validate({}), origin="test", now_ms=NOW_MS, watch=False, initial_query=query)
+
+
+async def test_keyword_results_come_first_while_the_matrix_is_not_in_memory(tmp_path, large):
+    """A large index without a current matrix file: the vector leg would wait for sqlite-vec, so the
+    keyword ranking is shown first and the hybrid one replaces it; with the file, hybrid at once."""
+    index = seeded_index(tmp_path)
+    app = mode_app_on(index, "subject 3 detail 10")
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")
+        assert app.shown_modes[:2] == ["keyword", "hybrid"]
+        assert "vector scores follow" not in " ".join(app.pool.warnings)
+        assert await wait_for(pilot, lambda: matrix_path(index.settings.db_path).exists())  # saved after these results
+    again = mode_app_on(index, "subject 3 detail 10")
+    async with again.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: again.pool is not None and again.pool.mode == "hybrid")
+        await pilot.pause(0.3)
+        assert again.shown_modes == ["hybrid"]

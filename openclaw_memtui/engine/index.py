@@ -264,6 +264,17 @@ class MemoryIndex:
         finally:
             conn.close()
 
+    def vectors_pending(self) -> bool:
+        """True when a search now would wait for a sqlite-vec KNN over a large index (seconds at 1M
+        chunks) because the vector matrix is neither in memory nor saved for this state: while it
+        loads, a front end may show keyword results first."""
+        provider = self.provider
+        if provider is None or self.store.missing:
+            return False
+        generation = self.store_generation()
+        embedded, _ = self.chunk_counts(provider.model, generation)
+        return self.vector_searcher.would_defer(self.reader(), (generation, provider.model), embedded, self.store.vec_loaded)
+
     def _ensure_index_id(self) -> None:
         """An index an older memtui built has no id until its next change: give it one now, so its
         matrix can be saved. Skipped while our own sync holds the writer (its commit sets the id)."""

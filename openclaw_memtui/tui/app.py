@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from ..session import Session
 
 SEARCH_DEBOUNCE_S = 0.25
+VECTORS_FOLLOW = "keyword results first: vector scores follow once the vector matrix has loaded"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 
 class MainScreen(Screen[None]):
@@ -321,20 +322,29 @@ class MemtuiApp(JudgingMixin, App[None]):
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, query: str, generation: int, time_aware: bool = True) -> None:
+        options: dict[str, Any] = {"pool_size": self.pool_size, "keyword_mode": self.keyword_mode, "time_aware": time_aware}
         try:
-            pool = self.index.retrieve(query, pool_size=self.pool_size, keyword_mode=self.keyword_mode, now_ms=self.now_ms(),
-                                       time_aware=time_aware)
+            if self.index.vectors_pending():
+                # the vector leg waits for sqlite-vec (seconds at 1M chunks) until the matrix is in memory:
+                # keyword results first (tens of ms), the hybrid ranking replaces them when it is ready
+                quick = self.index.retrieve(query, now_ms=self.now_ms(), use_vectors=False, **options)
+                quick.warnings.append(VECTORS_FOLLOW)
+                self.post_message(SearchDone(generation, quick, partial=True))
+            pool = self.index.retrieve(query, now_ms=self.now_ms(), **options)
         except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
             self.post_message(SearchFailed(generation, describe(exc)))
             return
         self.post_message(SearchDone(generation, pool))
 
     def on_search_done(self, message: SearchDone) -> None:
-        self._search_ended()
+        if not message.partial:
+            self._search_ended()
         if message.generation != self.search_generation:
             return  # a newer query is on its way; drop this stale answer
         self.ranked = RankedResults(pool=message.pool, params=self.params)
         self.rerank(track_moves=False)
+        if message.partial:
+            return
         if message.pool.mode == "hybrid" and not self._vectors_warming:
             self._vectors_warming = True
             self._warm_up_vectors()  # after the first results: loading 1M vectors must not delay them

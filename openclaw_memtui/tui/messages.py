@@ -33,6 +33,7 @@ class IndexChecked(Message):
 class SearchDone(Message):
     generation: int
     pool: Pool
+    partial: bool = False  # keyword results shown first while the vector leg waits for its matrix
 
 
 @dataclass

@@ -162,6 +162,35 @@ class UnusableMatrixFile(Exception):
     """The file is absent, stale, another index's or damaged: rebuild from SQLite."""
 
 
+def saved_stamp(path: Path) -> MatrixStamp | None:
+    """The index state the file says it was built for (its header only; the body is not checked), or None."""
+    try:
+        with open(path, "rb") as fh:
+            header, _ = _read_header(fh)
+    except (UnusableMatrixFile, OSError):
+        return None
+    return MatrixStamp(header["index_id"], header["generation"], header["model"], header["dims"])
+
+
+def _read_header(fh: BinaryIO) -> tuple[dict[str, Any], int]:
+    """The header and its length, checked against its own CRC; raises UnusableMatrixFile."""
+    size = os.fstat(fh.fileno()).st_size
+    prefix = fh.read(_PREFIX.size)
+    if len(prefix) != _PREFIX.size:
+        raise UnusableMatrixFile("truncated header")
+    magic, version, header_len, header_crc = _PREFIX.unpack(prefix)
+    if magic != MAGIC:
+        raise UnusableMatrixFile("not a memtui matrix file")
+    if version != FORMAT_VERSION:
+        raise UnusableMatrixFile(f"format {version}, expected {FORMAT_VERSION}")
+    if header_len > min(size, 1 << 20):
+        raise UnusableMatrixFile("truncated header")
+    raw = fh.read(header_len)
+    if len(raw) != header_len or zlib.crc32(raw) != header_crc:
+        raise UnusableMatrixFile("damaged header")
+    return _parse_header(raw), header_len
+
+
 def load_matrix(path: Path, stamp: MatrixStamp) -> tuple[QuantizedMatrix, dict[str, int]]:
     """The matrix saved for `stamp`, memory-mapped read-only, and its source labels.
 
@@ -170,20 +199,7 @@ def load_matrix(path: Path, stamp: MatrixStamp) -> tuple[QuantizedMatrix, dict[s
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            prefix = fh.read(_PREFIX.size)
-            if len(prefix) != _PREFIX.size:
-                raise UnusableMatrixFile("truncated header")
-            magic, version, header_len, header_crc = _PREFIX.unpack(prefix)
-            if magic != MAGIC:
-                raise UnusableMatrixFile("not a memtui matrix file")
-            if version != FORMAT_VERSION:
-                raise UnusableMatrixFile(f"format {version}, expected {FORMAT_VERSION}")
-            if header_len > min(size, 1 << 20):
-                raise UnusableMatrixFile("truncated header")
-            raw = fh.read(header_len)
-        if len(raw) != header_len or zlib.crc32(raw) != header_crc:
-            raise UnusableMatrixFile("damaged header")
-        header = _parse_header(raw)
+            header, header_len = _read_header(fh)
     except FileNotFoundError:
         raise UnusableMatrixFile("no matrix file") from None
     except OSError as exc:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..reads import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
-from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix
+from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp
 
 Key = tuple[tuple[int, int], str]  # (index generation, model)
 VectorMatrix = QuantizedMatrix | FloatMatrix
@@ -124,6 +124,20 @@ class VectorSearcher:
         if self.backend == "sqlite-vec":
             return "sqlite-vec"
         return in_memory if self.matrix_bytes(count, dims) <= self.budget_bytes else "sqlite-vec"
+
+    def would_defer(self, conn: Any, key: Key, count: int, vec_loaded: bool) -> bool:
+        """Would a search now wait for sqlite-vec KNN over a large index, because its matrix is neither
+        in memory nor saved for this state? (A front end may show keyword results first.)"""
+        if count <= LOAD_INLINE_ROWS or not vec_loaded or self.backend != "auto" or self.exact:
+            return False
+        with self._lock:
+            if self._key == key and self._matrix is not None:
+                return False
+        dims = IndexReader(conn).vector_dims() or 0
+        if not dims or self.choose(conn, vec_loaded, count, dims) == "sqlite-vec":
+            return False  # over the memory budget: sqlite-vec is the path, not a wait
+        stamp = self._stamp(conn, key[1])
+        return stamp is None or self.matrix_file is None or saved_stamp(self.matrix_file) != stamp
 
     # -- loading ---------------------------------------------------------------------------------
     def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> tuple[VectorMatrix, dict[str, int]] | None:
