@@ -252,3 +252,18 @@ def test_every_change_of_the_index_keeps_one_id_and_a_new_file_gets_another(tmp_
     other._provider, other._provider_ready = Seeded(), True
     other.sync()
     assert other.reads().index_id() not in ("", first)
+
+
+def test_vectors_are_pending_only_while_no_matrix_is_in_memory_or_saved_for_this_state(tmp_path, monkeypatch):
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)  # 121 vectors count as large
+    index = seeded_index(tmp_path)
+    assert index.vectors_pending()  # nothing in memory, no file: a search would wait for sqlite-vec
+    index.warm_up_vectors()
+    assert not index.vectors_pending()
+    index = reopen(index)
+    assert not index.vectors_pending()  # not in memory, but the file is current: mapping it is quick
+    assert index.map_saved_vectors() and index.vector_searcher.loaded_from == "file"
+    write(index.settings.workspace / "memory" / "fresh.md", "brand new note")
+    index.sync()
+    assert index.vectors_pending()  # the matrix and the file are for the state before this sync
+    assert not index.map_saved_vectors()
