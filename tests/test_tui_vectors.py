@@ -10,6 +10,7 @@ from openclaw_memtui.config import validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import vector
 from openclaw_memtui.engine.search.matrix_file import matrix_path
+from openclaw_memtui.tui.app import VECTORS_FOLLOW
 
 from .app_helpers import NOW_MS, RecordingApp, wait_for
 from .test_matrix_file import reopen
@@ -136,7 +137,7 @@ async def test_keyword_results_come_first_while_the_matrix_is_not_in_memory(tmp_
     async with app.run_test(size=(100, 30)) as pilot:
         assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")
         assert app.shown_modes[:2] == ["keyword", "hybrid"]
-        assert "vector scores follow" not in " ".join(app.pool.warnings)
+        assert VECTORS_FOLLOW not in app.pool.warnings
         assert await wait_for(pilot, lambda: matrix_path(index.settings.db_path).exists())  # saved after these results
     again = mode_app_on(index, "subject 3 detail 10")
     async with again.run_test(size=(100, 30)) as pilot:

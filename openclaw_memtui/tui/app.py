@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from ..session import Session
 
 SEARCH_DEBOUNCE_S = 0.25
-VECTORS_FOLLOW = "keyword results first: vector scores follow once the vector matrix has loaded"
+VECTORS_FOLLOW = "vectors follow (matrix loading)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 
 class MainScreen(Screen[None]):
