@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import uuid
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -186,11 +186,11 @@ class Store:
             "INSERT INTO meta(key, value) VALUES ('generation', '1') "
             "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
         )
-        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, uuid.uuid4().hex))
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, _new_index_id()))
 
     def ensure_index_id(self) -> str:
         """The index's random id, set now if an older memtui built it (one autocommitted row)."""
-        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, uuid.uuid4().hex))
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, _new_index_id()))
         return self.get_meta(INDEX_ID_KEY) or ""
 
     def generation(self) -> int:
@@ -220,3 +220,8 @@ class Store:
 
     def drop_vec_table(self) -> None:
         self.conn.execute("DROP TABLE chunks_vec")
+
+
+def _new_index_id() -> str:
+    """128 random bits as hex (not uuid: importing it loads `platform`, and `status` opens a Store)."""
+    return os.urandom(16).hex()
