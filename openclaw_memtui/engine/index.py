@@ -45,6 +45,7 @@ class MemoryIndex:
                            readonly=read_only, repair=repair)
         self._provider: EmbeddingProvider | None = None
         self._provider_ready = False
+        self._provider_lock = threading.Lock()
         self.provider_error = ""
         self._sync_lock = threading.Lock()
         self._local = threading.local()
@@ -61,12 +62,14 @@ class MemoryIndex:
     @property
     def provider(self) -> EmbeddingProvider | None:
         if not self._provider_ready:
-            try:
-                self._provider = make_provider(self.provider_name, self.model_name, self.remote)
-            except EmbeddingError as exc:
-                self._provider = None
-                self.provider_error = scrub(str(exc))
-            self._provider_ready = True
+            with self._provider_lock:  # the app's launch threads may ask at the same moment: one provider
+                if not self._provider_ready:
+                    try:
+                        self._provider = make_provider(self.provider_name, self.model_name, self.remote)
+                    except EmbeddingError as exc:
+                        self._provider = None
+                        self.provider_error = scrub(str(exc))
+                    self._provider_ready = True
         return self._provider
 
     # -- connections ---------------------------------------------------------------------------
@@ -236,11 +239,11 @@ class MemoryIndex:
         if provider is None or self.store.missing:
             return
         persist = not self.read_only
-        if persist and not self.reads().index_id():
-            self._ensure_index_id()
         conn = self.store.open_reader()  # its own connection: the caller's thread may search meanwhile
         try:
             reads = IndexReader(conn)
+            if persist and not reads.index_id():
+                self._ensure_index_id()
             generation = (self._epoch, reads.generation())
             embedded = reads.count_embedded(provider.model)
             if embedded:
