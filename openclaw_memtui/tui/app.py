@@ -130,6 +130,9 @@ class MemtuiApp(JudgingMixin, App[None]):
             self.set_keymap(dict(keys))
         # Before the app runs: choosing a theme later re-parses every stylesheet (~100 ms at launch)
         self._theme_errors = self._install_themes()
+        # The vector matrix saved beside the index is mapped while Textual starts (mostly a checksum of
+        # the file, 0.3-0.7 s at 1M chunks, that releases the GIL), so the first search finds it in memory
+        threading.Thread(target=self._map_saved_vectors, name="memtui-map-vectors", daemon=True).start()
 
     @classmethod
     def from_session(cls, session: Session, **options: Any) -> MemtuiApp:
@@ -200,7 +203,6 @@ class MemtuiApp(JudgingMixin, App[None]):
             self._initial_value_pending = True
             query.value = self.initial_query
         self._check_index()
-        self._map_saved_vectors()  # beside the check: a saved matrix is there before the first search
 
     def _install_themes(self) -> list[str]:
         """Register the bundled and user themes, choose the configured one; return the errors to toast."""
@@ -245,11 +247,10 @@ class MemtuiApp(JudgingMixin, App[None]):
     _vectors_warming = False
     _initial_value_pending = False
 
-    @work(thread=True, exclusive=True, group="vector-file", exit_on_error=False)
     def _map_saved_vectors(self) -> None:
-        """Map in the vector matrix saved beside the index (~0.25 s at 1M chunks, mostly a checksum
-        that releases the GIL); without a current one, searches use sqlite-vec until the warm-up."""
-        with contextlib.suppress(Exception):
+        """Map in the vector matrix saved beside the index (a thread started before the app runs);
+        without a current one, searches use sqlite-vec until the warm-up after the first results."""
+        with contextlib.suppress(Exception):  # a closed or unreadable index: the first search says so
             self.index.map_saved_vectors()
 
     @work(thread=True, exclusive=True, group="vectors", exit_on_error=False)
