@@ -6,7 +6,6 @@ the embedding provider lazily, and never imports Textual.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -17,7 +16,7 @@ from .models import Status, SyncProgress, SyncReport
 from .reads import IndexReader
 from .scrub import scrub
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
-from .sources import list_sources
+from .sources import list_sources, stat_stamp
 from .store import Store, SyncLock, check_integrity
 
 if TYPE_CHECKING:
@@ -144,21 +143,11 @@ class MemoryIndex:
         known = reads.file_stamps()
         skipped = reads.retry_skipped_paths()
         seen = 0
-        for sf in list_sources(self.settings):
-            if sf.path in skipped:
+        for sf in list_sources(self.settings):  # the listing stats each file (a transcript in OpenClaw's database: its stamps)
+            if skipped and sf.path in skipped:
                 continue
-            row = known.get(sf.path)
-            if row is None:
-                return True
-            if sf.stamp is not None:  # the listing's stat (a transcript in OpenClaw's database: the database's)
-                mtime_ms, size = sf.stamp
-            else:
-                try:
-                    st = os.stat(sf.abs_path)
-                except OSError:
-                    return True
-                mtime_ms, size = st.st_mtime_ns / 1e6, st.st_size
-            if row.mtime_ms != mtime_ms or row.size != size:
+            stamp = known.get(sf.path)
+            if stamp is None or (sf.stamp or stat_stamp(sf.abs_path)) != stamp:
                 return True
             seen += 1
         return seen != len(known)

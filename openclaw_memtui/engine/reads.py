@@ -31,13 +31,6 @@ class ChunkRow(NamedTuple):
     embedding: bytes
 
 
-class FileStamp(NamedTuple):
-    """What the index recorded of a file the last time it read it."""
-
-    mtime_ms: float
-    size: int
-
-
 class SkippedFile(NamedTuple):
     path: str
     source: str
@@ -91,8 +84,10 @@ class IndexReader:
     def is_empty(self) -> bool:
         return self.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
 
-    def file_stamps(self) -> dict[str, FileStamp]:
-        return {p: FileStamp(float(m), int(s)) for p, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
+    def file_stamps(self) -> dict[str, tuple[float, int]]:
+        """(mtime ms, size) of every known file, in one read, as a listing's SourceFile.stamp has them.
+        Plain tuples: 100,000 named records cost more than the stats they are compared with."""
+        return {path: (m, s) for path, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
 
     def skipped(self) -> list[SkippedFile]:
         return [SkippedFile(*row) for row in self.conn.execute("SELECT path, source, reason FROM skipped ORDER BY path")]

@@ -88,6 +88,15 @@ def _stamp(entry: os.DirEntry[str]) -> tuple[float, int] | None:
     return st.st_mtime_ns / 1e6, st.st_size
 
 
+def stat_stamp(path: str) -> tuple[float, int] | None:
+    """(mtime ms, size) of a file whose listing could not stat it; None when it still cannot be."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns / 1e6, st.st_size
+
+
 def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[SourceFile]:
     """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
 

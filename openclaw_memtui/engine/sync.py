@@ -38,6 +38,7 @@ from .sources import (
     is_evergreen,
     list_sources,
     note_date_ms,
+    stat_stamp,
 )
 from .store import (
     LINES_KEY,
@@ -194,15 +195,6 @@ class ChunkRow:
     chunk: TextChunk
     ts: float | None
     date_source: str
-
-
-def _stat_stamp(path: str) -> tuple[float, int] | None:
-    """(mtime ms, size) of a file whose listing could not stat it; None when it still cannot be."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns / 1e6, st.st_size
 
 
 def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
@@ -405,7 +397,7 @@ class Syncer:
             for done, sf in enumerate(files, 1):
                 stamp = known.get(sf.path)
                 # the common case of a re-sync: the listing's stat is the indexed (mtime ms, size); not read at all
-                if stamp is not None and not force and (sf.stamp or _stat_stamp(sf.abs_path)) == stamp:
+                if stamp is not None and not force and (sf.stamp or stat_stamp(sf.abs_path)) == stamp:
                     report.files_unchanged += 1
                     if previous_skips and sf.path in previous_skips:
                         skipped.append(previous_skips[sf.path])

@@ -98,9 +98,8 @@ class IndexWriter:
 
     # -- files -----------------------------------------------------------------------------------
     def file_stamps(self) -> dict[str, tuple[float, int]]:
-        """(mtime ms, size) of every known file, in one read: what a re-sync compares with a stat.
-        Plain tuples: 100,000 named records cost more than the stats themselves."""
-        return {path: (m, s) for path, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
+        """(mtime ms, size) of every known file, in one read: what a re-sync compares with a stat."""
+        return IndexReader(self.conn).file_stamps()
 
     def file_record(self, path: str) -> FileRecord | None:
         row = self.conn.execute("SELECT hash, mtime, size FROM files WHERE path = ?", (path,)).fetchone()
