@@ -16,6 +16,7 @@ import pytest
 from openclaw_memtui.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import matrix_file, vector
+from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix
 from openclaw_memtui.engine.search.matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, matrix_path, save_matrix
 
 from .helpers import env_for_subprocess, write
@@ -63,17 +64,20 @@ def test_a_search_limited_to_one_source_keeps_the_saved_labels(saved):
     assert pool.mode == "hybrid" and {c.source for c in pool.candidates} == {"sessions"}
 
 
-def test_a_sync_that_changes_vectors_makes_the_file_stale_and_it_is_rewritten(saved):
+def test_a_sync_that_changes_many_vectors_makes_the_file_stale_and_it_is_rewritten(saved):
     path = matrix_path(saved.settings.db_path)
+    for i in range(20):  # a sixth of the rows: more than a delta is allowed to patch
+        write(saved.settings.workspace / "memory" / f"n{i:03d}.md", f"# Note {i}\nrewritten {i}\n")
     write(saved.settings.workspace / "memory" / "fresh.md", "brand new note")
     saved.sync()
     index = reopen(saved)
     assert loaded_from_after_warm_up(index) == "sqlite"
-    assert index.vector_searcher.file_problem == "built for another index state"
+    assert index.vector_searcher.file_problem == "41 rows changed since the matrix was built: rebuilding"
     hits = vector_hits(index, "brand new note")
     assert max(hits, key=hits.get) == "memory/fresh.md"
     index = reopen(index)  # the warm-up saved the new state's matrix
     assert loaded_from_after_warm_up(index) == "file" and path.exists()
+    assert not isinstance(index.vector_searcher._matrix, PatchedMatrix)  # current: nothing to patch
     hits = vector_hits(index, "brand new note")
     assert max(hits, key=hits.get) == "memory/fresh.md" and hits["memory/fresh.md"] == pytest.approx(1.0, abs=1e-5)
 
@@ -161,7 +165,7 @@ def test_a_save_that_fails_midway_leaves_the_old_file_and_no_temp(tmp_path, monk
     with pytest.raises(OSError):
         save_matrix(path, matrix, labels, MatrixStamp("id-1", 8, "m", stamp.dims))
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [path.name]
-    loaded, got_labels = load_matrix(path, stamp)
+    loaded, got_labels, _ = load_matrix(path, stamp)
     assert got_labels == labels and loaded.size == matrix.size
     q = cone(1, seed=9)[0]
     assert loaded.search(q, 20)[0].tolist() == matrix.search(q, 20)[0].tolist()
@@ -265,5 +269,10 @@ def test_vectors_are_pending_only_while_no_matrix_is_in_memory_or_saved_for_this
     assert index.map_saved_vectors() and index.vector_searcher.loaded_from == "file"
     write(index.settings.workspace / "memory" / "fresh.md", "brand new note")
     index.sync()
-    assert index.vectors_pending()  # the matrix and the file are for the state before this sync
-    assert not index.map_saved_vectors()
+    assert not index.vectors_pending()  # the file is for the state before this sync: patched, not rebuilt
+    assert index.map_saved_vectors() and isinstance(index.vector_searcher._matrix, PatchedMatrix)
+    for i in range(20):
+        write(index.settings.workspace / "memory" / f"n{i:03d}.md", f"# Note {i}\nrewritten {i}\n")
+    index.sync()
+    assert not index.map_saved_vectors()  # too many rows changed to patch: a rebuild is due
+    assert index.vectors_pending()

@@ -165,15 +165,21 @@ def test_a_large_matrix_loads_only_when_warmed_up_then_in_the_background(tmp_pat
     assert searcher.last_path == "numpy-int8"
     write(index.settings.workspace / "memory" / "fresh.md", "brand new note")
     index.sync()
-    hits = vector_hits(index, "brand new note")  # served by sqlite-vec while the matrix reloads
+    hits = vector_hits(index, "brand new note")  # one row changed: patched into the matrix at once
+    assert searcher.last_path == "numpy-int8" and max(hits, key=hits.get) == "memory/fresh.md"
+    for i in range(20):  # a sixth of the rows: past the delta's limit, a rebuild
+        write(index.settings.workspace / "memory" / f"n{i:03d}.md", f"# Note {i}\nrewritten {i}\n")
+    write(index.settings.workspace / "memory" / "fresh.md", "another brand new note")
+    index.sync()
+    hits = vector_hits(index, "another brand new note")  # served by sqlite-vec while the matrix reloads
     assert searcher.last_path == "sqlite-vec" and max(hits, key=hits.get) == "memory/fresh.md"
     wanted = (index.store_generation(), index.provider.model)
     deadline = time.monotonic() + 30
     while searcher.loaded_key != wanted and time.monotonic() < deadline:  # the background load
         time.sleep(0.01)
-    hits = vector_hits(index, "brand new note")
+    hits = vector_hits(index, "another brand new note")
     assert searcher.last_path == "numpy-int8" and max(hits, key=hits.get) == "memory/fresh.md"
-    assert searcher.loaded_key == (index.store_generation(), index.provider.model)
+    assert searcher.loaded_from == "sqlite" and searcher.loaded_key == (index.store_generation(), index.provider.model)
 
 
 def test_a_small_matrix_stays_exact_and_a_large_one_is_quantised(tmp_path):

@@ -187,13 +187,30 @@ class IndexReader:
         return [r[0] for r in self.conn.execute(
             f"SELECT rowid FROM chunks WHERE source IN ({_marks(len(sources))})", sources)]
 
-    def embedding_batches(self, model: str, batch_rows: int) -> Iterator[list[tuple[int, str, bytes]]]:
-        """(rowid, source, float32 blob) of every chunk embedded with `model`, `batch_rows` at a time:
-        1M vectors are 1.5 GB, so they are streamed, never read into one list."""
+    def embedding_batches(self, model: str, batch_rows: int) -> Iterator[list[tuple[int, str, bytes, str]]]:
+        """(rowid, source, float32 blob, chunk id) of every chunk embedded with `model`, `batch_rows`
+        at a time: 1M vectors are 1.5 GB, so they are streamed, never read into one list."""
         cur = self.conn.execute(
-            "SELECT rowid, source, embedding FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,))
+            "SELECT rowid, source, embedding, id FROM chunks WHERE length(embedding) > 0 AND model = ?", (model,))
         while rows := cur.fetchmany(batch_rows):
             yield rows
+
+    def chunk_id_heads(self) -> list[tuple[int, str]]:
+        """(rowid, first 16 hex digits of the id) of every chunk: a covering scan of the id index
+        (EXPLAIN QUERY PLAN: SCAN chunks USING COVERING INDEX), never the table and its vectors."""
+        rows: list[tuple[int, str]] = self.conn.execute("SELECT rowid, substr(id, 1, 16) FROM chunks").fetchall()
+        return rows
+
+    def embeddings_of_rows(self, model: str, rowids: Iterable[int], vector_bytes: int) -> list[tuple[int, str, bytes, str]]:
+        """(rowid, source, float32 blob, chunk id) of these rows, those embedded with `model` at this size."""
+        wanted = list(rowids)
+        out: list[tuple[int, str, bytes, str]] = []
+        for start in range(0, len(wanted), IN_CLAUSE_LIMIT):
+            part = wanted[start : start + IN_CLAUSE_LIMIT]
+            out += self.conn.execute(
+                f"SELECT rowid, source, embedding, id FROM chunks WHERE rowid IN ({_marks(len(part))})"
+                " AND model = ? AND length(embedding) = ? ORDER BY rowid", (*part, model, vector_bytes)).fetchall()
+        return out
 
     def embeddings_by_rowid(self, rowids: Iterable[int]) -> dict[int, bytes]:
         """The float32 blob of each row (an exact rescore of a shortlist)."""

@@ -45,17 +45,20 @@ class QuantizedMatrix:
         self.labels = np.zeros(capacity, dtype=np.uint8)
         self.codes = np.zeros((capacity, dims), dtype=np.int8)
         self.bits = np.zeros((self.words, capacity), dtype=np.uint64)  # column-major: one array per 64 dims
+        # per row, the first 64 bits of its chunk id (`matrix_delta`): set by the builder, saved in the file
+        self.fingerprints: np.ndarray | None = None
         self._label_masks: dict[tuple[int, ...], np.ndarray] = {}
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
     def from_arrays(cls, mean: np.ndarray, scale: np.ndarray, rowids: np.ndarray, labels: np.ndarray,
-                    codes: np.ndarray, bits: np.ndarray) -> QuantizedMatrix:
+                    codes: np.ndarray, bits: np.ndarray, fingerprints: np.ndarray | None = None) -> QuantizedMatrix:
         """A full matrix over arrays saved before (`matrix_file`); they may be read-only memory maps,
         so rows are never added to it: a changed index builds a new one."""
         matrix = cls(len(mean), mean, scale)
         matrix.rowids, matrix.labels, matrix.codes, matrix.bits = rowids, labels, codes, bits
         matrix.size = len(rowids)
+        matrix.fingerprints = fingerprints
         return matrix
 
     @classmethod
@@ -125,11 +128,12 @@ class QuantizedMatrix:
 
     # -- searching -------------------------------------------------------------------------------
     def search(self, query: np.ndarray, k: int, *, shortlist: int = 4096,
-               labels: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+               labels: tuple[int, ...] | None = None, alive: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(row ids, approximate scores) of the best `k` rows, best first.
 
         The `shortlist` rows nearest by Hamming distance of sign bits are scored with the int8
-        codes; rows whose label is not in `labels` (when given) are never returned. Scores are
+        codes; rows whose label is not in `labels` (when given), or whose entry in `alive` (a bool
+        per row, when given) is False, are never returned. Scores are
         q·x up to a constant: callers compare them with each other, or rescore exactly."""
         n = self.size
         if n == 0 or k <= 0:
@@ -138,6 +142,8 @@ class QuantizedMatrix:
         if q.shape[0] != self.dims:
             raise ValueError(f"query has {q.shape[0]} dims, the matrix {self.dims}")
         mask = self._mask(labels)
+        if alive is not None:
+            mask = alive if mask is None else mask & alive
         candidates = self._hamming_shortlist(q, max(shortlist, k), mask)
         scores = self.codes[candidates].astype(np.float32) @ (q * self.scale)
         k = min(k, len(candidates))

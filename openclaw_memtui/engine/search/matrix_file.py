@@ -9,8 +9,13 @@ format) reads as "no file" and the matrix is rebuilt from SQLite. Every row it r
 from the float32 vectors in SQLite anyway (`vector.rescore`), so even an undetected bad byte could
 only cost recall, never a wrong score.
 
+A file for an older generation of the same index (same id, model and size) is still useful: each
+row carries the first 64 bits of its chunk's id (`fingerprints`), and a chunk's id fixes its vector
+for a model, so `matrix_delta` finds the rows changed since by comparing (rowid, fingerprint) pairs
+with the index, and only those are read from SQLite (`load_matrix(..., any_generation=True)`).
+
 Layout: a 32-byte prefix (magic, format version, header length, header CRC32), the header as JSON,
-then mean, scale, rowids, labels, codes and sign bits at 64-byte aligned offsets, each in native
+then mean, scale, rowids, labels, codes, sign bits and fingerprints at 64-byte aligned offsets, each in native
 little-endian order. The file is written to a temp name, fsynced and renamed (a crash leaves the
 old file or none), mode 0600; it is memory-mapped read-only on load, so loading copies nothing and
 the body's pages are shared with the page cache.
@@ -34,7 +39,7 @@ import numpy as np
 from .matrix import QuantizedMatrix
 
 MAGIC = b"MEMTUIQM"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a fingerprint per row; a format-1 file reads as unusable and is rebuilt
 _PREFIX = struct.Struct("<8sIII12x")  # magic, version, header bytes, header crc32; 32 bytes
 _ALIGN = 64
 _CRC_SLICE = 16 << 20  # the CRC runs over 16 MB slices: zlib releases the GIL for each, the app's loop keeps its turns
@@ -59,7 +64,8 @@ def _layout(dims: int, rows: int) -> list[tuple[str, np.dtype[Any], tuple[int, .
     words = (dims + 63) // 64
     return [("mean", np.dtype("<f4"), (dims,)), ("scale", np.dtype("<f4"), (dims,)),
             ("rowids", np.dtype("<i8"), (rows,)), ("labels", np.dtype("u1"), (rows,)),
-            ("codes", np.dtype("i1"), (rows, dims)), ("bits", np.dtype("<u8"), (words, rows))]
+            ("codes", np.dtype("i1"), (rows, dims)), ("bits", np.dtype("<u8"), (words, rows)),
+            ("fingerprints", np.dtype("<u8"), (rows,))]
 
 
 def _offsets(start: int, dims: int, rows: int) -> tuple[list[int], int]:
@@ -79,7 +85,10 @@ def save_matrix(path: Path, matrix: QuantizedMatrix, labels: dict[str, int], sta
     if sys.byteorder != "little":  # the layout is little-endian; a big-endian machine rebuilds from SQLite
         return
     n = matrix.size
-    arrays = [matrix.mean, matrix.scale, matrix.rowids[:n], matrix.labels[:n], matrix.codes[:n], matrix.bits[:, :n]]
+    # without fingerprints (a matrix not built from an index) every row reads as changed: no delta, a rebuild
+    fingerprints = matrix.fingerprints[:n] if matrix.fingerprints is not None else np.zeros(n, dtype=np.uint64)
+    arrays = [matrix.mean, matrix.scale, matrix.rowids[:n], matrix.labels[:n], matrix.codes[:n], matrix.bits[:, :n],
+              fingerprints]
     header: dict[str, Any] = {**asdict(stamp), "rows": n, "labels": labels}
     crc = 0
     for array in arrays:
@@ -191,8 +200,10 @@ def _read_header(fh: BinaryIO) -> tuple[dict[str, Any], int]:
     return _parse_header(raw), header_len
 
 
-def load_matrix(path: Path, stamp: MatrixStamp) -> tuple[QuantizedMatrix, dict[str, int]]:
-    """The matrix saved for `stamp`, memory-mapped read-only, and its source labels.
+def load_matrix(path: Path, stamp: MatrixStamp, *, any_generation: bool = False) -> tuple[QuantizedMatrix, dict[str, int], int]:
+    """The matrix saved for `stamp`, memory-mapped read-only, its source labels and the generation it
+    was saved at. With `any_generation`, a file of an older generation of the same index, model and
+    size is accepted too (the caller brings it up to date with `matrix_delta`).
 
     Raises UnusableMatrixFile (with the reason) for a missing, stale, foreign, truncated or
     corrupt file; never anything else for bad bytes."""
@@ -205,7 +216,8 @@ def load_matrix(path: Path, stamp: MatrixStamp) -> tuple[QuantizedMatrix, dict[s
     except OSError as exc:
         raise UnusableMatrixFile(f"unreadable: {exc.strerror or exc}") from None
     found = MatrixStamp(header["index_id"], header["generation"], header["model"], header["dims"])
-    if found != stamp:
+    same_index = (found.index_id, found.model, found.dims) == (stamp.index_id, stamp.model, stamp.dims)
+    if found != stamp and not (any_generation and same_index and found.generation <= stamp.generation):
         raise UnusableMatrixFile("built for another index state")
     rows, dims = header["rows"], header["dims"]
     offsets, end = _offsets(_PREFIX.size + header_len, dims, rows)
@@ -228,13 +240,14 @@ def load_matrix(path: Path, stamp: MatrixStamp) -> tuple[QuantizedMatrix, dict[s
         crc = _crc(array, crc)
     if crc != header["crc32"]:
         raise UnusableMatrixFile("damaged body (checksum)")
-    mean, scale, rowids, labels, codes, bits = arrays
+    mean, scale, rowids, labels, codes, bits, fingerprints = arrays
     if rows > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
         raise UnusableMatrixFile("row ids out of order")
     sources: dict[str, int] = header["labels"]
     if int(labels.max()) > max(sources.values(), default=0):
         raise UnusableMatrixFile("unknown source label")
-    return QuantizedMatrix.from_arrays(mean, scale, rowids, labels, codes, bits), sources
+    matrix = QuantizedMatrix.from_arrays(mean, scale, rowids, labels, codes, bits, fingerprints)
+    return matrix, sources, found.generation
 
 
 def _parse_header(raw: bytes) -> dict[str, Any]:

@@ -11,7 +11,10 @@ Paths (bench/scale.py, README "Scale" has the figures):
 * `sqlite-vec`: vec0 KNN, exact, vectors stay on disk; used when the in-memory matrix would not fit
   `store.vector.memoryBudgetMB`, and while a large matrix is still loading (see `warm_up`).
 
-The matrix is loaded once per index generation, streamed in batches (no 1.5 GB bytes join).
+The matrix is loaded once per index generation, streamed in batches (no 1.5 GB bytes join). A
+quantised matrix saved for an older generation, or held in memory from one, is brought up to date
+with only the rows changed since (`matrix_delta`: a scan of the chunk ids, then the changed rows'
+vectors), unless so many changed that a rebuild is cheaper.
 """
 
 from __future__ import annotations
@@ -29,10 +32,11 @@ import numpy as np
 
 from ..reads import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
+from .matrix_delta import NotFingerprintable, PatchedMatrix, diff, fingerprints
 from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp
 
 Key = tuple[tuple[int, int], str]  # (index generation, model)
-VectorMatrix = QuantizedMatrix | FloatMatrix
+VectorMatrix = QuantizedMatrix | FloatMatrix | PatchedMatrix
 
 # rows beyond the `k` asked for that are rescored exactly: the int8 order near the cut can differ
 # from the exact one by a few places (measured: 30 rescored rows give the exact top-10)
@@ -51,7 +55,20 @@ LOAD_INLINE_ROWS = 50_000
 EXACT_MATRIX_BYTES = 64 * 1024 * 1024
 LOAD_BATCH_ROWS = 1024  # each numpy call of a batch holds the GIL briefly: the app's event loop keeps its turns
 # bytes an in-memory row costs: sign bits, int8 codes, rowid and label
-QUANTIZED_ROW_BYTES = 9  # + dims (int8) + dims / 8 (bits)
+QUANTIZED_ROW_BYTES = 17  # + dims (int8) + dims / 8 (bits): rowid, label, fingerprint
+# a long-lived writer (the app) saves base + delta as one file once the delta holds this many rows: the
+# next start then maps a file that needs no delta, and a watcher's small syncs do not each rewrite
+# ~440 MB (1M rows); below it, the next start applies the delta again (an id scan + these rows' vectors)
+MERGE_SAVE_ROWS = 1000
+
+
+@dataclass(frozen=True)
+class _Base:
+    """A quantised matrix with fingerprints that later states of the index are patched from."""
+
+    matrix: QuantizedMatrix
+    labels: dict[str, int]
+    stamp: MatrixStamp
 
 
 @dataclass(frozen=True)
@@ -98,6 +115,9 @@ class VectorSearcher:
         self._saving = threading.Lock()
         self._file_lock = threading.Lock()  # one mapping of the matrix file at a time
         self._loaded: _Loaded | None = None  # what `_matrix` and `_labels` came from
+        self._base: _Base | None = None  # what a later state's delta is computed against
+        self._rebuild_at: MatrixStamp | None = None  # a state whose delta was too large: rebuild, do not rescan
+        self._merge_thread: threading.Thread | None = None
         self._saved: MatrixStamp | None = None  # the state this process last saved a file for
         self._loading: Key | None = None  # the key a warm-up or background thread is loading
         self._background = False  # set by warm_up: reload in the background when the index changes
@@ -137,7 +157,11 @@ class VectorSearcher:
         if not dims or self.choose(conn, vec_loaded, count, dims) == "sqlite-vec":
             return False  # over the memory budget: sqlite-vec is the path, not a wait
         stamp = self._stamp(conn, key[1])
-        return stamp is None or self.matrix_file is None or saved_stamp(self.matrix_file) != stamp
+        if stamp is None or self.matrix_file is None or stamp == self._rebuild_at:
+            return True
+        saved = saved_stamp(self.matrix_file)  # one of an older generation is patched, not rebuilt
+        return saved is None or saved.generation > stamp.generation or saved != MatrixStamp(
+            stamp.index_id, saved.generation, stamp.model, stamp.dims)
 
     # -- loading ---------------------------------------------------------------------------------
     def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> tuple[VectorMatrix, dict[str, int]] | None:
@@ -181,13 +205,17 @@ class VectorSearcher:
             if loaded is None:
                 return None
             self._publish(loaded, key)
-            return loaded.matrix, loaded.labels
+        self._save(conn, loaded)
+        return loaded.matrix, loaded.labels
 
     def _publish(self, loaded: _Loaded, key: Key) -> None:
         self.load_s = loaded.seconds
         with self._lock:
             self._matrix, self._labels, self._key, self._loaded = loaded.matrix, loaded.labels, key, loaded
             self.loaded_from = "file" if loaded.from_file else "sqlite"
+            matrix = loaded.matrix
+            if isinstance(matrix, QuantizedMatrix) and matrix.fingerprints is not None and loaded.stamp is not None:
+                self._base = _Base(matrix, loaded.labels, loaded.stamp)
 
     def _stamp(self, conn: Any, model: str) -> MatrixStamp | None:
         """The index state as a matrix file names it; None without a file to use (no path, an
@@ -201,17 +229,64 @@ class VectorSearcher:
         return MatrixStamp(index_id, reads.generation(), model, dims)
 
     def _from_file(self, conn: Any, model: str, count: int) -> _Loaded | None:
-        """The matrix saved for the index's state now, or None (and why, in `file_problem`)."""
-        stamp = self._stamp(conn, model)
-        if stamp is None or self.matrix_file is None or self.keeps_floats(count, stamp.dims):
+        """The matrix for the index's state now without a rebuild: the file saved for it, or the
+        file or the matrix in memory of an older state with the rows changed since patched in.
+        None (and why, in `file_problem`) when there is neither or the change is too large."""
+        with _snapshot(conn):  # the stamp, the id scan and the changed rows from one state of the index
+            stamp = self._stamp(conn, model)
+            if (stamp is None or self.matrix_file is None or self.keeps_floats(count, stamp.dims)
+                    or stamp == self._rebuild_at):
+                return None
+            started = time.perf_counter()
+            base = self._base
+            if base is None or (base.stamp.index_id, base.stamp.model, base.stamp.dims) != (stamp.index_id, model, stamp.dims):
+                try:
+                    matrix, labels, generation = load_matrix(self.matrix_file, stamp, any_generation=True)
+                except UnusableMatrixFile as exc:
+                    self.file_problem = str(exc)
+                    return None
+                base = _Base(matrix, labels, MatrixStamp(stamp.index_id, generation, model, stamp.dims))
+            if base.stamp == stamp:
+                return _Loaded(base.matrix, base.labels, stamp, from_file=True, seconds=time.perf_counter() - started)
+            patched = self._patch(conn, base, stamp)
+            if patched is None:
+                self._rebuild_at = stamp
+                return None
+            self._base = base
+            return _Loaded(patched[0], patched[1], stamp, from_file=True, seconds=time.perf_counter() - started)
+
+    def _patch(self, conn: Any, base: _Base, stamp: MatrixStamp) -> tuple[PatchedMatrix, dict[str, int]] | None:
+        """`base` brought to `stamp`: its rows whose (rowid, id) left the index are dropped, the index's
+        rows it lacks are read from SQLite into an exact delta. None when that is too large a change."""
+        matrix = base.matrix
+        if matrix.fingerprints is None:
             return None
-        started = time.perf_counter()
+        reads = IndexReader(conn)
+        heads = reads.chunk_id_heads()
         try:
-            matrix, labels = load_matrix(self.matrix_file, stamp)
-        except UnusableMatrixFile as exc:
+            prints = fingerprints(h for _, h in heads)
+        except NotFingerprintable as exc:
             self.file_problem = str(exc)
             return None
-        return _Loaded(matrix, labels, stamp, from_file=True, seconds=time.perf_counter() - started)
+        rowids = np.fromiter((r for r, _ in heads), dtype=np.int64, count=len(heads))
+        del heads
+        changes = diff(matrix.rowids[: matrix.size], matrix.fingerprints[: matrix.size], rowids, prints)
+        if changes.too_large(matrix.size):
+            self.file_problem = f"{changes.rows} rows changed since the matrix was built: rebuilding"
+            return None
+        labels = dict(base.labels)
+        rows = reads.embeddings_of_rows(stamp.model, changes.fresh.tolist(), stamp.dims * 4)
+        fresh = FloatMatrix(stamp.dims, capacity=len(rows))
+        if rows:
+            label_of = labels.setdefault
+            row_labels = [label_of(r[1], len(labels) + 1) for r in rows]
+            if max(row_labels) > 255:
+                return None
+            fresh.add(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+                      np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), stamp.dims),
+                      np.array(row_labels, dtype=np.uint8))
+        fresh_prints = fingerprints(r[3] for r in rows)
+        return PatchedMatrix(matrix, changes.alive, fresh, fresh_prints), labels
 
     def _load(self, conn: Any, model: str, count: int) -> _Loaded:
         with _snapshot(conn):  # the stamp and the rows are read from one state of the index
@@ -219,10 +294,12 @@ class VectorSearcher:
                 loaded = self._from_file(conn, model, count)
             if loaded is not None:
                 return loaded
+            self._base = None  # a rebuild: the old base is freed, memory never holds two matrices
             started = time.perf_counter()
             stamp = self._stamp(conn, model)
             labels: dict[str, int] = {}
-            batches = self._batches(conn, model, labels)
+            prints: list[np.ndarray] = []
+            batches = self._batches(conn, model, labels, prints)
             first = next(batches, None)
             if first is None:
                 return _Loaded(FloatMatrix(0), labels, stamp, seconds=time.perf_counter() - started)
@@ -232,11 +309,18 @@ class VectorSearcher:
                 matrix = FloatMatrix.from_batches(batches, capacity=count)
             else:
                 matrix = QuantizedMatrix.from_batches(batches, capacity=count)
+                kept = np.concatenate(prints) if prints else np.zeros(0, dtype=np.uint64)
+                if matrix is not None and len(kept) == matrix.size:  # else ids not written by us: no deltas
+                    matrix.fingerprints = kept
         return _Loaded(matrix if matrix is not None else FloatMatrix(0), labels, stamp, seconds=time.perf_counter() - started)
 
     def _save(self, conn: Any, loaded: _Loaded) -> None:
         """Write a matrix just built from SQLite beside the index, when this process may (`warm_up`
-        with persist) and the index has not changed meanwhile (a newer state needs a newer file)."""
+        with persist) and the index has not changed meanwhile (a newer state needs a newer file);
+        a patched one is merged and written on a thread once its delta is worth it (`MERGE_SAVE_ROWS`)."""
+        if isinstance(loaded.matrix, PatchedMatrix):
+            self._merge_later(loaded)
+            return
         if (not self._persist or loaded.from_file or loaded.stamp is None or self.matrix_file is None
                 or not isinstance(loaded.matrix, QuantizedMatrix) or loaded.matrix.size == 0):
             return
@@ -252,9 +336,48 @@ class VectorSearcher:
             except (OSError, ValueError) as exc:  # a full disk or a read-only folder: the next start rebuilds
                 self.file_problem = f"not saved: {exc}"
 
-    def _batches(self, conn: Any, model: str, labels: dict[str, int]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def _merge_later(self, loaded: _Loaded) -> None:
+        matrix = loaded.matrix
+        if (not self._persist or self.matrix_file is None or loaded.stamp is None or not isinstance(matrix, PatchedMatrix)
+                or matrix.delta_rows < MERGE_SAVE_ROWS):
+            return
+        with self._lock:
+            if self._merge_thread is not None and self._merge_thread.is_alive():
+                return  # one merge at a time; a later patch merges what this one would have
+            self._merge_thread = threading.Thread(target=self._merge_and_save, args=(loaded,),
+                                                  name="memtui-matrix-merge", daemon=True)
+            self._merge_thread.start()
+
+    def _merge_and_save(self, loaded: _Loaded) -> None:
+        """Base + delta as one quantised matrix, saved for the patched state; in memory it replaces
+        the patched one (same rows) if the index has not moved on, and becomes the next base."""
+        assert isinstance(loaded.matrix, PatchedMatrix) and loaded.stamp is not None and self.matrix_file is not None
+        merged = loaded.matrix.merged()
+        with self._saving:
+            try:
+                started = time.perf_counter()
+                save_matrix(self.matrix_file, merged, loaded.labels, loaded.stamp)
+                self._saved, self.save_s = loaded.stamp, time.perf_counter() - started
+            except (OSError, ValueError) as exc:
+                self.file_problem = f"not saved: {exc}"
+        with self._lock:
+            if self._loaded is loaded:
+                self._matrix = merged
+                self._loaded = _Loaded(merged, loaded.labels, loaded.stamp, from_file=True, seconds=loaded.seconds)
+            if self._base is not None and self._base.stamp.generation <= loaded.stamp.generation:
+                self._base = _Base(merged, loaded.labels, loaded.stamp)
+
+    def join_merge(self, timeout: float | None = None) -> None:
+        """Wait for a merge-and-save under way (tests, benchmarks, a clean exit)."""
+        thread = self._merge_thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def _batches(self, conn: Any, model: str, labels: dict[str, int],
+                 prints: list[np.ndarray] | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(rowids, float32 vectors, source labels) in batches; vectors of another size than the
-        first are left out (a changed provider; `status` counts them). `labels` gets each source's label."""
+        first are left out (a changed provider; `status` counts them). `labels` gets each source's
+        label; `prints`, when given, gets each batch's chunk-id fingerprints (`matrix_delta`)."""
         dims = 0
         for rows in IndexReader(conn).embedding_batches(model, LOAD_BATCH_ROWS):
             if not dims:
@@ -267,6 +390,11 @@ class VectorSearcher:
             rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             label_of = labels.setdefault
             ids = np.fromiter((label_of(r[1], len(labels) + 1) for r in rows), dtype=np.uint8, count=len(rows))
+            if prints is not None:
+                try:
+                    prints.append(fingerprints(r[3] for r in rows))
+                except NotFingerprintable:
+                    prints.append(np.zeros(0, dtype=np.uint64))  # the lengths then differ: no fingerprints kept
             yield rowids, vectors, ids
 
     def warm_up(self, conn: Any, generation: tuple[int, int], model: str, count: int, *, persist: bool = False) -> None:
@@ -347,6 +475,8 @@ class VectorSearcher:
         if isinstance(matrix, FloatMatrix):
             rowids, scores = matrix.search(q, k, labels=labels)
             return [(int(r), float(s)) for r, s in zip(rowids, scores, strict=True)]
+        if isinstance(matrix, PatchedMatrix):
+            return rescore(IndexReader(conn), matrix.candidates(q, k + RESCORE_EXTRA, SHORTLIST, labels), q, k)
         rowids, _ = matrix.search(q, k + RESCORE_EXTRA, shortlist=SHORTLIST, labels=labels)
         return rescore(IndexReader(conn), rowids, q, k)
 

@@ -1,0 +1,209 @@
+"""A saved (or in-memory) quantised matrix of an older index state is patched with the rows changed
+since, instead of rebuilt: the results equal a matrix rebuilt from scratch, a rowid SQLite reused
+is caught by its id's fingerprint, the app saves the merged matrix for the next start, a read
+command never writes, and a large change still rebuilds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.search import matrix_delta, vector
+from openclaw_memtui.engine.search.matrix import FloatMatrix
+from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints
+from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, saved_stamp
+
+from .helpers import write
+from .test_matrix_file import reopen
+from .test_vector_matrix import cone, matrix_of, seeded_index, vector_hits
+
+QUERIES = ("subject 3 detail 10", "a transcript line", "Note 7", "brand new note", "edited words", "subject 5")
+
+
+def rebuilt_hits(index: MemoryIndex, tmp_path) -> dict[str, dict[str, float]]:
+    """What a matrix rebuilt from SQLite finds for each query (the file moved away, then put back)."""
+    path = matrix_path(index.settings.db_path)
+    aside = tmp_path / "aside.matrix"
+    path.rename(aside)
+    try:
+        fresh = reopen(index)
+        fresh.vector_searcher._persist = False
+        hits = {q: vector_hits(fresh, q) for q in QUERIES}
+        assert fresh.vector_searcher.loaded_from == "sqlite" and fresh.vector_searcher.last_path == "numpy-int8"
+        fresh.close()
+    finally:
+        aside.rename(path)
+    return hits
+
+
+def edit_notes(index: MemoryIndex) -> None:
+    """Four changed rows of 121: one added, one edited (dropped + added), one deleted."""
+    memory = index.settings.workspace / "memory"
+    write(memory / "fresh.md", "brand new note")
+    write(memory / "n010.md", "edited words")
+    (memory / "n020.md").unlink()
+    index.sync()
+
+
+@pytest.fixture
+def saved(tmp_path):
+    index = seeded_index(tmp_path)
+    index.warm_up_vectors()  # the app's warm-up: builds and saves the matrix
+    assert matrix_path(index.settings.db_path).exists()
+    return index
+
+
+def test_a_saved_file_of_an_older_state_is_patched_and_finds_what_a_rebuild_finds(saved, tmp_path):
+    edit_notes(saved)
+    index = reopen(saved)
+    patched = {q: vector_hits(index, q) for q in QUERIES}
+    searcher = index.vector_searcher
+    assert searcher.loaded_from == "file" and isinstance(searcher._matrix, PatchedMatrix)
+    assert searcher._matrix.delta_rows == 4
+    assert patched == rebuilt_hits(index, tmp_path)
+    assert "memory/n020.md" not in {p for hits in patched.values() for p in hits}
+    assert max(patched["brand new note"], key=patched["brand new note"].get) == "memory/fresh.md"
+    assert max(patched["edited words"], key=patched["edited words"].get) == "memory/n010.md"
+
+
+def test_the_matrix_in_memory_is_patched_after_a_sync(saved, tmp_path):
+    """The running app: a watcher's sync moves the generation; the next search patches the matrix
+    it holds (no reload of the file, no rebuild)."""
+    saved.retrieve("subject 1")
+    base = saved.vector_searcher._base
+    edit_notes(saved)
+    patched = {q: vector_hits(saved, q) for q in QUERIES}
+    matrix = saved.vector_searcher._matrix
+    assert isinstance(matrix, PatchedMatrix) and base is not None and matrix.base is base.matrix
+    assert patched == rebuilt_hits(saved, tmp_path)
+
+
+def test_a_rowid_reused_after_deleting_the_top_rows_is_not_taken_for_the_old_row(saved, tmp_path):
+    top = saved.reads().conn.execute("SELECT rowid, path FROM chunks ORDER BY rowid DESC LIMIT 2").fetchall()
+    for _, path in top:
+        (saved.settings.workspace / path).unlink()
+    saved.sync()
+    memory = saved.settings.workspace / "memory"
+    write(memory / "reuse-a.md", "brand new note")
+    write(memory / "reuse-b.md", "edited words")
+    saved.sync()
+    now = dict(saved.reads().conn.execute("SELECT path, rowid FROM chunks WHERE path LIKE 'memory/reuse-%'"))
+    assert set(now.values()) == {rowid for rowid, _ in top}  # SQLite handed the deleted rowids out again
+    index = reopen(saved)
+    patched = {q: vector_hits(index, q) for q in QUERIES}
+    assert isinstance(index.vector_searcher._matrix, PatchedMatrix) and index.vector_searcher._matrix.delta_rows == 4
+    assert patched == rebuilt_hits(index, tmp_path)
+    assert max(patched["brand new note"], key=patched["brand new note"].get) == "memory/reuse-a.md"
+    assert patched["brand new note"]["memory/reuse-a.md"] == pytest.approx(1.0, abs=1e-5)
+    assert not {p for _, p in top} & {p for hits in patched.values() for p in hits}
+
+
+def test_the_app_saves_the_merged_matrix_and_the_next_start_maps_it_as_current(saved, tmp_path, monkeypatch):
+    monkeypatch.setattr(vector, "MERGE_SAVE_ROWS", 3)
+    path = matrix_path(saved.settings.db_path)
+    edit_notes(saved)
+    saved.warm_up_vectors()  # the app after a sync: patched, then merged and saved on a thread
+    saved.vector_searcher.join_merge()
+    reads = saved.reads()
+    stamp = saved_stamp(path)
+    assert stamp is not None and stamp.generation == reads.generation()
+    merged, _, _ = load_matrix(path, stamp)
+    rowids = [r for (r,) in reads.conn.execute(
+        "SELECT rowid FROM chunks WHERE length(embedding) > 0 ORDER BY rowid")]
+    assert merged.rowids.tolist() == rowids
+    assert merged.fingerprints is not None
+    assert merged.fingerprints.tolist() == fingerprints(i for (i,) in reads.conn.execute(
+        "SELECT id FROM chunks WHERE length(embedding) > 0 ORDER BY rowid")).tolist()
+    index = reopen(saved)
+    hits = {q: vector_hits(index, q) for q in QUERIES}
+    searcher = index.vector_searcher
+    assert searcher.loaded_from == "file" and not isinstance(searcher._matrix, PatchedMatrix)
+    assert hits == rebuilt_hits(index, tmp_path)
+
+
+def test_a_small_delta_is_not_saved_and_a_read_command_never_writes(saved, monkeypatch):
+    path = matrix_path(saved.settings.db_path)
+    before = (path.stat().st_mtime_ns, path.read_bytes())
+    edit_notes(saved)
+    saved.warm_up_vectors()  # 4 rows: below MERGE_SAVE_ROWS, the file stays as it was
+    saved.vector_searcher.join_merge()
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+    monkeypatch.setattr(vector, "MERGE_SAVE_ROWS", 1)
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)  # large: only a file can serve a one-shot search
+    index = reopen(saved)  # a one-shot search (`memtui search`): patches in memory, writes nothing
+    hits = vector_hits(index, "brand new note")
+    index.vector_searcher.join_merge()
+    assert index.vector_searcher.last_path == "numpy-int8" and isinstance(index.vector_searcher._matrix, PatchedMatrix)
+    assert max(hits, key=hits.get) == "memory/fresh.md"
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+
+
+def test_a_large_delta_rebuilds(saved, monkeypatch):
+    monkeypatch.setattr(matrix_delta, "REBUILD_ROWS", 3)  # 4 changed rows are now too many
+    edit_notes(saved)
+    index = reopen(saved)
+    index.warm_up_vectors()
+    assert index.vector_searcher.loaded_from == "sqlite"
+    assert index.vector_searcher.file_problem == "4 rows changed since the matrix was built: rebuilding"
+    assert saved_stamp(matrix_path(index.settings.db_path)).generation == index.reads().generation()
+
+
+@pytest.mark.parametrize("damage", ["flip-fingerprint", "truncate"])
+def test_a_damaged_stale_file_is_rebuilt_without_a_traceback(saved, damage):
+    path = matrix_path(saved.settings.db_path)
+    edit_notes(saved)
+    data = bytearray(path.read_bytes())
+    if damage == "flip-fingerprint":
+        data[-3] ^= 0x10  # a byte of the last row's fingerprint: the checksum catches it
+    else:
+        data = data[:-8]
+    path.write_bytes(bytes(data))
+    index = reopen(saved)
+    hits = vector_hits(index, "brand new note")
+    index.warm_up_vectors()
+    assert index.vector_searcher.loaded_from == "sqlite" and index.vector_searcher.file_problem
+    assert max(hits, key=hits.get) == "memory/fresh.md"
+
+
+def test_diff_finds_dropped_changed_and_new_rows():
+    base_rowids = np.array([1, 2, 3, 5], dtype=np.int64)
+    base_prints = np.array([10, 20, 30, 50], dtype=np.uint64)
+    # row 2 deleted, row 3 kept, row 5 reused by another chunk, row 1 kept, row 7 new (any order)
+    changes = diff(base_rowids, base_prints, np.array([7, 5, 3, 1], dtype=np.int64),
+                   np.array([70, 55, 30, 10], dtype=np.uint64))
+    assert changes.alive.tolist() == [True, False, True, False]
+    assert changes.fresh.tolist() == [5, 7] and changes.rows == 4
+
+
+def test_fingerprints_are_the_ids_first_64_bits_and_refuse_other_ids():
+    ids = ["0123456789abcdef" + "0" * 48, "ffffffffffffffff" + "1" * 48]
+    assert fingerprints(ids).tolist() == [0x0123456789ABCDEF, 0xFFFFFFFFFFFFFFFF]
+    for bad in (["short"], ["zz" * 32]):
+        with pytest.raises(matrix_delta.NotFingerprintable):
+            fingerprints(bad)
+
+
+def test_dropped_rows_never_take_a_place_in_the_candidates_and_the_merge_keeps_the_same_rows():
+    floats = cone(600, seed=4)
+    base = matrix_of(floats, np.ones(600, dtype=np.uint8))
+    base.fingerprints = np.arange(600, dtype=np.uint64)
+    q = cone(1, seed=9)[0]
+    nearest = np.argsort(-(floats @ q))[:5]
+    alive = np.ones(600, dtype=bool)
+    alive[nearest] = False  # the five best rows were deleted from the index
+    added = cone(3, seed=11)
+    fresh = FloatMatrix(floats.shape[1])
+    fresh.add(np.array([600, 601, 602]), added, np.ones(3, dtype=np.uint8))
+    patched = PatchedMatrix(base, alive, fresh, np.array([7000, 7001, 7002], dtype=np.uint64))
+    found = patched.candidates(q, 5, shortlist=600, labels=None).tolist()
+    assert not set(found) & set(nearest.tolist()) and {600, 601, 602} <= set(found)
+    merged = patched.merged()
+    assert merged.rowids.tolist() == sorted([*np.flatnonzero(alive).tolist(), 600, 601, 602])
+    assert merged.fingerprints is not None and merged.fingerprints[-3:].tolist() == [7000, 7001, 7002]
+    # the merged rows score as the base's and the delta's did: the same top rows, found in one matrix
+    every = np.concatenate([floats, added])
+    rowids = np.concatenate([np.arange(600), [600, 601, 602]])
+    live = np.concatenate([alive, [True] * 3])
+    best = rowids[live][np.argsort(-(every[live] @ q))[:3]].tolist()
+    assert set(best) <= set(merged.search(q, 10, shortlist=603)[0].tolist())
