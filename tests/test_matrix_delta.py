@@ -176,12 +176,13 @@ def test_diff_finds_dropped_changed_and_new_rows():
     assert changes.fresh.tolist() == [5, 7] and changes.rows == 4
 
 
-def test_fingerprints_are_the_ids_first_64_bits_and_refuse_other_ids():
-    ids = ["0123456789abcdef" + "0" * 48, "ffffffffffffffff" + "1" * 48]
-    assert fingerprints(ids).tolist() == [0x0123456789ABCDEF, 0xFFFFFFFFFFFFFFFF]
-    for bad in (["short"], ["zz" * 32]):
-        with pytest.raises(matrix_delta.NotFingerprintable):
-            fingerprints(bad)
+def test_fingerprints_are_a_hex_ids_first_64_bits_and_a_hash_of_any_other_id():
+    hexes = ["0123456789abcdef" + "0" * 48, "ffffffffffffffff" + "1" * 48]
+    assert fingerprints(hexes).tolist() == [0x0123456789ABCDEF, 0xFFFFFFFFFFFFFFFF]
+    others = ["id1", "id2", "z" * 64]
+    mixed = fingerprints([hexes[0], *others]).tolist()
+    assert mixed[0] == 0x0123456789ABCDEF  # an id is fingerprinted alike whatever ids share its batch
+    assert mixed[1:] == fingerprints(others).tolist() and len(set(mixed)) == 4
 
 
 def test_dropped_rows_never_take_a_place_in_the_candidates_and_the_merge_keeps_the_same_rows():

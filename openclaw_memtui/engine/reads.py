@@ -195,10 +195,10 @@ class IndexReader:
         while rows := cur.fetchmany(batch_rows):
             yield rows
 
-    def chunk_id_heads(self) -> list[tuple[int, str]]:
-        """(rowid, first 16 hex digits of the id) of every chunk: a covering scan of the id index
-        (EXPLAIN QUERY PLAN: SCAN chunks USING COVERING INDEX), never the table and its vectors."""
-        rows: list[tuple[int, str]] = self.conn.execute("SELECT rowid, substr(id, 1, 16) FROM chunks").fetchall()
+    def chunk_ids(self) -> list[tuple[int, str]]:
+        """(rowid, id) of every chunk: a covering scan of the id index (EXPLAIN QUERY PLAN: SCAN
+        chunks USING COVERING INDEX sqlite_autoindex_chunks_1), never the table and its vectors."""
+        rows: list[tuple[int, str]] = self.conn.execute("SELECT rowid, id FROM chunks").fetchall()
         return rows
 
     def embeddings_of_rows(self, model: str, rowids: Iterable[int], vector_bytes: int) -> list[tuple[int, str, bytes, str]]:

@@ -15,6 +15,7 @@ are read from SQLite one by one, so a large delta costs more than it saves.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,24 +25,29 @@ from .matrix import FloatMatrix, QuantizedMatrix
 
 REBUILD_FRACTION = 0.05  # 50k of 1M: a delta matrix of 77 MB, scanned in ~5 ms per search
 REBUILD_ROWS = 50_000
-_FINGERPRINT_HEX = 16  # hex digits of the id kept: 64 bits, a false "unchanged" is a 2^-64 chance
-
-
-class NotFingerprintable(ValueError):
-    """A chunk id that is not a hex digest (not one this code wrote): rebuild instead."""
+_HEX_ID = 64  # sync's ids are sha256 hex digests: their first 16 digits are the fingerprint as they stand
 
 
 def fingerprints(ids: Iterable[str]) -> np.ndarray:
-    """The first 64 bits of each hex chunk id, as uint64 (one hex decode of all ids, no per-row int())."""
-    heads = [i[:_FINGERPRINT_HEX] for i in ids]
-    joined = "".join(heads)
-    if len(joined) != _FINGERPRINT_HEX * len(heads):
-        raise NotFingerprintable("a chunk id shorter than 16 hex digits")
-    try:
-        raw = bytes.fromhex(joined)
-    except ValueError:
-        raise NotFingerprintable("a chunk id that is not hex") from None
-    return np.frombuffer(raw, dtype=">u8").astype(np.uint64)
+    """64 bits of each chunk id, as uint64: the first 16 digits of a sha256 hex id (one hex decode of
+    all ids, no per-row int()), else 64 bits of its blake2b (ids written otherwise, as by the bench
+    builder or an older memtui). A false "unchanged" is a 2^-64 chance."""
+    ids = list(ids)
+    if all(len(i) == _HEX_ID for i in ids):
+        try:
+            return np.frombuffer(bytes.fromhex("".join(i[:16] for i in ids)), dtype=">u8").astype(np.uint64)
+        except ValueError:
+            pass  # not all hex: each id on its own below
+    return np.fromiter((_fingerprint(i) for i in ids), dtype=np.uint64, count=len(ids))
+
+
+def _fingerprint(chunk_id: str) -> int:
+    if len(chunk_id) == _HEX_ID:
+        try:
+            return int(chunk_id[:16], 16)
+        except ValueError:
+            pass
+    return int.from_bytes(hashlib.blake2b(chunk_id.encode(), digest_size=8).digest(), "big")
 
 
 @dataclass(frozen=True)

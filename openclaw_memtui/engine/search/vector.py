@@ -32,7 +32,7 @@ import numpy as np
 
 from ..reads import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
-from .matrix_delta import NotFingerprintable, PatchedMatrix, diff, fingerprints
+from .matrix_delta import PatchedMatrix, diff, fingerprints
 from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp
 
 Key = tuple[tuple[int, int], str]  # (index generation, model)
@@ -262,14 +262,10 @@ class VectorSearcher:
         if matrix.fingerprints is None:
             return None
         reads = IndexReader(conn)
-        heads = reads.chunk_id_heads()
-        try:
-            prints = fingerprints(h for _, h in heads)
-        except NotFingerprintable as exc:
-            self.file_problem = str(exc)
-            return None
-        rowids = np.fromiter((r for r, _ in heads), dtype=np.int64, count=len(heads))
-        del heads
+        ids = reads.chunk_ids()
+        prints = fingerprints(i for _, i in ids)
+        rowids = np.fromiter((r for r, _ in ids), dtype=np.int64, count=len(ids))
+        del ids
         changes = diff(matrix.rowids[: matrix.size], matrix.fingerprints[: matrix.size], rowids, prints)
         if changes.too_large(matrix.size):
             self.file_problem = f"{changes.rows} rows changed since the matrix was built: rebuilding"
@@ -309,9 +305,8 @@ class VectorSearcher:
                 matrix = FloatMatrix.from_batches(batches, capacity=count)
             else:
                 matrix = QuantizedMatrix.from_batches(batches, capacity=count)
-                kept = np.concatenate(prints) if prints else np.zeros(0, dtype=np.uint64)
-                if matrix is not None and len(kept) == matrix.size:  # else ids not written by us: no deltas
-                    matrix.fingerprints = kept
+                if matrix is not None:
+                    matrix.fingerprints = np.concatenate(prints)
         return _Loaded(matrix if matrix is not None else FloatMatrix(0), labels, stamp, seconds=time.perf_counter() - started)
 
     def _save(self, conn: Any, loaded: _Loaded) -> None:
@@ -391,10 +386,7 @@ class VectorSearcher:
             label_of = labels.setdefault
             ids = np.fromiter((label_of(r[1], len(labels) + 1) for r in rows), dtype=np.uint8, count=len(rows))
             if prints is not None:
-                try:
-                    prints.append(fingerprints(r[3] for r in rows))
-                except NotFingerprintable:
-                    prints.append(np.zeros(0, dtype=np.uint64))  # the lengths then differ: no fingerprints kept
+                prints.append(fingerprints(r[3] for r in rows))
             yield rowids, vectors, ids
 
     def warm_up(self, conn: Any, generation: tuple[int, int], model: str, count: int, *, persist: bool = False) -> None:
