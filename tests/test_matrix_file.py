@@ -269,8 +269,9 @@ def test_vectors_are_pending_only_while_no_matrix_is_in_memory_or_saved_for_this
     assert index.map_saved_vectors() and index.vector_searcher.loaded_from == "file"
     write(index.settings.workspace / "memory" / "fresh.md", "brand new note")
     index.sync()
-    assert not index.vectors_pending()  # the file is for the state before this sync: patched, not rebuilt
+    assert index.vectors_pending()  # the matrix and the file are for the state before this sync
     assert index.map_saved_vectors() and isinstance(index.vector_searcher._matrix, PatchedMatrix)
+    assert not index.vectors_pending()  # patched with the sync's rows: in memory for this state
     for i in range(20):
         write(index.settings.workspace / "memory" / f"n{i:03d}.md", f"# Note {i}\nrewritten {i}\n")
     index.sync()

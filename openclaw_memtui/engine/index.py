@@ -257,9 +257,10 @@ class MemoryIndex:
             conn.close()
 
     def vectors_pending(self) -> bool:
-        """True when a search now would wait for a sqlite-vec KNN over a large index (seconds at 1M
-        chunks) because the vector matrix is neither in memory nor saved for this state: while it
-        loads, a front end may show keyword results first."""
+        """True when a search now would wait seconds for its vector leg over a large index (a sqlite-vec
+        KNN, or patching an older matrix with a sync's rows: ~2 s at 1M chunks) because the vector
+        matrix is neither in memory nor saved for this state: meanwhile a front end may show keyword
+        results first."""
         provider = self.provider
         if provider is None or self.store.missing:
             return False

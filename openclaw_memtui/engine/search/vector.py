@@ -146,8 +146,9 @@ class VectorSearcher:
         return in_memory if self.matrix_bytes(count, dims) <= self.budget_bytes else "sqlite-vec"
 
     def would_defer(self, conn: Any, key: Key, count: int, vec_loaded: bool) -> bool:
-        """Would a search now wait for sqlite-vec KNN over a large index, because its matrix is neither
-        in memory nor saved for this state? (A front end may show keyword results first.)"""
+        """Would a search now wait seconds for its vector leg over a large index, because its matrix is
+        neither in memory nor saved for this very state (a sqlite-vec KNN, or patching an older matrix
+        with the rows changed since)? (A front end may show keyword results first.)"""
         if count <= LOAD_INLINE_ROWS or not vec_loaded or self.backend != "auto" or self.exact:
             return False
         with self._lock:
@@ -156,12 +157,9 @@ class VectorSearcher:
         dims = IndexReader(conn).vector_dims() or 0
         if not dims or self.choose(conn, vec_loaded, count, dims) == "sqlite-vec":
             return False  # over the memory budget: sqlite-vec is the path, not a wait
+        # a file of an older generation counts as pending too: patching it costs an id scan (~2 s at 1M)
         stamp = self._stamp(conn, key[1])
-        if stamp is None or self.matrix_file is None or stamp == self._rebuild_at:
-            return True
-        saved = saved_stamp(self.matrix_file)  # one of an older generation is patched, not rebuilt
-        return saved is None or saved.generation > stamp.generation or saved != MatrixStamp(
-            stamp.index_id, saved.generation, stamp.model, stamp.dims)
+        return stamp is None or self.matrix_file is None or saved_stamp(self.matrix_file) != stamp
 
     # -- loading ---------------------------------------------------------------------------------
     def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> tuple[VectorMatrix, dict[str, int]] | None:
