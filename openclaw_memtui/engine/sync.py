@@ -425,9 +425,7 @@ class Syncer:
                 writer.delete_file(path, has_vec_table=has_vec)
                 report.files_removed += 1
             writer.replace_skipped(skipped)
-            if report.files_indexed or report.files_removed:
-                store.bump_generation()
-            writer.commit()
+            writer.commit()  # a new generation if any chunk changed, deleted ones of skipped files included
         except SyncCancelled:
             if writer.in_transaction:
                 self._write_batch(writer, batch, has_vec, report, skipped)  # every file read before the cancel

@@ -179,14 +179,8 @@ class Store:
         self.set_meta(META_KEY, json.dumps(identity, separators=(",", ":")))
 
     def bump_generation(self) -> None:
-        """Tell caches (the vector matrix in memory and its file beside the index) that vectors changed.
-
-        The first change of a file also gives it its random id, in the same transaction."""
-        self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES ('generation', '1') "
-            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-        )
-        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, _new_index_id()))
+        """Tell caches (the vector matrix in memory and its file beside the index) that chunks or vectors changed."""
+        bump_generation(self.conn)
 
     def ensure_index_id(self) -> str:
         """The index's random id, set now if an older memtui built it (one autocommitted row)."""
@@ -220,6 +214,23 @@ class Store:
 
     def drop_vec_table(self) -> None:
         self.conn.execute("DROP TABLE chunks_vec")
+
+
+def bump_generation(conn: Any) -> None:
+    """Give the index a new generation, in the caller's transaction; the first change of a file also
+    gives it its random id.
+
+    The generation is random, not a counter: a counter repeats its values when an index is restored
+    from a backup and changed again (or deleted and built again), so a matrix saved for the old
+    state would be taken for the new one. 62 random bits never meet by chance.
+    """
+    conn.execute("INSERT INTO meta(key, value) VALUES ('generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (str(_new_generation()),))
+    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, _new_index_id()))
+
+
+def _new_generation() -> int:
+    return int.from_bytes(os.urandom(8), "little") >> 2 or 1  # never 0, which reads as "never written"
 
 
 def _new_index_id() -> str:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..reads import IndexReader, SkippedFile
+from .connection import bump_generation
 from .schema import LINE_BITS
 
 
@@ -69,16 +70,25 @@ class IndexWriter:
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
+        self._changed = False  # this transaction wrote chunks or vectors: commit gives a new generation
 
     # -- transactions ----------------------------------------------------------------------------
     def begin(self) -> None:
         self.conn.execute("BEGIN")
+        self._changed = False
 
     def commit(self) -> None:
+        """Commit; a transaction that changed chunks or vectors also changes the index's generation in
+        it, so no write path (a batch committed mid-sync, a cancelled or failed sync keeping what it
+        wrote) can leave a cached matrix taken for current."""
+        if self._changed:
+            bump_generation(self.conn)
+            self._changed = False
         self.conn.execute("COMMIT")
 
     def rollback(self) -> None:
         self.conn.execute("ROLLBACK")
+        self._changed = False
 
     @property
     def in_transaction(self) -> bool:
@@ -124,6 +134,7 @@ class IndexWriter:
 
     def delete_file(self, path: str, *, has_vec_table: bool) -> None:
         """Remove a file with its chunks, their keyword rows and (when the vec table exists) their vectors."""
+        self._changed = True
         if has_vec_table:
             self.conn.execute("DELETE FROM chunks_vec WHERE id IN (SELECT id FROM chunks WHERE path = ?)", (path,))
         self.conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE path = ?)", (path,))
@@ -141,6 +152,7 @@ class IndexWriter:
     # -- chunks and keyword rows -----------------------------------------------------------------
     def insert_chunk(self, chunk: NewChunk, fts_text: str) -> None:
         """The chunk and its keyword row, which shares its rowid; `fts_text` is what FTS5 tokenizes."""
+        self._changed = True
         cur = self.conn.execute(
             "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding,"
             " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)", chunk)
@@ -163,6 +175,7 @@ class IndexWriter:
         SQLite would), so each keyword row shares its chunk's rowid without a lastrowid per row."""
         if not chunks:
             return
+        self._changed = True
         (top,) = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()
         rowids = range(top + 1, top + 1 + len(chunks))
         self.conn.executemany(
@@ -204,6 +217,7 @@ class IndexWriter:
 
     def write_vectors(self, vectors: Sequence[tuple[PendingChunk, bytes]], *, into_vec_table: bool) -> None:
         """Store each chunk's float32 blob, and (with sqlite-vec) replace its row in `chunks_vec`."""
+        self._changed = True
         if into_vec_table:
             self.conn.executemany("DELETE FROM chunks_vec WHERE id = ?", [(chunk.id,) for chunk, _ in vectors])
             self.conn.executemany("INSERT INTO chunks_vec(id, embedding) VALUES (?, ?)",
@@ -212,4 +226,5 @@ class IndexWriter:
 
     def clear_vectors(self) -> None:
         """Forget every chunk's vector (the provider's vector size changed): each will be embedded again."""
+        self._changed = True
         self.conn.execute("UPDATE chunks SET embedding = x'' WHERE length(embedding) > 0")
