@@ -27,7 +27,7 @@ async def test_type_query_shows_results_and_breakdown(tmp_path):
         assert app.results[0].path in ("memory/2026-10-21.md", "memory/2026-10-22.md")
         assert app.query_one("#results", OptionList).option_count == len(app.results)
         breakdown = str(app.query_one("#breakdown", Static).render())
-        assert "text" in breakdown and "final" in breakdown and "MMR" in breakdown
+        assert "text" in breakdown and "final" in breakdown and "rank" in breakdown and "(score order)" in breakdown
         preview = str(app.query_one("#preview", Static).render())
         assert "migration" in preview.lower()
         await pilot.press("enter")  # into the list
@@ -42,6 +42,9 @@ async def test_slider_reranks_without_touching_the_database(tmp_path):
         assert await wait_for(pilot, lambda: not app.sync_running, 60)
         await type_query(pilot, app, "who decided how API clients authenticate")
         assert app.pool.mode == "hybrid"
+        # the judged questions are retrieved once after a sync, in a worker of their own: the reads
+        # counted below are the re-ranks', so that retrieval must be over first (it raced under load)
+        assert await wait_for(pilot, lambda: app.judged is not None, 60)
         calls = {"retrieve": 0, "reader": 0}
         real_retrieve, real_reader = app.index.retrieve, app.index.reader
 
