@@ -57,7 +57,7 @@ def retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
 
 
 def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.search.rank import rank
+    from .engine.search.rank import rank, rank_moves
     from .render import dumps_json, safe
 
     started = time.perf_counter()
@@ -87,7 +87,8 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     for r in results:
         age = "evergreen" if r.age_days is None else f"{r.age_days:.0f}d old"
         vec = "-" if r.vector_score is None else f"{r.vector_score:.3f}"
-        moved = f" (was #{r.rank_before_mmr})" if r.rank_before_mmr != r.rank else ""
+        moves = rank_moves(r, params.mmr)
+        moved = f" ({moves})" if moves else ""
         print(f"#{r.rank}{moved}  {r.score:.3f}  {safe(r.path, one_line=True)}:{r.start_line}-{r.end_line}  [{r.source}, {age}]")
         timing = f" · time {r.time_factor:.2f}" if pool.time_window is not None else ""
         print(f"    vector {vec} · text {r.text_score:.3f} · hybrid {r.hybrid_score:.3f} · decay {r.decay:.3f}{timing}")

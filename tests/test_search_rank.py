@@ -20,6 +20,7 @@ from openclaw_memtui.engine.search.rank import (
     overlap_fraction,
     pairwise_jaccard,
     rank,
+    rank_moves,
 )
 from openclaw_memtui.engine.settings import OPENCLAW_SEARCH_PARAMS
 
@@ -207,6 +208,25 @@ def test_overlap_penalty_pushes_a_repeating_chunk_below_a_new_one():
     assert [r.score for r in demoted] == [0.90, 0.85, 0.88]  # only the order changes, never a score
     half = rank(pool, SearchParams(overlap_penalty=0.05, min_score=0))  # 0.88 × 0.985 = 0.8668 still beats 0.85
     assert [r.id for r in half] == ["id1", "id2", "id3"]
+
+
+def test_a_result_moved_by_the_overlap_step_says_so_apart_from_mmr():
+    """The reviewer's case: a result pushed down for repeating lines showed "(MMR off)" in the score pane
+    and a bare "was #N" in the CLI; and with MMR on its move was put down to MMR."""
+    pool = Pool("q", [span(1, 0.90, "sessions/a.jsonl", 1, 10), span(2, 0.88, "sessions/a.jsonl", 8, 17),
+                      span(3, 0.85, "sessions/b.jsonl", 8, 17)], NOW, "vector")
+    demoted = {r.id: r for r in rank(pool, SearchParams(overlap_penalty=1.0, min_score=0))}
+    assert (demoted["id2"].rank_by_score, demoted["id2"].rank_before_mmr, demoted["id2"].rank) == (2, 3, 3)
+    assert rank_moves(demoted["id2"], mmr=False) == "#2 by score, ▼ repeats lines shown above"
+    assert rank_moves(demoted["id3"], mmr=False) == "#3 by score, ▲ results repeating lines moved below it"
+    assert rank_moves(demoted["id1"], mmr=False) == ""
+    plain = rank(pool, SearchParams(overlap_penalty=0.0, min_score=0))
+    assert all(r.rank_by_score == r.rank_before_mmr == r.rank and rank_moves(r, mmr=True) == "" for r in plain)
+    # with MMR on, only the move MMR made is put down to it
+    both = rank(pool, SearchParams(overlap_penalty=1.0, min_score=0, mmr=True, mmr_lambda=0.5))
+    for r in both:
+        assert r.rank_before_mmr == {"id1": 1, "id3": 2, "id2": 3}[r.id]
+        assert ("before MMR" in rank_moves(r, mmr=True)) == (r.rank != r.rank_before_mmr)
 
 
 def test_overlap_fraction_is_the_share_of_the_chunks_own_lines_shown_above():

@@ -75,15 +75,30 @@ class Result:
     hybrid_score: float
     decay: float
     age_days: float | None
-    rank_before_mmr: int
+    rank_before_mmr: int  # after repeated lines were pushed down, before MMR
     rank: int
     id: str = ""
     time_factor: float = 1.0
+    rank_by_score: int = 0  # in plain score order, before any reordering (0: not given)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("id")
         return d
+
+
+def rank_moves(result: Result, mmr: bool) -> str:
+    """Why a result is not at its place in score order, in words ("" when it is): the step that pushes
+    down chunks repeating lines shown above, then MMR. Shown by the CLI and the score pane."""
+    moves = []
+    by_score, before = result.rank_by_score, result.rank_before_mmr
+    if by_score and by_score != before:
+        why = "repeats lines shown above" if before > by_score else "results repeating lines moved below it"
+        moves.append(f"#{by_score} by score, {'▼' if before > by_score else '▲'} {why}")
+    if mmr and before != result.rank:
+        delta = before - result.rank
+        moves.append(f"#{before} before MMR, {'▲' if delta > 0 else '▼'}{abs(delta)}")
+    return "; ".join(moves)
 
 
 def snippet_of(text: str) -> str:
@@ -276,12 +291,13 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     times = [time_factor(pool.time_window, c.ts_ms, params) for c in cands]
     scores = [h * d * (t or 0.0) for h, d, t in zip(hybrid, decays, times, strict=True)]
     order = sorted((i for i in range(len(cands)) if times[i] is not None), key=lambda i: -scores[i])  # stable
-    before = {idx: pos + 1 for pos, idx in enumerate(order)}
+    by_score = {idx: pos + 1 for pos, idx in enumerate(order)}
     min_score = min(1.0, max(0.0, params.min_score))
     limit = max(1, int(params.max_results))
     keep = [s >= min_score for s in scores]
     order, ordered_scores = demote_overlaps(order, cands, scores, min(1.0, max(0.0, params.overlap_penalty)),
                                             keep, limit)
+    before = {idx: pos + 1 for pos, idx in enumerate(order)}  # what MMR (if on) starts from
     if params.mmr:
         import numpy as np
 
@@ -304,5 +320,6 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
             path=c.path, start_line=c.start_line, end_line=c.end_line, source=c.source, snippet=snippet_of(c.text),
             score=scores[i], vector_score=c.vector_score, text_score=text[i], hybrid_score=hybrid[i],
             decay=decays[i], age_days=ages[i], rank_before_mmr=before[i], rank=pos, id=c.id, time_factor=times[i] or 0.0,
+            rank_by_score=by_score[i],
         ))
     return results

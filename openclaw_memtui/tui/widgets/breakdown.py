@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ...engine.search.rank import Result, SearchParams
+from ...engine.search.rank import Result, SearchParams, rank_moves
 from ...render import safe
 
 
@@ -44,14 +44,11 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
         note = f"{where} “{safe(w['text'], one_line=True)}”"
         lines.append(_bar("time", result.time_factor, width=bar_width, scale=max(1.0, result.time_factor), note=note))
     lines.append(_bar("final", result.score, width=bar_width))
-    rank = Text(f"{'MMR rank':<10}", style="bold")
+    rank = Text(f"{'rank':<10}", style="bold")
     rank.append(f"#{result.rank}")
-    if params.mmr:
-        delta = result.rank_before_mmr - result.rank
-        rank.append(f"   (was #{result.rank_before_mmr} before MMR", style="italic")
-        rank.append(f", {'▲' if delta > 0 else '▼'}{abs(delta)})" if delta else ", unchanged)", style="italic")
-    else:
-        rank.append("   (MMR off)", style="dim")
+    moves = rank_moves(result, params.mmr)
+    rank.append(f"   ({moves})" if moves else "   (score order)" if not params.mmr else "   (MMR kept it here)",
+                style="italic" if moves else "dim")
     lines.append(rank)
     for line in lines:  # a narrow pane cuts the notes rather than wrapping a row under its bar
         line.truncate(max(1, width), overflow="ellipsis")
