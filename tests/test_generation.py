@@ -30,7 +30,7 @@ def test_a_no_op_sync_keeps_the_generation_and_an_edit_changes_it(tmp_path):
     assert index.reads().generation() == first  # a saved matrix stays current across no-op syncs
     write(index.settings.workspace / "memory" / "n1.md", "# Note 1\nedited\n")
     index.sync()
-    assert index.reads().generation() != first
+    assert index.reads().generation() > first  # later states compare larger: a newer matrix replaces an older
 
 
 def test_chunks_deleted_because_a_file_became_unreadable_change_the_generation(tmp_path):

@@ -220,17 +220,19 @@ def bump_generation(conn: Any) -> None:
     """Give the index a new generation, in the caller's transaction; the first change of a file also
     gives it its random id.
 
-    The generation is random, not a counter: a counter repeats its values when an index is restored
-    from a backup and changed again (or deleted and built again), so a matrix saved for the old
-    state would be taken for the new one. 62 random bits never meet by chance.
+    A generation is a count of changes (the high bits, so a later state compares larger) and 24
+    random bits. The count alone repeats when an index is restored from a backup and changed as
+    many times again (or deleted and built again), and a matrix saved for the old state would be
+    taken for the new one; the random bits make that a one-in-16-million chance per restore.
     """
-    conn.execute("INSERT INTO meta(key, value) VALUES ('generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                 (str(_new_generation()),))
+    token = int.from_bytes(os.urandom(3), "little")
+    conn.execute("INSERT INTO meta(key, value) VALUES ('generation', ?) ON CONFLICT(key) DO UPDATE SET"
+                 f" value = (((CAST(value AS INTEGER) >> {_TOKEN_BITS}) + 1) << {_TOKEN_BITS}) | ?",
+                 ((1 << _TOKEN_BITS) | token, token))
     conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, _new_index_id()))
 
 
-def _new_generation() -> int:
-    return int.from_bytes(os.urandom(8), "little") >> 2 or 1  # never 0, which reads as "never written"
+_TOKEN_BITS = 24
 
 
 def _new_index_id() -> str:
