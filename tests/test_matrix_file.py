@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,14 @@ from openclaw_memtui.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import matrix_file, vector
 from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix
-from openclaw_memtui.engine.search.matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, matrix_path, save_matrix
+from openclaw_memtui.engine.search.matrix_file import (
+    MatrixStamp,
+    UnusableMatrixFile,
+    load_matrix,
+    matrix_path,
+    save_matrix,
+    saved_stamp,
+)
 
 from .helpers import env_for_subprocess, write
 from .test_vector_matrix import Seeded, cone, matrix_of, seeded_index, vector_hits
@@ -278,3 +286,30 @@ def test_vectors_are_pending_only_while_no_matrix_is_in_memory_or_saved_for_this
     index.sync()
     assert not index.map_saved_vectors()  # too many rows changed to patch: a rebuild is due
     assert index.vectors_pending()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_something_other_than_a_file_at_the_path_is_refused_at_once(saved, kind):
+    """A FIFO at `<index>.matrix` hung every search (open() waits for a writer); a directory errs."""
+    path = matrix_path(saved.settings.db_path)
+    stamp = saved_stamp(path)
+    assert stamp is not None
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    outcome: list[object] = []
+
+    def read_it() -> None:
+        try:
+            load_matrix(path, stamp)
+        except UnusableMatrixFile as exc:
+            outcome.append(str(exc))
+        outcome.append(saved_stamp(path))
+
+    reader = threading.Thread(target=read_it, daemon=True)
+    reader.start()
+    reader.join(timeout=30)  # a bound on a hang, not a wait for time to pass: it ends at once when fixed
+    assert not reader.is_alive(), "reading a FIFO at the matrix path blocked"
+    assert outcome == ["not a regular file", None]

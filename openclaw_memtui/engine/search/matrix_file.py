@@ -27,6 +27,7 @@ import contextlib
 import glob
 import json
 import os
+import stat
 import struct
 import sys
 import zlib
@@ -171,10 +172,22 @@ class UnusableMatrixFile(Exception):
     """The file is absent, stale, another index's or damaged: rebuild from SQLite."""
 
 
+def _open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading if it is a regular file (after symlinks); UnusableMatrixFile otherwise.
+
+    Opened without blocking and checked on the open descriptor: a FIFO put at the path would
+    otherwise hang every search waiting for a writer, and a check by name could be raced."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnusableMatrixFile("not a regular file")
+    return os.fdopen(fd, "rb")
+
+
 def saved_stamp(path: Path) -> MatrixStamp | None:
     """The index state the file says it was built for (its header only; the body is not checked), or None."""
     try:
-        with open(path, "rb") as fh:
+        with _open_regular(path) as fh:
             header, _ = _read_header(fh)
     except (UnusableMatrixFile, OSError):
         return None
@@ -208,11 +221,19 @@ def load_matrix(path: Path, stamp: MatrixStamp, *, any_generation: bool = False)
     Raises UnusableMatrixFile (with the reason) for a missing, stale, foreign, truncated or
     corrupt file; never anything else for bad bytes."""
     try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            header, header_len = _read_header(fh)
+        fh = _open_regular(path)
     except FileNotFoundError:
         raise UnusableMatrixFile("no matrix file") from None
+    except OSError as exc:
+        raise UnusableMatrixFile(f"unreadable: {exc.strerror or exc}") from None
+    with fh:
+        return _load_open(fh, stamp, any_generation)
+
+
+def _load_open(fh: BinaryIO, stamp: MatrixStamp, any_generation: bool) -> tuple[QuantizedMatrix, dict[str, int], int]:
+    try:
+        size = os.fstat(fh.fileno()).st_size
+        header, header_len = _read_header(fh)
     except OSError as exc:
         raise UnusableMatrixFile(f"unreadable: {exc.strerror or exc}") from None
     found = MatrixStamp(header["index_id"], header["generation"], header["model"], header["dims"])
@@ -226,7 +247,7 @@ def load_matrix(path: Path, stamp: MatrixStamp, *, any_generation: bool = False)
     if rows == 0:
         raise UnusableMatrixFile("empty")
     try:
-        mapped = np.memmap(path, dtype=np.uint8, mode="r")
+        mapped = np.memmap(fh, dtype=np.uint8, mode="r")  # the descriptor checked above, not the name again
     except (OSError, ValueError) as exc:
         raise UnusableMatrixFile(f"cannot be mapped: {exc}") from None
     if len(mapped) != end:  # replaced between the checks and the mapping
