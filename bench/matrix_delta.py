@@ -41,7 +41,7 @@ from openclaw_memtui.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.reads import IndexReader  # noqa: E402
 from openclaw_memtui.engine.search import vector as vector_mod  # noqa: E402
-from openclaw_memtui.engine.search.matrix_delta import diff, fingerprints  # noqa: E402
+from openclaw_memtui.engine.search.matrix_delta import diff, fingerprints_of_scan  # noqa: E402
 from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, saved_stamp  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
 
@@ -95,11 +95,12 @@ def measure(db: Path, ws: Path, queries_file: Path, queries: int) -> dict:
     stamp = saved_stamp(matrix_path(db))
     assert stamp is not None
     t0 = time.perf_counter()
-    heads = IndexReader(reads.conn).chunk_ids()
+    heads = IndexReader(reads.conn).chunk_id_heads()
     out["id_scan_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    prints = fingerprints(i for _, i in heads)
-    rowids = np.fromiter((r for r, _ in heads), dtype=np.int64, count=len(heads))
+    scanned = fingerprints_of_scan(*heads)
+    assert scanned is not None
+    rowids, prints = scanned
     out["fingerprints_s"] = time.perf_counter() - t0
     base, _, _ = load_matrix(matrix_path(db), stamp)
     t0 = time.perf_counter()

@@ -11,7 +11,7 @@ import pytest
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import matrix_delta, vector
 from openclaw_memtui.engine.search.matrix import FloatMatrix
-from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints
+from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
 from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, saved_stamp
 
 from .helpers import write
@@ -208,3 +208,29 @@ def test_dropped_rows_never_take_a_place_in_the_candidates_and_the_merge_keeps_t
     live = np.concatenate([alive, [True] * 3])
     best = rowids[live][np.argsort(-(every[live] @ q))[:3]].tolist()
     assert set(best) <= set(merged.search(q, 10, shortlist=603)[0].tolist())
+
+
+def test_the_aggregated_scan_gives_each_rows_fingerprint_or_defers_to_the_per_id_rule(saved):
+    reads = saved.reads()
+    scanned = fingerprints_of_scan(*reads.chunk_id_heads())
+    assert scanned is not None
+    rows = sorted(reads.chunk_ids())
+    order = np.argsort(scanned[0])
+    assert scanned[0][order].tolist() == [r for r, _ in rows]
+    assert scanned[1][order].tolist() == fingerprints(i for _, i in rows).tolist()
+    heads = [(r, "id7" if r == rows[0][0] else i) for r, i in rows]  # one id not written by sync
+    short = (len(heads), len(heads) - 1, ",".join(str(r) for r, _ in heads), "".join(i[:16] for _, i in heads))
+    assert fingerprints_of_scan(*short) is None
+    assert fingerprints_of_scan(0, 0, "", "")[0].tolist() == []
+
+
+def test_an_index_whose_ids_are_not_hex_digests_is_patched_too(tmp_path):
+    index = seeded_index(tmp_path)
+    index.store.conn.execute("UPDATE chunks SET id = 'old-' || rowid")  # ids of another writer
+    index.warm_up_vectors()
+    edit_notes(index)
+    again = reopen(index)
+    hits = {q: vector_hits(again, q) for q in QUERIES}
+    matrix = again.vector_searcher._matrix
+    assert isinstance(matrix, PatchedMatrix) and matrix.delta_rows == 4
+    assert hits == rebuilt_hits(again, tmp_path)

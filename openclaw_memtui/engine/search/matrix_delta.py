@@ -41,6 +41,21 @@ def fingerprints(ids: Iterable[str]) -> np.ndarray:
     return np.fromiter((_fingerprint(i) for i in ids), dtype=np.uint64, count=len(ids))
 
 
+def fingerprints_of_scan(count: int, long_ids: int, rowids: str, heads: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(rowids, fingerprints) from `IndexReader.chunk_id_heads`; None unless every id is a 64-digit
+    hex id (then the caller fingerprints each id with `fingerprints`, the same rule, only slower)."""
+    if long_ids != count:
+        return None
+    try:
+        raw = bytes.fromhex(heads)
+    except ValueError:
+        return None
+    ids = np.fromstring(rowids, dtype=np.int64, sep=",") if count else np.zeros(0, dtype=np.int64)
+    if len(raw) != 8 * count or len(ids) != count:  # fromhex skips whitespace: the lengths catch it
+        return None
+    return ids, np.frombuffer(raw, dtype=">u8").astype(np.uint64)
+
+
 def _fingerprint(chunk_id: str) -> int:
     if len(chunk_id) == _HEX_ID:
         try:

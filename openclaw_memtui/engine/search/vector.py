@@ -32,7 +32,7 @@ import numpy as np
 
 from ..reads import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
-from .matrix_delta import PatchedMatrix, diff, fingerprints
+from .matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
 from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp
 
 Key = tuple[tuple[int, int], str]  # (index generation, model)
@@ -260,10 +260,12 @@ class VectorSearcher:
         if matrix.fingerprints is None:
             return None
         reads = IndexReader(conn)
-        ids = reads.chunk_ids()
-        prints = fingerprints(i for _, i in ids)
-        rowids = np.fromiter((r for r, _ in ids), dtype=np.int64, count=len(ids))
-        del ids
+        scanned = fingerprints_of_scan(*reads.chunk_id_heads())
+        if scanned is None:  # some id is not a sha256 hex digest: each id on its own (~2 s more at 1M)
+            ids = reads.chunk_ids()
+            scanned = np.fromiter((r for r, _ in ids), dtype=np.int64, count=len(ids)), fingerprints(i for _, i in ids)
+            del ids
+        rowids, prints = scanned
         changes = diff(matrix.rowids[: matrix.size], matrix.fingerprints[: matrix.size], rowids, prints)
         if changes.too_large(matrix.size):
             self.file_problem = f"{changes.rows} rows changed since the matrix was built: rebuilding"
