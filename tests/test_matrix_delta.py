@@ -10,7 +10,7 @@ import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import matrix_delta, vector
-from openclaw_memtui.engine.search.matrix import FloatMatrix
+from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix
 from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
 from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, saved_stamp
 
@@ -105,6 +105,8 @@ def test_the_app_saves_the_merged_matrix_and_the_next_start_maps_it_as_current(s
     edit_notes(saved)
     saved.warm_up_vectors()  # the app after a sync: patched, then merged and saved on a thread
     saved.vector_searcher.join_merge()
+    in_memory = saved.vector_searcher._matrix
+    assert isinstance(in_memory, QuantizedMatrix) and isinstance(in_memory.codes, np.memmap)  # the saved file, mapped
     reads = saved.reads()
     stamp = saved_stamp(path)
     assert stamp is not None and stamp.generation == reads.generation()
