@@ -130,6 +130,7 @@ def measure(db: Path, ws: Path, queries_file: Path, queries: int) -> dict:
     out["merge_and_save_s"] = time.perf_counter() - t0
     out["p50_merged_ms"] = p50(index, queries)
     out["matrix_after_merge"] = type(searcher._matrix).__name__
+    out["rss_after_merge_mb"], out["rss_peak_mb"] = scale.rss_mb()
     index.close()
     return out
 
@@ -187,9 +188,10 @@ def main() -> int:
     rows = [[f"{r['chunks']:,}", f"{r['delta_rows']:,}", f"{r['id_scan_s']:.2f}", f"{r['fingerprints_s']:.2f}",
              f"{r['diff_s']:.3f}", f"{r['read_delta_vectors_s']:.3f}", f"{r['map_and_patch_s']:.2f}",
              f"{r['first_results_s']:.2f}", f"{r['p50_with_delta_ms']:.1f}", f"{r['merge_and_save_s']:.1f}",
-             f"{r['p50_merged_ms']:.1f}"] for r in results]
+             f"{r['p50_merged_ms']:.1f}", f"{r['rss_after_merge_mb']:.0f} / {r['rss_peak_mb']:.0f}"] for r in results]
     print(table(rows, ["chunks", "delta rows", "id scan s", "fingerprints s", "diff s", "read delta s", "map+patch s",
-                       "first results s", "p50 delta ms", "merge+save s", "p50 merged ms"]))
+                       "first results s", "p50 delta ms", "merge+save s", "p50 merged ms",
+                       "RSS after merge / peak MB"]))
     write_json("matrix_delta", {"touch": args.touch, "results": results})
     return 0
 
