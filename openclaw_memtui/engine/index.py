@@ -220,10 +220,11 @@ class MemoryIndex:
 
     def warm_up_vectors(self) -> None:
         """Load the in-memory vector matrix now (a long-lived process calls it on a worker thread at
-        launch); from then on a change of the index reloads it in the background while searches
-        use sqlite-vec. A one-shot search of a large index never builds it (sqlite-vec serves, or
-        the matrix file saved beside the index when it is current); this process, unless read-only,
-        saves each matrix it builds there for the next start."""
+        launch); from then on a change of the index is patched in (the rows changed since), or past
+        `matrix_delta`'s limit reloaded in the background while searches use sqlite-vec. A one-shot
+        search of a large index never builds it (sqlite-vec serves, or the matrix file saved beside
+        the index, patched if older); this process, unless read-only, saves each matrix it builds
+        (or merges, past `vector.MERGE_SAVE_ROWS` patched rows) there for the next start."""
         provider = self.provider
         if provider is None or self.store.missing:
             return

@@ -47,7 +47,8 @@ RESCORE_EXTRA = 50
 SHORTLIST = 8192
 # up to this many vectors a search loads the matrix itself (~0.3 s); above, it serves from sqlite-vec
 # unless the matrix is loaded: a one-shot CLI search never pays for loading 1M vectors, and a
-# long-lived process (the app) calls `warm_up` once, after which changes reload in the background
+# long-lived process (the app) calls `warm_up` once, after which changes are patched in (`matrix_delta`)
+# or, past its limit, reloaded in the background
 LOAD_INLINE_ROWS = 50_000
 # up to this many bytes of float32 vectors the exact matrix is kept (64 MiB: 43k rows of 384 dims): at
 # 10k chunks its whole scan is ~1 ms, where the quantised path's shortlist + SQLite rescore cost ~8 ms
