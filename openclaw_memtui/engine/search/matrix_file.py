@@ -37,6 +37,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from ..store.files import fsync_path
 from .matrix import QuantizedMatrix
 
 MAGIC = b"MEMTUIQM"
@@ -135,11 +136,7 @@ def _crc(array: np.ndarray, crc: int) -> int:
 
 def _fsync_folder(folder: Path) -> None:
     with contextlib.suppress(OSError):  # not every platform or file system can sync a folder
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(folder)
 
 
 def remove_stale_temps(path: Path) -> None:

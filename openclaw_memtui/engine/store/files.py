@@ -73,6 +73,16 @@ def check_regular_file(path: Path) -> None:
         raise InvalidIndex(f"index path {path} is {kind}, not a regular file; pass --db a file path")
 
 
+def fsync_path(path: Path) -> None:
+    """Flush a file's (or a folder's: a rename in it) data to the disk. Raises OSError where a folder
+    cannot be opened for it (Windows)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def side_files(path: Path) -> list[Path]:
     """The index file and the -wal/-shm (the live index) or -journal (a rebuild's scratch file) SQLite keeps beside it."""
     return [path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")]

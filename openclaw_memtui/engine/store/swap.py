@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
 from .connection import Store
-from .files import make_private, remove_side_files, temp_path_beside
+from .files import fsync_path, make_private, remove_side_files, temp_path_beside
 
 
 def open_temp_beside(live: Store) -> Store:
@@ -35,23 +34,15 @@ def swap_in(live: Store, built: Store) -> None:
     built.conn.execute("PRAGMA journal_mode = DELETE")
     built.close()
     make_private(built.path)
-    _fsync(built.path)
+    fsync_path(built.path)
     with contextlib.suppress(Exception):
         live.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     live.close()
     os.replace(built.path, live.path)
     remove_side_files(live.path, keep_main=True)
     with contextlib.suppress(OSError):  # the rename itself; folders cannot be opened for fsync everywhere (Windows)
-        _fsync(live.path.parent)
+        fsync_path(live.path.parent)
     live.reopen()
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def discard(store: Store) -> None:
