@@ -5,6 +5,8 @@ command never writes, and a large change still rebuilds."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -16,7 +18,7 @@ from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, 
 
 from .helpers import write
 from .test_matrix_file import reopen
-from .test_vector_matrix import cone, matrix_of, seeded_index, vector_hits
+from .test_vector_matrix import Seeded, cone, matrix_of, seeded_index, vector_hits
 
 QUERIES = ("subject 3 detail 10", "a transcript line", "Note 7", "brand new note", "edited words", "subject 5")
 
@@ -236,3 +238,52 @@ def test_an_index_whose_ids_are_not_hex_digests_is_patched_too(tmp_path):
     matrix = again.vector_searcher._matrix
     assert isinstance(matrix, PatchedMatrix) and matrix.delta_rows == 4
     assert hits == rebuilt_hits(again, tmp_path)
+
+
+class _Offline(Seeded):
+    """The seeded provider, down: every embedding call fails, so new chunks stay without a vector."""
+
+    def embed_batch(self, texts):
+        raise RuntimeError("provider offline")
+
+
+def test_chunks_left_without_a_vector_do_not_count_as_changed_rows(saved, monkeypatch):
+    """A reviewer's case: an embedding pass that failed left chunks pending, and each later sync took
+    them for changed rows against every base, rebuilt and rewrote the file."""
+    monkeypatch.setattr(matrix_delta, "REBUILD_ROWS", 5)
+    saved._provider = _Offline()
+    memory = saved.settings.workspace / "memory"
+    for i in range(8):
+        write(memory / f"offline{i}.md", f"written while the provider was down {i}")
+    with contextlib.suppress(Exception):  # the embedding pass fails; the chunks are kept without vectors
+        saved.sync()
+    write(memory / "n010.md", "edited words")  # one row dropped; its new chunk waits for a vector too
+    with contextlib.suppress(Exception):
+        saved.sync()
+    reads = saved.reads()
+    assert reads.count_chunks() - reads.count_embedded(saved.provider.model) == 9
+    saved.warm_up_vectors()
+    searcher = saved.vector_searcher
+    assert isinstance(searcher._matrix, PatchedMatrix) and "rebuilding" not in searcher.file_problem
+    assert searcher._matrix.delta_rows == 1 and searcher._matrix.fresh.size == 0
+
+
+def test_merges_that_add_up_past_the_limit_refit_the_quantisation(saved, monkeypatch):
+    """Merged rows are quantised with the first fit's mean and scales; once they add up past the
+    rebuild limit the matrix is rebuilt (fitted again) even though each sync's change was small."""
+    monkeypatch.setattr(vector, "MERGE_SAVE_ROWS", 1)
+    monkeypatch.setattr(matrix_delta, "REBUILD_ROWS", 5)
+    path, memory = matrix_path(saved.settings.db_path), saved.settings.workspace / "memory"
+    unfitted = []
+    for round_ in range(3):
+        for i in range(2):
+            write(memory / f"round{round_}-{i}.md", f"new note {round_} {i}")
+        saved.sync()
+        saved.warm_up_vectors()
+        saved.vector_searcher.join_merge()
+        unfitted.append(load_matrix(path, saved_stamp(path))[0].unfitted_rows)
+        if round_ < 2:  # patched: the reason an earlier load gave ("no matrix file") is not kept
+            assert saved.vector_searcher.file_problem == ""
+    assert unfitted == [2, 4, 0]  # 2 changed + 4 merged before > 5: rebuilt, nothing unfitted
+    assert saved.vector_searcher.file_problem == (
+        "2 rows changed since the matrix was built (and 4 merged in since its fit): rebuilding")

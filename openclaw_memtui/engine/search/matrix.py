@@ -47,6 +47,9 @@ class QuantizedMatrix:
         self.bits = np.zeros((self.words, capacity), dtype=np.uint64)  # column-major: one array per 64 dims
         # per row, the first 64 bits of its chunk id (`matrix_delta`): set by the builder, saved in the file
         self.fingerprints: np.ndarray | None = None
+        # rows quantised with a mean and scales fitted to other rows (merged in since the fit): past a
+        # share of the rows the fit has drifted from the content and the matrix is rebuilt (`matrix_delta`)
+        self.unfitted_rows = 0
         self._label_masks: dict[tuple[int, ...], np.ndarray] = {}
 
     # -- building --------------------------------------------------------------------------------

@@ -80,8 +80,17 @@ class Changes:
     def rows(self) -> int:
         return self.dropped + len(self.fresh)
 
-    def too_large(self, base_rows: int) -> bool:
-        return self.rows > min(REBUILD_ROWS, REBUILD_FRACTION * max(base_rows, 1))
+    def too_large(self, base_rows: int, *, unembedded: int = 0, unfitted: int = 0) -> bool:
+        """Whether patching costs more than a rebuild, or the base's quantisation would drift too far.
+
+        `unembedded`: the index's chunks without a vector of the base's model (always among `fresh`,
+        never read into the delta: a failed embedding pass must not make every sync rebuild).
+        `unfitted`: the base's rows already merged in with a fit made for other rows."""
+        return self.counted(unembedded) + unfitted > min(REBUILD_ROWS, REBUILD_FRACTION * max(base_rows, 1))
+
+    def counted(self, unembedded: int = 0) -> int:
+        """Changed rows that carry a vector: dropped ones, and fresh ones less those without a vector."""
+        return self.dropped + max(0, len(self.fresh) - unembedded)
 
 
 def diff(base_rowids: np.ndarray, base_fingerprints: np.ndarray, rowids: np.ndarray, prints: np.ndarray) -> Changes:
@@ -130,4 +139,5 @@ class PatchedMatrix:
             np.concatenate([base.codes[keep], quantised.codes[:n_fresh]])[order],
             np.concatenate([base.bits[:, keep], quantised.bits[:, :n_fresh]], axis=1)[:, order],
             np.concatenate([base_prints[keep], self.fresh_prints])[order])
+        merged.unfitted_rows = base.unfitted_rows + n_fresh
         return merged

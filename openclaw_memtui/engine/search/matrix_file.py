@@ -91,7 +91,7 @@ def save_matrix(path: Path, matrix: QuantizedMatrix, labels: dict[str, int], sta
     fingerprints = matrix.fingerprints[:n] if matrix.fingerprints is not None else np.zeros(n, dtype=np.uint64)
     arrays = [matrix.mean, matrix.scale, matrix.rowids[:n], matrix.labels[:n], matrix.codes[:n], matrix.bits[:, :n],
               fingerprints]
-    header: dict[str, Any] = {**asdict(stamp), "rows": n, "labels": labels}
+    header: dict[str, Any] = {**asdict(stamp), "rows": n, "labels": labels, "unfitted": matrix.unfitted_rows}
     crc = 0
     for array in arrays:
         crc = _crc(np.ascontiguousarray(array), crc)
@@ -265,6 +265,7 @@ def _load_open(fh: BinaryIO, stamp: MatrixStamp, any_generation: bool) -> tuple[
     if int(labels.max()) > max(sources.values(), default=0):
         raise UnusableMatrixFile("unknown source label")
     matrix = QuantizedMatrix.from_arrays(mean, scale, rowids, labels, codes, bits, fingerprints)
+    matrix.unfitted_rows = header["unfitted"]
     return matrix, sources, found.generation
 
 
@@ -275,6 +276,9 @@ def _parse_header(raw: bytes) -> dict[str, Any]:
         raise UnusableMatrixFile("damaged header") from None
     kinds = {"index_id": str, "generation": int, "model": str, "dims": int, "rows": int, "labels": dict, "crc32": int}
     if not isinstance(header, dict) or any(not isinstance(header.get(k), t) for k, t in kinds.items()):
+        raise UnusableMatrixFile("damaged header")
+    header.setdefault("unfitted", 0)  # a file saved before it was recorded: counted from now on
+    if not isinstance(header["unfitted"], int) or header["unfitted"] < 0:
         raise UnusableMatrixFile("damaged header")
     if not 0 < header["dims"] <= 65536 or header["rows"] < 0:
         raise UnusableMatrixFile("damaged header")

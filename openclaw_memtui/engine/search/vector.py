@@ -237,7 +237,8 @@ class VectorSearcher:
                     or stamp == self._rebuild_at):
                 return None
             started = time.perf_counter()
-            base = self._base
+            self.file_problem = ""  # this load's reason only: an earlier one ("no matrix file") is history
+            base = held = self._base
             if base is None or (base.stamp.index_id, base.stamp.model, base.stamp.dims) != (stamp.index_id, model, stamp.dims):
                 try:
                     matrix, labels, generation = load_matrix(self.matrix_file, stamp, any_generation=True)
@@ -251,7 +252,9 @@ class VectorSearcher:
             if patched is None:
                 self._rebuild_at = stamp
                 return None
-            self._base = base
+            with self._lock:
+                if self._base is held:  # not if a merge finished meanwhile: its base is newer than this one
+                    self._base = base
             return _Loaded(patched[0], patched[1], stamp, from_file=True, seconds=time.perf_counter() - started)
 
     def _patch(self, conn: Any, base: _Base, stamp: MatrixStamp) -> tuple[PatchedMatrix, dict[str, int]] | None:
@@ -268,8 +271,10 @@ class VectorSearcher:
             del ids
         rowids, prints = scanned
         changes = diff(matrix.rowids[: matrix.size], matrix.fingerprints[: matrix.size], rowids, prints)
-        if changes.too_large(matrix.size):
-            self.file_problem = f"{changes.rows} rows changed since the matrix was built: rebuilding"
+        unembedded = reads.count_chunks() - reads.count_embedded(stamp.model)  # kept counts: no scan
+        if changes.too_large(matrix.size, unembedded=unembedded, unfitted=matrix.unfitted_rows):
+            merged = f" (and {matrix.unfitted_rows} merged in since its fit)" if matrix.unfitted_rows else ""
+            self.file_problem = f"{changes.counted(unembedded)} rows changed since the matrix was built{merged}: rebuilding"
             return None
         labels = dict(base.labels)
         rows = reads.embeddings_of_rows(stamp.model, changes.fresh.tolist(), stamp.dims * 4)
