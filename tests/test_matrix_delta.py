@@ -287,3 +287,14 @@ def test_merges_that_add_up_past_the_limit_refit_the_quantisation(saved, monkeyp
     assert unfitted == [2, 4, 0]  # 2 changed + 4 merged before > 5: rebuilt, nothing unfitted
     assert saved.vector_searcher.file_problem == (
         "2 rows changed since the matrix was built (and 4 merged in since its fit): rebuilding")
+
+
+def test_merged_codes_are_written_block_by_block_in_the_merged_order(monkeypatch):
+    monkeypatch.setattr(matrix_delta, "_MERGE_BLOCK", 7)  # several blocks, the last one partial
+    rng = np.random.default_rng(5)
+    base = rng.integers(-127, 128, size=(40, 6), dtype=np.int8)
+    fresh = rng.integers(-127, 128, size=(9, 6), dtype=np.int8)
+    keep = np.flatnonzero(rng.random(40) < 0.7)
+    order = rng.permutation(len(keep) + len(fresh))
+    expected = np.concatenate([base[keep], fresh])[order]
+    assert np.array_equal(matrix_delta._merged_codes(base, keep, fresh, order), expected)

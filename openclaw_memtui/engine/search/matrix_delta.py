@@ -136,8 +136,27 @@ class PatchedMatrix:
         merged = QuantizedMatrix.from_arrays(
             base.mean, base.scale, rowids[order],
             np.concatenate([base.labels[keep], quantised.labels[:n_fresh]])[order],
-            np.concatenate([base.codes[keep], quantised.codes[:n_fresh]])[order],
+            _merged_codes(base.codes, keep, quantised.codes[:n_fresh], order),
             np.concatenate([base.bits[:, keep], quantised.bits[:, :n_fresh]], axis=1)[:, order],
             np.concatenate([base_prints[keep], self.fresh_prints])[order])
         merged.unfitted_rows = base.unfitted_rows + n_fresh
         return merged
+
+
+_MERGE_BLOCK = 65_536  # rows of int8 codes copied at a time: 25 MB at 384 dims
+
+
+def _merged_codes(base_codes: np.ndarray, keep: np.ndarray, fresh_codes: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The kept base rows' codes then the fresh ones', in `order`, written straight into one array.
+
+    Concatenating then reordering allocated two 384 MB temporaries at 1M rows besides the result;
+    block by block only the result and one block are. The measured peak RSS of a merge at 1M (1.4 GB)
+    did not move: likely the old and the new file's pages mapped at once (not broken down yet)."""
+    out = np.empty((len(order), base_codes.shape[1]), dtype=np.int8)
+    dest = np.empty(len(order), dtype=np.int64)
+    dest[order] = np.arange(len(order))  # where each source row (kept base rows, then fresh) lands
+    for start in range(0, len(keep), _MERGE_BLOCK):
+        end = min(start + _MERGE_BLOCK, len(keep))
+        out[dest[start:end]] = base_codes[keep[start:end]]
+    out[dest[len(keep):]] = fresh_codes
+    return out
