@@ -573,8 +573,7 @@ class Syncer:
             if store.vec_dims() is not None:
                 store.drop_vec_table()
             EmbeddingCache(store.conn).drop_other_sizes(self._cache_scope(provider), keep_dims)
-            store.delete_meta("vectorDims")
-            store.bump_generation()
+            store.delete_meta("vectorDims")  # the commit gives a new generation: clear_vectors changed rows
             writer.commit()
         except BaseException:
             writer.rollback()
@@ -605,8 +604,7 @@ class Syncer:
                 writer.begin()
                 into_vec_table = store.ensure_vec_table(dims)
                 writer.write_vectors([(chunk, v.tobytes()) for chunk, v in zip(batch, vectors, strict=True)],
-                                     into_vec_table=into_vec_table)
-                store.bump_generation()
+                                     into_vec_table=into_vec_table)  # its commit gives a new generation
                 store.set_meta("vectorDims", str(dims))
                 writer.commit()
                 done += len(batch)
