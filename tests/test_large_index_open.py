@@ -12,15 +12,21 @@ from openclaw_memtui.engine.store import InvalidIndex, schema
 from .helpers import write
 
 
-@pytest.mark.parametrize("quick_check_bytes", [0, 64 * 1024 * 1024])
-def test_a_truncated_index_is_refused_with_or_without_quick_check(tmp_path, make_settings, monkeypatch, quick_check_bytes):
-    monkeypatch.setattr(schema, "QUICK_CHECK_BYTES", quick_check_bytes)  # 0: every file counts as large
+def synced_index(tmp_path, make_settings) -> tuple:
+    """200 notes of ~200 words, indexed keyword-only: an index of several pages per table."""
     ws = tmp_path / "ws"
     for i in range(200):
         write(ws / "memory" / f"n{i}.md", f"note {i} " + "words " * 200 + "\n")
     settings = make_settings(ws)
     index = MemoryIndex(settings, provider_name="none")
     index.sync()
+    return settings, index
+
+
+@pytest.mark.parametrize("quick_check_bytes", [0, 64 * 1024 * 1024])
+def test_a_truncated_index_is_refused_with_or_without_quick_check(tmp_path, make_settings, monkeypatch, quick_check_bytes):
+    monkeypatch.setattr(schema, "QUICK_CHECK_BYTES", quick_check_bytes)  # 0: every file counts as large
+    settings, index = synced_index(tmp_path, make_settings)
     index.close()
     assert schema.holds_index(settings.db_path)
     data = settings.db_path.read_bytes()
@@ -30,12 +36,7 @@ def test_a_truncated_index_is_refused_with_or_without_quick_check(tmp_path, make
 
 
 def test_a_damaged_table_page_is_refused_by_the_per_table_check(tmp_path, make_settings):
-    ws = tmp_path / "ws"
-    for i in range(200):
-        write(ws / "memory" / f"n{i}.md", f"note {i} " + "words " * 200 + "\n")
-    settings = make_settings(ws)
-    index = MemoryIndex(settings, provider_name="none")
-    index.sync()
+    settings, index = synced_index(tmp_path, make_settings)
     conn = index.store.conn
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
