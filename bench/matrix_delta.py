@@ -23,11 +23,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -124,15 +126,62 @@ def measure(db: Path, ws: Path, queries_file: Path, queries: int) -> dict:
     out["p50_with_delta_ms"] = p50(index, queries)
     vector_mod.MERGE_SAVE_ROWS = 1  # what the app does past 1,000 rows: merge and save, then no delta
     searcher._persist = True
+    out["before_merge"] = memory_mb()
+    sampler = PeakSampler()
     t0 = time.perf_counter()
     index.warm_up_vectors()
     searcher.join_merge()
     out["merge_and_save_s"] = time.perf_counter() - t0
+    out["merge_peak"] = sampler.stop()
+    out["load_average"] = os.getloadavg()[0]
+    out["after_merge"] = memory_mb()
     out["p50_merged_ms"] = p50(index, queries)
     out["matrix_after_merge"] = type(searcher._matrix).__name__
     out["rss_after_merge_mb"], out["rss_peak_mb"] = scale.rss_mb()
     index.close()
     return out
+
+
+def memory_mb() -> dict[str, float]:
+    """VmRSS, its anonymous and file-backed parts (a read-only file mapping's pages are page cache the
+    kernel may reclaim, but they count in the RSS a user sees) and VmHWM, MB."""
+    fields = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024
+    return fields
+
+
+class PeakSampler:
+    """Samples memory_mb every `every` seconds on a thread; keeps the sample of the highest VmRSS.
+
+    VmHWM is reset first (`/proc/self/clear_refs` 5), so the process's own peak covers exactly the
+    sampled span even between samples."""
+
+    def __init__(self, every: float = 0.01) -> None:
+        self.every, self.peak = every, memory_mb()
+        self._stop = threading.Event()
+        try:
+            Path("/proc/self/clear_refs").write_text("5")
+            self.reset = True
+        except OSError:
+            self.reset = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            now = memory_mb()
+            if now["VmRSS"] > self.peak["VmRSS"]:
+                self.peak = now
+
+    def stop(self) -> dict[str, float]:
+        self._stop.set()
+        self._thread.join()
+        return {"rss_mb": self.peak["VmRSS"], "anon_mb": self.peak["RssAnon"], "file_mb": self.peak["RssFile"],
+                "hwm_mb": memory_mb()["VmHWM"] if self.reset else float("nan")}
 
 
 def p50(index: MemoryIndex, queries: int) -> float:
@@ -192,6 +241,12 @@ def main() -> int:
     print(table(rows, ["chunks", "delta rows", "id scan s", "fingerprints s", "diff s", "read delta s", "map+patch s",
                        "first results s", "p50 delta ms", "merge+save s", "p50 merged ms",
                        "RSS after merge / peak MB"]))
+    memory = [[f"{r['chunks']:,}", *(f"{r[k]['VmRSS']:.0f} ({r[k]['RssAnon']:.0f} / {r[k]['RssFile']:.0f})"
+                                     for k in ("before_merge", "after_merge")),
+               f"{r['merge_peak']['rss_mb']:.0f} ({r['merge_peak']['anon_mb']:.0f} / {r['merge_peak']['file_mb']:.0f})",
+               f"{r['merge_peak']['hwm_mb']:.0f}"] for r in results]
+    print(table(memory, ["chunks", "RSS before merge (anon / file) MB", "after merge", "sampled peak during merge",
+                         "VmHWM of the merge MB"]))
     write_json("matrix_delta", {"touch": args.touch, "results": results})
     return 0
 

@@ -11,12 +11,20 @@ import numpy as np
 import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.search import matrix_delta, vector
+from openclaw_memtui.engine.search import matrix_delta, matrix_file, vector
 from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix
 from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
-from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, saved_stamp
+from openclaw_memtui.engine.search.matrix_file import (
+    MatrixStamp,
+    load_matrix,
+    matrix_path,
+    save_matrix,
+    saved_stamp,
+    write_matrix,
+)
 
 from .helpers import write
+from .test_matrix_file import matrix_and_stamp as _matrix_and_stamp
 from .test_matrix_file import reopen
 from .test_vector_matrix import Seeded, cone, matrix_of, seeded_index, vector_hits
 
@@ -189,7 +197,7 @@ def test_fingerprints_are_a_hex_ids_first_64_bits_and_a_hash_of_any_other_id():
     assert mixed[1:] == fingerprints(others).tolist() and len(set(mixed)) == 4
 
 
-def test_dropped_rows_never_take_a_place_in_the_candidates_and_the_merge_keeps_the_same_rows():
+def test_dropped_rows_never_take_a_place_in_the_candidates_and_the_merge_keeps_the_same_rows(tmp_path):
     floats = cone(600, seed=4)
     base = matrix_of(floats, np.ones(600, dtype=np.uint8))
     base.fingerprints = np.arange(600, dtype=np.uint64)
@@ -203,7 +211,12 @@ def test_dropped_rows_never_take_a_place_in_the_candidates_and_the_merge_keeps_t
     patched = PatchedMatrix(base, alive, fresh, np.array([7000, 7001, 7002], dtype=np.uint64))
     found = patched.candidates(q, 5, shortlist=600, labels=None).tolist()
     assert not set(found) & set(nearest.tolist()) and {600, 601, 602} <= set(found)
-    merged = patched.merged()
+    path = tmp_path / "merged.matrix"
+    stamp = MatrixStamp("id-1", 2, "m", floats.shape[1])
+    rows = patched.merged()
+    write_matrix(path, stamp, {"memory": 1}, rows.rows, rows.unfitted_rows, rows.arrays())
+    merged, _, _ = load_matrix(path, stamp)
+    assert merged.unfitted_rows == 3
     assert merged.rowids.tolist() == sorted([*np.flatnonzero(alive).tolist(), 600, 601, 602])
     assert merged.fingerprints is not None and merged.fingerprints[-3:].tolist() == [7000, 7001, 7002]
     # the merged rows score as the base's and the delta's did: the same top rows, found in one matrix
@@ -289,12 +302,55 @@ def test_merges_that_add_up_past_the_limit_refit_the_quantisation(saved, monkeyp
         "2 rows changed since the matrix was built (and 4 merged in since its fit): rebuilding")
 
 
-def test_merged_codes_are_written_block_by_block_in_the_merged_order(monkeypatch):
-    monkeypatch.setattr(matrix_delta, "_MERGE_BLOCK", 7)  # several blocks, the last one partial
-    rng = np.random.default_rng(5)
-    base = rng.integers(-127, 128, size=(40, 6), dtype=np.int8)
-    fresh = rng.integers(-127, 128, size=(9, 6), dtype=np.int8)
-    keep = np.flatnonzero(rng.random(40) < 0.7)
-    order = rng.permutation(len(keep) + len(fresh))
-    expected = np.concatenate([base[keep], fresh])[order]
-    assert np.array_equal(matrix_delta._merged_codes(base, keep, fresh, order), expected)
+@pytest.mark.parametrize("mapped", [True, False])
+def test_a_merge_streams_the_same_arrays_block_by_block_from_a_mapped_or_in_memory_base(tmp_path, monkeypatch, mapped):
+    """Each merged array, written in blocks of 7 rows (the last one partial; delta rows at the start,
+    inside and past the end), equals the base's kept rows and the delta's put together and sorted by
+    rowid. A mapped base gives up its copied pages on the way (`release_pages`) and still reads the
+    same afterwards; a base in memory is never touched."""
+    monkeypatch.setattr(matrix_delta, "_MERGE_BLOCK", 7)
+    floats = cone(60, seed=5)
+    base = matrix_of(floats, np.where(np.arange(60) % 3 == 0, 1, 2).astype(np.uint8))
+    base.rowids = (np.arange(60, dtype=np.int64) + 1) * 10  # 10, 20, … 600
+    base.fingerprints = np.arange(60, dtype=np.uint64) + 100
+    stamp = MatrixStamp("id-1", 1, "m", floats.shape[1])
+    if mapped:
+        save_matrix(tmp_path / "base.matrix", base, {"memory": 1, "sessions": 2}, stamp)
+        base = load_matrix(tmp_path / "base.matrix", stamp)[0]
+    n = base.size
+    before = {"rowids": np.array(base.rowids[:n]), "labels": np.array(base.labels[:n]), "codes": np.array(base.codes[:n]),
+              "bits": np.array(base.bits[:, :n])}
+    rng = np.random.default_rng(6)
+    alive = rng.random(60) < 0.7
+    fresh_rowids = np.array([605, 5, 333, 41, 990])  # unsorted, as the reads may return them
+    added = cone(5, seed=12)
+    fresh = FloatMatrix(floats.shape[1])
+    fresh.add(fresh_rowids, added, np.array([2, 1, 2, 1, 2], dtype=np.uint8))
+    patched = PatchedMatrix(base, alive, fresh, fresh_rowids.astype(np.uint64) + 7000)
+    rows = patched.merged()
+    blocks = rows.arrays()
+    got = {name: np.concatenate(list(blocks[name])) for name in ("rowids", "labels", "codes", "fingerprints")}
+    got["bits"] = np.concatenate(list(blocks["bits"])).reshape(base.words, rows.rows)
+    quantised = QuantizedMatrix(base.dims, base.mean, base.scale)
+    quantised.add(fresh_rowids, added, fresh.labels[:5])
+    order = np.argsort(np.concatenate([before["rowids"][alive], fresh_rowids]))
+    assert got["rowids"].tolist() == sorted([*before["rowids"][alive].tolist(), *fresh_rowids.tolist()])
+    assert np.array_equal(got["labels"], np.concatenate([before["labels"][alive], quantised.labels[:5]])[order])
+    assert np.array_equal(got["codes"], np.concatenate([before["codes"][alive], quantised.codes[:5]])[order])
+    assert np.array_equal(got["bits"], np.concatenate([before["bits"][:, alive], quantised.bits[:, :5]], axis=1)[:, order])
+    assert np.array_equal(got["fingerprints"], np.concatenate([base.fingerprints[alive], fresh_rowids + 7000])[order])
+    # the released pages map in again unchanged; memory of our own is kept
+    assert np.array_equal(base.codes[:n], before["codes"]) and np.array_equal(base.bits[:, :n], before["bits"])
+    assert np.array_equal(base.rowids[:n], before["rowids"]) and np.array_equal(base.labels[:n], before["labels"])
+
+
+def test_release_pages_leaves_memory_of_our_own_alone_and_a_mapping_readable(tmp_path):
+    own = np.arange(200_000, dtype=np.int64)
+    matrix_file.release_pages(own[1000:150_000])  # MADV_DONTNEED here would zero these rows
+    assert np.array_equal(own, np.arange(200_000, dtype=np.int64))
+    path = tmp_path / "m.matrix"
+    matrix, labels, stamp = _matrix_and_stamp()
+    save_matrix(path, matrix, labels, stamp)
+    loaded = load_matrix(path, stamp)[0]
+    matrix_file.release_pages(loaded.codes)
+    assert np.array_equal(loaded.codes, matrix.codes[: matrix.size])

@@ -16,12 +16,14 @@ are read from SQLite one by one, so a large delta costs more than it saves.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .matrix import FloatMatrix, QuantizedMatrix
+from .matrix_file import release_pages
 
 REBUILD_FRACTION = 0.05  # 50k of 1M: a delta matrix of 77 MB, scanned in ~5 ms per search
 REBUILD_ROWS = 50_000
@@ -123,40 +125,65 @@ class PatchedMatrix:
         fresh_rows, _ = self.fresh.search(q, k, labels=labels)
         return np.concatenate([base_rows, fresh_rows])
 
-    def merged(self) -> QuantizedMatrix:
-        """One quantised matrix of the same rows (rowids ascending, as a saved file needs), the delta
-        quantised with the base's mean and scales; the base is copied, not changed."""
-        base, keep, n_fresh = self.base, np.flatnonzero(self.alive), self.fresh.size
-        quantised = QuantizedMatrix(base.dims, base.mean, base.scale, capacity=n_fresh)
+    def merged(self) -> MergedRows:
+        """The same rows as one quantised matrix, to be written block by block (`MergedRows`)."""
+        return MergedRows(self)
+
+
+_MERGE_BLOCK = 16_384  # rows copied at a time: 6 MB of int8 codes at 384 dims
+
+
+class MergedRows:
+    """Base + delta as the arrays of one quantised matrix (rowids ascending, as a saved file needs),
+    the delta quantised with the base's mean and scales, produced block by block (`arrays`).
+
+    The merged matrix is never held in memory: each block is gathered from the base (at 1M rows a
+    read-only mapping of the old file) and written out, and the base's pages it came from are
+    dropped from this process's resident memory (`release_pages`). Holding the merged copy beside
+    the mapped base, then mapping the saved file beside both, peaked at 1.4 GB RSS at 1M rows."""
+
+    def __init__(self, patched: PatchedMatrix) -> None:
+        base, fresh, n_fresh = patched.base, patched.fresh, patched.fresh.size
+        self.base, self.dims, self.keep = base, base.dims, np.flatnonzero(patched.alive)
+        self.rows = len(self.keep) + n_fresh
+        self.unfitted_rows = base.unfitted_rows + n_fresh
+        order = np.argsort(fresh.rowids[:n_fresh], kind="stable")
+        self.fresh = QuantizedMatrix(base.dims, base.mean, base.scale, capacity=n_fresh)
         if n_fresh:
-            quantised.add(self.fresh.rowids[:n_fresh], self.fresh.vectors[:n_fresh], self.fresh.labels[:n_fresh])
-        base_prints = base.fingerprints if base.fingerprints is not None else np.zeros(base.size, dtype=np.uint64)
-        rowids = np.concatenate([base.rowids[keep], quantised.rowids[:n_fresh]])
-        order = np.argsort(rowids, kind="stable")
-        merged = QuantizedMatrix.from_arrays(
-            base.mean, base.scale, rowids[order],
-            np.concatenate([base.labels[keep], quantised.labels[:n_fresh]])[order],
-            _merged_codes(base.codes, keep, quantised.codes[:n_fresh], order),
-            np.concatenate([base.bits[:, keep], quantised.bits[:, :n_fresh]], axis=1)[:, order],
-            np.concatenate([base_prints[keep], self.fresh_prints])[order])
-        merged.unfitted_rows = base.unfitted_rows + n_fresh
-        return merged
+            self.fresh.add(fresh.rowids[:n_fresh][order], fresh.vectors[:n_fresh][order], fresh.labels[:n_fresh][order])
+        self.fresh_prints = patched.fresh_prints[order]
+        # the merged position of each delta row: after the kept base rows of lower rowids (a delta
+        # rowid never equals a kept one: a base row behind a reused rowid is not alive)
+        before = np.searchsorted(base.rowids[self.keep], self.fresh.rowids[:n_fresh])
+        self.is_fresh = np.zeros(self.rows, dtype=bool)
+        self.is_fresh[before + np.arange(n_fresh)] = True
 
+    def arrays(self) -> dict[str, Iterable[np.ndarray]]:
+        """Each array of the matrix file's layout by name, as blocks in order (`matrix_file.write_matrix`)."""
+        base, fresh, n = self.base, self.fresh, self.fresh.size
+        prints = base.fingerprints if base.fingerprints is not None else np.zeros(base.size, dtype=np.uint64)
+        return {"mean": [base.mean], "scale": [base.scale],
+                "rowids": self._blocks(base.rowids, fresh.rowids[:n]),
+                "labels": self._blocks(base.labels, fresh.labels[:n]),
+                "codes": self._blocks(base.codes, fresh.codes[:n]),
+                "bits": itertools.chain.from_iterable(self._blocks(base.bits[w], fresh.bits[w, :n])
+                                                      for w in range(base.words)),
+                "fingerprints": self._blocks(prints, self.fresh_prints)}
 
-_MERGE_BLOCK = 65_536  # rows of int8 codes copied at a time: 25 MB at 384 dims
-
-
-def _merged_codes(base_codes: np.ndarray, keep: np.ndarray, fresh_codes: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """The kept base rows' codes then the fresh ones', in `order`, written straight into one array.
-
-    Concatenating then reordering allocated two 384 MB temporaries at 1M rows besides the result;
-    block by block only the result and one block are. The measured peak RSS of a merge at 1M (1.4 GB)
-    did not move: likely the old and the new file's pages mapped at once (not broken down yet)."""
-    out = np.empty((len(order), base_codes.shape[1]), dtype=np.int8)
-    dest = np.empty(len(order), dtype=np.int64)
-    dest[order] = np.arange(len(order))  # where each source row (kept base rows, then fresh) lands
-    for start in range(0, len(keep), _MERGE_BLOCK):
-        end = min(start + _MERGE_BLOCK, len(keep))
-        out[dest[start:end]] = base_codes[keep[start:end]]
-    out[dest[len(keep):]] = fresh_codes
-    return out
+    def _blocks(self, base_rows: np.ndarray, fresh_rows: np.ndarray) -> Iterator[np.ndarray]:
+        """A per-row array in merged order: the kept rows of `base_rows` and all of `fresh_rows`."""
+        kept = done = 0
+        for start in range(0, self.rows, _MERGE_BLOCK):
+            is_fresh = self.is_fresh[start : start + _MERGE_BLOCK]
+            n_fresh = int(np.count_nonzero(is_fresh))
+            picked = self.keep[kept : kept + len(is_fresh) - n_fresh]
+            from_base = base_rows[picked]
+            if len(picked):
+                release_pages(base_rows[picked[0] : picked[-1] + 1])  # copied out: the mapping's pages may go
+            if n_fresh:
+                block = np.empty((len(is_fresh), *fresh_rows.shape[1:]), dtype=fresh_rows.dtype)
+                block[~is_fresh] = from_base
+                block[is_fresh] = fresh_rows[done : done + n_fresh]
+                from_base = block
+            kept, done = kept + len(picked), done + n_fresh
+            yield from_base

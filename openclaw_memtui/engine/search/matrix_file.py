@@ -18,7 +18,10 @@ Layout: a 32-byte prefix (magic, format version, header length, header CRC32), t
 then mean, scale, rowids, labels, codes, sign bits and fingerprints at 64-byte aligned offsets, each in native
 little-endian order. The file is written to a temp name, fsynced and renamed (a crash leaves the
 old file or none), mode 0600; it is memory-mapped read-only on load, so loading copies nothing and
-the body's pages are shared with the page cache.
+the body's pages are shared with the page cache. The body's CRC is read from the descriptor, not
+through the mapping, so the mapping's pages become resident only as searches touch them; a merge
+streams its rows from the old mapping into the new file (`write_matrix`), dropping the old pages as
+it goes (`release_pages`).
 """
 
 from __future__ import annotations
@@ -26,11 +29,13 @@ from __future__ import annotations
 import contextlib
 import glob
 import json
+import mmap
 import os
 import stat
 import struct
 import sys
 import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -82,35 +87,53 @@ def _offsets(start: int, dims: int, rows: int) -> tuple[list[int], int]:
 
 # -- writing -----------------------------------------------------------------------------------------
 def save_matrix(path: Path, matrix: QuantizedMatrix, labels: dict[str, int], stamp: MatrixStamp) -> None:
-    """Write `matrix` for `stamp` atomically: a temp file in the same folder (0600), fsynced, renamed
-    over `path`. On any error the temp file is removed and the old file, if any, is left as it was."""
-    if sys.byteorder != "little":  # the layout is little-endian; a big-endian machine rebuilds from SQLite
-        return
+    """Write `matrix` for `stamp` atomically (see `write_matrix`)."""
     n = matrix.size
     # without fingerprints (a matrix not built from an index) every row reads as changed: no delta, a rebuild
     fingerprints = matrix.fingerprints[:n] if matrix.fingerprints is not None else np.zeros(n, dtype=np.uint64)
-    arrays = [matrix.mean, matrix.scale, matrix.rowids[:n], matrix.labels[:n], matrix.codes[:n], matrix.bits[:, :n],
-              fingerprints]
-    header: dict[str, Any] = {**asdict(stamp), "rows": n, "labels": labels, "unfitted": matrix.unfitted_rows}
-    crc = 0
-    for array in arrays:
-        crc = _crc(np.ascontiguousarray(array), crc)
-    header["crc32"] = crc
-    raw = json.dumps(header, sort_keys=True).encode()
-    offsets, end = _offsets(_PREFIX.size + len(raw), matrix.dims, n)
-    header_bytes = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(raw), zlib.crc32(raw)) + raw
+    arrays: dict[str, np.ndarray] = {
+        "mean": matrix.mean, "scale": matrix.scale, "rowids": matrix.rowids[:n], "labels": matrix.labels[:n],
+        "codes": matrix.codes[:n], "bits": matrix.bits[:, :n], "fingerprints": fingerprints}
+    write_matrix(path, stamp, labels, n, matrix.unfitted_rows, {name: [array] for name, array in arrays.items()})
+
+
+def write_matrix(path: Path, stamp: MatrixStamp, labels: dict[str, int], rows: int, unfitted: int,
+                 arrays: Mapping[str, Iterable[np.ndarray]]) -> None:
+    """Write a matrix of `rows` rows for `stamp` atomically: a temp file in the same folder (0600),
+    fsynced, renamed over `path`. On any error the temp file is removed and the old file, if any, is
+    left as it was.
+
+    `arrays` gives each array of the layout by name as blocks whose bytes, one after the other, are
+    the array's (row-major; the sign bits word by word): a merge streams its rows from the old
+    mapping into the file and never holds the merged matrix in memory (`matrix_delta.MergedRows`).
+    The CRC is taken as the blocks are written; the header, written last, has room for any CRC."""
+    if sys.byteorder != "little":  # the layout is little-endian; a big-endian machine rebuilds from SQLite
+        return
+    header: dict[str, Any] = {**asdict(stamp), "rows": rows, "labels": labels, "unfitted": unfitted, "crc32": 0xFFFFFFFF}
+    room = len(json.dumps(header, sort_keys=True).encode())  # the widest CRC; JSON allows the trailing blanks
+    offsets, end = _offsets(_PREFIX.size + room, stamp.dims, rows)
     remove_stale_temps(path)
     temp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.fchmod(fd, 0o600)  # the mode given to open is filtered by the umask
         with os.fdopen(fd, "wb", closefd=True) as fh:
-            fh.write(header_bytes)
-            for array, offset in zip(arrays, offsets, strict=True):
-                fh.write(b"\0" * (offset - fh.tell()))
-                _write_array(fh, np.ascontiguousarray(array))
-            if fh.tell() != end:  # a programming error: the reader would refuse the file
+            crc = 0
+            for (name, dtype, shape), offset in zip(_layout(stamp.dims, rows), offsets, strict=True):
+                fh.write(b"\0" * (offset - fh.tell()))  # the header's room, then each array's alignment
+                written = 0
+                for block in arrays[name]:
+                    block = np.ascontiguousarray(block, dtype=dtype)
+                    crc = _crc(block, crc)
+                    _write_array(fh, block)
+                    written += block.nbytes
+                if written != dtype.itemsize * int(np.prod(shape)):  # a programming error: never rename it
+                    raise ValueError(f"matrix file: {name} has {written} bytes, expected {dtype.itemsize * int(np.prod(shape))}")
+            if fh.tell() != end:
                 raise OSError(f"matrix file size {fh.tell()} != {end}")
+            raw = json.dumps({**header, "crc32": crc}, sort_keys=True).encode().ljust(room)
+            fh.seek(0)
+            fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, room, zlib.crc32(raw)) + raw)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(temp, path)
@@ -249,14 +272,12 @@ def _load_open(fh: BinaryIO, stamp: MatrixStamp, any_generation: bool) -> tuple[
         raise UnusableMatrixFile(f"cannot be mapped: {exc}") from None
     if len(mapped) != end:  # replaced between the checks and the mapping
         raise UnusableMatrixFile("changed while being read")
-    arrays = []
+    arrays, spans = [], []
     for (_, dtype, shape), offset in zip(_layout(dims, rows), offsets, strict=True):
         count = int(np.prod(shape))
         arrays.append(mapped[offset : offset + count * dtype.itemsize].view(dtype).reshape(shape))
-    crc = 0
-    for array in arrays:
-        crc = _crc(array, crc)
-    if crc != header["crc32"]:
+        spans.append((offset, count * dtype.itemsize))
+    if _file_crc(fh, spans) != header["crc32"]:
         raise UnusableMatrixFile("damaged body (checksum)")
     mean, scale, rowids, labels, codes, bits, fingerprints = arrays
     if rows > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
@@ -267,6 +288,42 @@ def _load_open(fh: BinaryIO, stamp: MatrixStamp, any_generation: bool) -> tuple[
     matrix = QuantizedMatrix.from_arrays(mean, scale, rowids, labels, codes, bits, fingerprints)
     matrix.unfitted_rows = header["unfitted"]
     return matrix, sources, found.generation
+
+
+def _file_crc(fh: BinaryIO, spans: list[tuple[int, int]]) -> int:
+    """CRC32 of the file's bytes in `spans` (offset, length), read from the descriptor rather than
+    through the mapping: reading through it would make every page of the file resident in this
+    process (441 MB at 1M rows) at once; read, they stay in the page cache and the mapping's pages
+    come in as searches touch them. Each read and CRC of a 16 MB slice releases the GIL."""
+    buffer = memoryview(bytearray(_CRC_SLICE))
+    crc = 0
+    for offset, length in spans:
+        fh.seek(offset)
+        while length:
+            got = fh.readinto(buffer[: min(length, _CRC_SLICE)])  # type: ignore[attr-defined]
+            if not got:
+                raise UnusableMatrixFile("changed while being read")
+            crc = zlib.crc32(buffer[:got], crc)
+            length -= got
+    return crc
+
+
+def release_pages(view: np.ndarray) -> None:
+    """Drop the pages under `view` from this process's resident memory when `view` lies in a
+    read-only file mapping (a loaded matrix file): the bytes stay in the file and the page cache, and
+    a later access maps them in again unchanged. Anything else (memory of our own) is left alone:
+    MADV_DONTNEED would zero it. A merge calls it on the rows it has copied out of the old file."""
+    root = view
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    mapping = root.base
+    if not isinstance(mapping, mmap.mmap) or view.size == 0 or not hasattr(mapping, "madvise"):
+        return
+    start = view.ctypes.data - root.ctypes.data
+    first = start - start % mmap.PAGESIZE
+    last = min(start + view.nbytes, len(mapping))
+    with contextlib.suppress(OSError, ValueError):  # advice only
+        mapping.madvise(mmap.MADV_DONTNEED, first, last - first)
 
 
 def _parse_header(raw: bytes) -> dict[str, Any]:

@@ -33,7 +33,7 @@ import numpy as np
 from ..reads import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
 from .matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
-from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp
+from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp, write_matrix
 
 Key = tuple[tuple[int, int], str]  # (index generation, model)
 VectorMatrix = QuantizedMatrix | FloatMatrix | PatchedMatrix
@@ -353,17 +353,18 @@ class VectorSearcher:
         """Base + delta as one quantised matrix, saved for the patched state; in memory it replaces
         the patched one (same rows) if the index has not moved on, and becomes the next base."""
         assert isinstance(loaded.matrix, PatchedMatrix) and loaded.stamp is not None and self.matrix_file is not None
-        merged = loaded.matrix.merged()
         with self._saving:
             try:
                 started = time.perf_counter()
-                save_matrix(self.matrix_file, merged, loaded.labels, loaded.stamp)
+                rows = loaded.matrix.merged()  # streamed from the base into the file, never a copy in memory
+                write_matrix(self.matrix_file, loaded.stamp, loaded.labels, rows.rows, rows.unfitted_rows, rows.arrays())
+                del rows
                 self._saved, self.save_s = loaded.stamp, time.perf_counter() - started
-                # the saved file mapped in place of the copy: its pages are the page cache's, and the
-                # copy (441 MB at 1M) is freed rather than held beside the mapping
+                # the saved file mapped in place of the patched matrix; its pages come in as searches touch them
                 merged = load_matrix(self.matrix_file, loaded.stamp)[0]
             except (OSError, ValueError, UnusableMatrixFile) as exc:
                 self.file_problem = f"not saved: {exc}"
+                return  # the patched matrix stays in use; the next patch past the limit merges again
         with self._lock:
             if self._loaded is loaded:
                 self._matrix = merged
