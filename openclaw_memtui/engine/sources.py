@@ -347,6 +347,16 @@ def _message_text(content: object) -> str | None:
     return None
 
 
+def _raw_message_text(content: object) -> str | None:
+    """A message's text parts joined by newlines, unnormalised: OpenClaw's filters work line by line."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
+        return "\n".join(parts) if parts else None
+    return None
+
+
 # The last instant `datetime` can show: a later (or infinite) time would be stored and then break
 # every age, decay and time-window computation on it.
 MAX_TS_MS = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp() * 1000.0
@@ -403,16 +413,6 @@ def split_long_line(text: str, max_chars: int) -> list[str]:
     return [seg for seg in segments if seg]
 
 
-# What OpenClaw 2026.9 leaves out of an indexed transcript (session-files.ts `sanitizeSessionText`):
-# generated system envelopes, cron prompts, silent replies, heartbeat acks, exec completion notices
-_SYSTEM_ENVELOPE = re.compile(r"^System(?: \(untrusted\))?: \[[^\]]+\]\s*")
-_CRON_PROMPT = re.compile(r"^\[cron:[^\]]+\]\s*")
-_EXEC_DONE = re.compile(r"^exec finished(?::|\s*\()")
-_EXEC_STRUCTURED = re.compile(r"^exec (completed|failed) \(([a-z0-9_-]{1,64}), (code -?\d+|signal [^)]+)\)(?: :: ([\s\S]*))?$",
-                              re.I)
-_SILENT = re.compile(r"^\W*NO_REPLY\W*$")
-
-
 def _internal_turn(message: dict[str, object]) -> str | None:
     """'heartbeat' or 'recall' for a user message OpenClaw itself injected, whose turn it never indexes."""
     provenance = message.get("provenance")
@@ -422,26 +422,19 @@ def _internal_turn(message: dict[str, object]) -> str | None:
     return "heartbeat" if tool == "heartbeat" else "recall" if tool in ("memory_search", "memory_get") else None
 
 
-def _openclaw_drops(text: str, role: object) -> bool:
-    if role == "user" and (_SYSTEM_ENVELOPE.match(text) or _CRON_PROMPT.match(text)):
-        return True
-    if _SILENT.match(text) or (role == "assistant" and text == "HEARTBEAT_OK"):
-        return True
-    rest = _SYSTEM_ENVELOPE.sub("", text).strip()
-    return bool(_EXEC_DONE.match(rest.lower()) or _EXEC_STRUCTURED.match(rest))
-
-
 def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0, openclaw_filters: bool = False) -> FlatSession:
     """Turn a transcript into `User: …` / `Assistant: …` lines, remembering each line's origin.
 
     `wrap_chars` > 0 splits long messages into several lines of the same origin, as OpenClaw 2026.9
     does, so chunk line ranges match the ones OpenClaw stores for the same session; `openclaw_filters`
     leaves out what 2026.9 leaves out (heartbeat and memory-recall turns, messages from other
-    sessions, system envelopes, cron prompts, silent replies, exec notices).
+    sessions, system envelopes, cron prompts, heartbeat prompts, silent replies, exec notices) and
+    strips what it strips from a message (channel metadata blocks, its own runtime context).
     """
     internal_turn = False
     from .redact import redact_secrets  # ~40 ms of regex compiling: only when a transcript is read
     from .textutil import clean_text  # with hashlib and its regexes: listing files (`status`) needs neither
+    from .transcript_filters import sanitize_message  # its regexes compile only when a transcript is read
     lines_out: list[str] = []
     flat = FlatSession("")
     for index, line in enumerate(raw.split("\n")):
@@ -465,8 +458,12 @@ def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0, openclaw
                     continue
             if internal_turn:
                 continue
-        text = _message_text(message.get("content"))
-        if not text or (openclaw_filters and _openclaw_drops(text, message["role"])):
+        if openclaw_filters:
+            raw_text = _raw_message_text(message.get("content"))
+            text = sanitize_message(raw_text, message["role"]) if raw_text is not None else None
+        else:
+            text = _message_text(message.get("content"))
+        if not text:
             continue
         text = clean_text(text)  # a JSON `\ud800` escape is a lone surrogate SQLite cannot store
         if redact:

@@ -81,6 +81,11 @@ def fts_tokenizer_name(settings: IndexSettings) -> str:
     return name + ("+cjk-bigram" if settings.cjk_segmentation == "bigram" else "")
 
 
+# The version of what 2026.9 agents' transcripts are cleaned of (transcript_filters.py). 2: channel
+# metadata blocks, OpenClaw's runtime context, heartbeat prompts and every form of silent reply.
+TRANSCRIPT_FILTERS = "transcript-filters-2"
+
+
 def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None) -> dict[str, Any]:
     """What the index was built with; any difference from the stored one means a full rebuild."""
     scope = {
@@ -101,8 +106,9 @@ def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None
     if settings.transcript_wrap_chars:
         scope["transcriptWrapChars"] = settings.transcript_wrap_chars
     if settings.chunker != "classic":
-        # with OpenClaw 2026.9's chunker come its transcript filters: indexes built before them rebuild once
-        scope["chunker"] = f"{settings.chunker}+transcript-filters"
+        # with OpenClaw 2026.9's chunker come its transcript filters: an index built before them (or
+        # before a change to them) holds transcript text they now take out, so it rebuilds once
+        scope["chunker"] = f"{settings.chunker}+{TRANSCRIPT_FILTERS}"
     return {
         "model": provider.model if provider else FTS_ONLY_MODEL,
         "provider": provider.id if provider else "none",
