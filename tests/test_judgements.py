@@ -457,3 +457,23 @@ def test_suggest_searches_the_line_weight():
     assert not isinstance(found, NeedMore) and found.better
     assert found.best.line_weight > 0.5 and found.cv_best[0] == 1.0
     assert "line weight     0.50 → 0.75" in describe_suggestion(found)
+
+
+def test_suggest_searches_the_overlap_penalty():
+    # two chunks of one file over the same lines score above the answer, in another file: at the default
+    # penalty 0.5 the repeat (0.85 × 0.5) still beats the answer (0.40); only a full penalty lifts it to #2.
+    # Vector and keyword scores are equal, so no weight or line weight can move it
+    def cand(i, path, text, score):
+        return Candidate(i, f"h{i}{path}", path, "memory", 1, 5, text, score, score, None, None, "evergreen",
+                         line_score=score)
+
+    pools = []
+    for q in range(12):
+        first, repeat = cand(1, f"memory/log-{q}.md", "alpha", 0.9), cand(2, f"memory/log-{q}.md", "beta", 0.85)
+        answer = cand(3, f"memory/answer-{q}.md", "gamma", 0.4)
+        pool = Pool(f"q{q}", [first, repeat, answer], 0.0, "hybrid")
+        pools.append(JudgedPool(f"q{q}", f"q{q}", [{"path": f"memory/answer-{q}.md", "line": 2}], pool))
+    found = suggest(pools, SearchParams())
+    assert not isinstance(found, NeedMore) and found.better
+    assert found.best.overlap_penalty == 1.0 and found.changes()["overlap_penalty"] == (0.5, 1.0)
+    assert "overlap penalty 0.50 → 1.00" in describe_suggestion(found)

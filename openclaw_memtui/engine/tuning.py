@@ -138,6 +138,9 @@ WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))  # vector weight; text wei
 MMR_LAMBDAS = (0.3, 0.5, 0.7, 0.9)
 HALF_LIVES = (7.0, 14.0, 30.0, 90.0, 365.0)
 LINE_WEIGHTS = (0.0, 0.25, 0.5, 0.75)  # keyword score's share from the best-matching line (README "Quality")
+# how far a chunk repeating lines shown above is pushed down; LoCoMo dev plateaus from 0.25 to 1 (README
+# "Quality"), so a question set of one's own may well pick another point of it. Costs ~0.1 ms per rank()
+OVERLAP_PENALTIES = (0.0, 0.25, 0.5, 1.0)
 MIN_SCORES = (0.0, 0.1, 0.2, 0.3, 0.35, 0.45, 0.6)
 
 
@@ -157,6 +160,7 @@ def dimensions(current: SearchParams, weights: bool = True) -> list[tuple[str, l
     return [
         ("weights", variants([{"vector_weight": w, "text_weight": round(1 - w, 1)} for w in WEIGHTS] if weights else [])),
         ("line_weight", variants([{"line_weight": w} for w in LINE_WEIGHTS])),
+        ("overlap_penalty", variants([{"overlap_penalty": w} for w in OVERLAP_PENALTIES])),
         ("mmr", variants([{"mmr": False}] + [{"mmr": True, "mmr_lambda": lam} for lam in MMR_LAMBDAS])),
         ("decay", variants([{"decay": False}] + [{"decay": True, "half_life_days": h} for h in HALF_LIVES])),
         ("min_score", variants([{"min_score": s} for s in MIN_SCORES])),
@@ -254,8 +258,8 @@ class Suggestion:
                 "note": "" if self.vectors else KEYWORD_ONLY_NOTE}
 
 
-TUNED_FIELDS = ("vector_weight", "text_weight", "line_weight", "mmr", "mmr_lambda", "decay", "half_life_days", "min_score",
-                "time_mode")
+TUNED_FIELDS = ("vector_weight", "text_weight", "line_weight", "overlap_penalty", "mmr", "mmr_lambda", "decay",
+                "half_life_days", "min_score", "time_mode")
 
 
 def changed_fields(old: SearchParams, new: SearchParams) -> dict[str, tuple[Any, Any]]:
@@ -365,7 +369,7 @@ def retrieve_judged(index: MemoryIndex, judgements: Sequence[Judgement], *, pool
 
 
 FIELD_LABELS = {"vector_weight": "vector weight", "text_weight": "text weight", "line_weight": "line weight",
-                "mmr": "MMR", "mmr_lambda": "MMR lambda",
+                "overlap_penalty": "overlap penalty", "mmr": "MMR", "mmr_lambda": "MMR lambda",
                 "decay": "decay", "half_life_days": "half-life days", "min_score": "minScore", "time_mode": "time words"}
 
 

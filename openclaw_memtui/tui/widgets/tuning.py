@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Switch
 
@@ -22,14 +22,18 @@ from ...engine.settings import OPENCLAW_SEARCH_PARAMS, TIME_MODES, TimeMode
 from .metric import MetricBox
 from .slider import Slider
 
-# field, label, minimum, maximum, step
+# field, label, minimum, maximum, step, tooltip
 SLIDERS = [
-    ("vector_weight", "vector weight", 0.0, 1.0, 0.05),
-    ("text_weight", "text weight", 0.0, 1.0, 0.05),
-    ("mmr_lambda", "MMR lambda", 0.0, 1.0, 0.05),
-    ("half_life_days", "half-life days", 1.0, 365.0, 1.0),
-    ("min_score", "minScore", 0.0, 1.0, 0.01),
-    ("max_results", "maxResults", 1.0, 50.0, 1.0),
+    ("vector_weight", "vector weight", 0.0, 1.0, 0.05, "share of the hybrid score from the vector (meaning) leg"),
+    ("text_weight", "text weight", 0.0, 1.0, 0.05, "share of the hybrid score from the keyword (BM25) leg"),
+    ("line_weight", "line weight", 0.0, 1.0, 0.05,
+     "query.keyword.lineWeight: share of the keyword score from the chunk's best-matching line (0 = whole chunk only)"),
+    ("overlap_penalty", "overlap penalty", 0.0, 1.0, 0.05,
+     "query.overlapPenalty: how far a chunk repeating lines of a result above it is pushed down (0 = score order)"),
+    ("mmr_lambda", "MMR lambda", 0.0, 1.0, 0.05, "with MMR on: 1 = relevance only, lower = more diverse results"),
+    ("half_life_days", "half-life days", 1.0, 365.0, 1.0, "with decay on: a dated note this old counts half"),
+    ("min_score", "minScore", 0.0, 1.0, 0.01, "results scoring below this are dropped (keyword hits fill spare slots)"),
+    ("max_results", "maxResults", 1.0, 50.0, 1.0, "how many results are listed"),
 ]
 
 PRESETS: dict[str, SearchParams] = {
@@ -72,20 +76,24 @@ class NumberInput(Input):
         self.cursor_position = len(text)
 
 
-class TuningPanel(VerticalScroll):
+class TuningPanel(Vertical):
+    """One row per number (label, exact input, slider), so all eight fit with the metric, toggles
+    and presets in the 18 rows an 80×24 terminal leaves; the body scrolls if a smaller one cuts it,
+    and Reset / Save / Export are docked at the bottom so they are never scrolled away."""
+
     DEFAULT_CSS = """
-    TuningPanel { width: 38; border-left: tall $primary; padding: 0 1; background: $panel; }
+    TuningPanel { width: 40; border-left: tall $primary; background: $panel; }
+    TuningPanel #tuning-body { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     TuningPanel .note { color: $text-muted; }
     TuningPanel .row { height: 1; }
     TuningPanel .row Label { width: 15; }
-    TuningPanel .row Input { width: 9; height: 1; border: none; padding: 0 1; }
+    TuningPanel .row Input { width: 6; height: 1; border: none; padding: 0 1; }
     TuningPanel .row Input:focus { background: $accent 35%; text-style: bold; }
-    TuningPanel Slider { margin-bottom: 1; }
-    TuningPanel .toggle { height: 1; margin-bottom: 1; }
+    TuningPanel .row Slider { margin-left: 1; }
+    TuningPanel .toggle { height: 1; margin-top: 1; }
     TuningPanel .toggle Label { width: 6; }
     TuningPanel .toggle Switch { height: 1; border: none; padding: 0; width: 6; margin-right: 4; }
-    TuningPanel Select { margin-bottom: 1; }
-    TuningPanel .buttons { height: 1; }
+    TuningPanel .buttons { dock: bottom; height: 1; padding: 0 1; }
     TuningPanel MetricBox { height: auto; }
     TuningPanel Button { width: 1fr; min-width: 7; margin-right: 1; }
     """
@@ -113,28 +121,29 @@ class TuningPanel(VerticalScroll):
         self._syncing = False
 
     def compose(self) -> ComposeResult:
-        yield Label("[b]Tuning[/b]  (re-ranks instantly)")
-        yield MetricBox(id="metric")
-        yield Label(WEIGHTS_NOTE, classes="note", markup=False)
-        for field, label, lo, hi, step in SLIDERS:
-            value = float(getattr(self.params, field))
-            with Horizontal(classes="row"):
-                yield Label(label)
-                yield NumberInput(self._fmt(field, value), id=f"in-{field}", type="number", compact=True)
-            yield Slider(lo, hi, step, value, id=f"sl-{field}")
-        with Horizontal(classes="toggle"):
-            yield Label("MMR")
-            yield Switch(self.params.mmr, id="sw-mmr")
-            yield Label("decay")
-            yield Switch(self.params.decay, id="sw-decay")
-        yield Select([("time words boost", "boost"), ("time words filter", "filter"), ("time words ignored", "off")],
-                     value=self.params.time_mode, id="time-mode", allow_blank=False, compact=True)
-        yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True,
-                     compact=True)
-        with Horizontal(classes="buttons"):
+        with Horizontal(classes="buttons"):  # docked: first, so it keeps its row whatever the body holds
             yield Button("Reset", id="reset", compact=True)
             yield Button("Save", id="save", compact=True)
             yield Button("Export", id="export", compact=True)
+        with VerticalScroll(id="tuning-body"):
+            yield Label("[b]Tuning[/b]  (re-ranks instantly)")
+            yield MetricBox(id="metric")
+            yield Label(WEIGHTS_NOTE, classes="note", markup=False)
+            for field, label, lo, hi, step, tip in SLIDERS:
+                value = float(getattr(self.params, field))
+                with Horizontal(classes="row"):
+                    yield Label(label).with_tooltip(tip)
+                    yield NumberInput(self._fmt(field, value), id=f"in-{field}", type="number", compact=True)
+                    yield Slider(lo, hi, step, value, id=f"sl-{field}").with_tooltip(tip)
+            with Horizontal(classes="toggle"):
+                yield Label("MMR")
+                yield Switch(self.params.mmr, id="sw-mmr")
+                yield Label("decay")
+                yield Switch(self.params.decay, id="sw-decay")
+            yield Select([("time words boost", "boost"), ("time words filter", "filter"), ("time words ignored", "off")],
+                         value=self.params.time_mode, id="time-mode", allow_blank=False, compact=True)
+            yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True,
+                         compact=True)
 
     @staticmethod
     def _fmt(field: str, value: float) -> str:

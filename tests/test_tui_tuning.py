@@ -1,0 +1,102 @@
+"""The tuning panel's keyword line weight and overlap penalty: moved live, they re-rank; the panel
+keeps every control and its buttons on screen at 120×36 and at 80×24."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from textual.widgets import Button, Input
+
+from openclaw_memtui.tui.widgets.slider import Slider
+from openclaw_memtui.tui.widgets.tuning import SLIDERS, TuningPanel
+
+from .app_helpers import copy_demo, make_app, wait_for
+from .helpers import write
+from .test_tui_daily import settled_search
+
+
+def kayak_workspace(tmp_path):
+    """Small chunks sharing their edge lines (as the chunker's overlap makes them), another file
+    matching the same words, and unrelated notes so those words are rare enough to score."""
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "trip.md", "Kayak trip notes.\nThe kayak trip on the lake.\nKayak rental was cheap.\n"
+          "Lunch by the lake after the kayak trip.\nDrove home late.\n")
+    write(ws / "memory" / "other.md", "Another kayak trip is planned for the lake in May.\n")
+    for i in range(8):
+        write(ws / "memory" / f"list-{i}.md", f"Grocery list {i}: bread, milk and eggs.\nCall the plumber.\n")
+    return ws
+
+
+def where(app):
+    return [(r.path, r.start_line, r.end_line) for r in app.results]
+
+
+async def test_overlap_penalty_and_line_weight_sliders_rerank_and_save(tmp_path):
+    config = tmp_path / "memtui.toml"
+    app = make_app(kayak_workspace(tmp_path), tmp_path, cfg={"chunking": {"tokens": 20, "overlap": 10}},
+                   config_path=config)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "kayak trip lake")
+        await pilot.press("ctrl+t")
+        shipped = where(app)
+        assert app.params.overlap_penalty == 0.5
+        # lines 2-4 repeat two of the three lines of 1-3 listed just above: other.md goes between them
+        assert shipped.index(("memory/other.md", 1, 2)) < shipped.index(("memory/trip.md", 2, 4))
+
+        app.query_one("#sl-overlap_penalty", Slider).focus()
+        await pilot.press("home")
+        assert await wait_for(pilot, lambda: app.params.overlap_penalty == 0.0 and where(app) != shipped)
+        assert where(app)[:2] == [("memory/trip.md", 1, 3), ("memory/trip.md", 2, 4)]  # score order: the same lines twice
+        assert app.query_one("#in-overlap_penalty", Input).value == "0.00"
+
+        scores = {(r.path, r.start_line): r.text_score for r in app.results}
+        app.query_one("#sl-line_weight", Slider).focus()
+        await pilot.press("end")
+        assert await wait_for(pilot, lambda: app.params.line_weight == 1.0)
+        assert await wait_for(pilot, lambda: {(r.path, r.start_line): r.text_score for r in app.results} != scores)
+        # the exact input takes a value too, with the shared range rule
+        box = app.query_one("#in-line_weight", Input)
+        box.focus()
+        box.value = "0.3"
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: app.params.line_weight == 0.3)
+        assert app.query_one("#sl-line_weight", Slider).value == 0.3
+        box.value = "1.5"
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: any("line weight must be a number from 0 to 1" in t for _, t in app.toasts))
+        assert app.params.line_weight == 0.3 and box.value == "0.30"
+
+        app.query_one("#save", Button).press()
+        assert await wait_for(pilot, lambda: config.exists())
+    query = tomllib.loads(config.read_text(encoding="utf-8"))["query"]
+    assert query["overlapPenalty"] == 0.0 and query["keyword"]["lineWeight"] == 0.3
+
+
+async def test_presets_and_reset_move_the_new_sliders(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        app.apply_preset("openclaw")  # OpenClaw scores whole chunks and lists overlaps in score order
+        assert await wait_for(pilot, lambda: app.params.line_weight == 0.0 and app.params.overlap_penalty == 0.0)
+        assert app.query_one("#sl-line_weight", Slider).value == 0.0
+        assert app.query_one("#in-overlap_penalty", Input).value == "0.00"
+        app.query_one("#reset", Button).press()
+        assert await wait_for(pilot, lambda: app.params.line_weight == app.query_one(TuningPanel).defaults.line_weight)
+        assert app.query_one("#sl-overlap_penalty", Slider).value == app.query_one(TuningPanel).defaults.overlap_penalty
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_every_control_and_the_buttons_are_on_screen(tmp_path, size):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        panel = app.query_one(TuningPanel)
+        bottom = app.screen.size.height - 1  # the footer's row
+        shown = [f"#sl-{field}" for field, *_ in SLIDERS] + [f"#in-{field}" for field, *_ in SLIDERS]
+        shown += ["#sw-mmr", "#sw-decay", "#time-mode", "#preset", "#reset", "#save", "#export"]
+        for selector in shown:
+            region = app.query_one(selector).region  # clipped to what is on screen
+            assert region.height >= 1 and region.width >= 1, selector
+            assert region.y < bottom and region.right <= panel.region.right, selector
