@@ -456,12 +456,8 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     # user did not ask to change
     given = {key for key, flag in (("maxResults", "max_results"), ("minScore", "min_score"))
              if getattr(args, flag, None) is not None}
-    export = build_export(params, layout, pool, only=given or None, agent_id=args.agent)
+    export = build_export(params, layout, pool, only=given or None, agent_id=args.agent, keyword=cfg["query"]["keyword"])
     print(export.to_json())
-    if export.not_exported:
-        print(f"memtui: OpenClaw {layout} accepts only maxResults and minScore; not exported: "
-              + "; ".join(export.not_exported)
-              + ". memtui's own search (app, `memtui search`) ranks with them.", file=sys.stderr)
     if args.write:
         if target is None:
             raise UserError("no OpenClaw config found to write; pass --openclaw-config FILE")
@@ -473,6 +469,8 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         scope = f"agent {args.agent}" if args.agent else "the defaults"
         print(f"memtui: wrote {where} for {safe(scope, one_line=True)} into {safe(str(target), one_line=True)} "
               f"(backup: {safe(backup.name, one_line=True)})", file=sys.stderr)
+    if export.not_exported:  # after the write: a failed write is the one line to read
+        print(f"memtui: {safe(export.not_honoured(), one_line=True)}", file=sys.stderr)
     return 0
 
 

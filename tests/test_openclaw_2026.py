@@ -280,7 +280,10 @@ def test_export_writes_only_keys_openclaw_2026_accepts(oc, capsys):
     assert "memorySearch" not in json.dumps(data)  # the key OpenClaw 2026.9 refuses to start with
     rest = {k: v for k, v in data.items() if k != "memory"}
     assert rest == {k: v for k, v in original.items() if k != "memory"}  # nothing else changed
-    assert "weights" in err and "MMR on, λ 0.50" in err and "not exported" in err
+    assert "weights" in err and "MMR on, λ 0.50" in err and "not honoured" in err
+    assert "query.keyword.lineWeight" in err and "query.overlapPenalty" in err
+    assert [line.split(";")[0] for line in err.splitlines() if "not honoured" in line] == [
+        "memtui: OpenClaw 2026.9 takes only maxResults and minScore"]
     assert stat.S_IMODE(cfg.stat().st_mode) == 0o600  # holds the gateway token: stays private
     code, out, err = run(capsys, "export-settings", "--agent", "research", "--write", "--max-results", "3")
     assert code == 0, err

@@ -203,7 +203,12 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
     params = SearchParams(vector_weight=0.6, text_weight=0.2, mmr=True, mmr_lambda=0.55, decay=True, half_life_days=14.7,
                           min_score=0.25, max_results=5)
     export = build_export(params, "legacy", 100)
-    assert export.not_exported == []  # the older layout takes every tuned value
+    # written with the keys the older schema knows; memtui's own settings and the rounding are named instead
+    assert export.not_exported == [
+        "half-life 14.7 days, exported as 14 (OpenClaw takes whole days, at least 1)",
+        "line weight 0.50 (query.keyword.lineWeight; OpenClaw scores keywords over whole chunks only)",
+        "overlap penalty 0.50 (query.overlapPenalty; OpenClaw lists overlapping chunks of a file in score order)",
+        "time words boost (query.time.mode; OpenClaw has no time windows)"]
     backup = write_export(cfg, export)
     data = json.loads(cfg.read_text())
     query = data["agents"]["defaults"]["memorySearch"]["query"]
@@ -241,3 +246,26 @@ async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
         assert await wait_for(pilot, lambda: "OpenClaw index" in status_text())
         text = status_text()
         assert "OpenClaw index" in text and "1 changed" in text and "text-embedding-3-small" in text
+
+
+def test_legacy_export_names_every_setting_openclaw_will_not_honour(tmp_path, capsys, monkeypatch):
+    from openclaw_memtui.cli import main
+
+    monkeypatch.setenv("MEMTUI_CONFIG_DIR", str(tmp_path / "cfg"))
+    legacy = write(tmp_path / "openclaw.json", json.dumps({"agents": {"defaults": {"memorySearch": {}}}}, indent=2))
+    assert main(["export-settings", "--openclaw-config", str(legacy), "--max-results", "2", "--fusion", "normalized"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["memorySearch"]["query"]["hybrid"]["candidateMultiplier"] == 20
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memtui: OpenClaw's memorySearch.query takes weights, MMR, decay")
+    for key in ("query.keyword.lineWeight", "query.overlapPenalty", "query.time.mode", "query.hybrid.fusion",
+                "query.keyword.orFallback", "query.keyword.cjk", "query.keyword.stemming", "query.hybrid.candidatePool"):
+        assert lines[0].count(key) == 1, key
+    assert "candidate pool 100 per leg (query.hybrid.candidatePool), exported as 40" in lines[0]
+    assert json.loads(legacy.read_text()) == {"agents": {"defaults": {"memorySearch": {}}}}  # printed, not written
+
+    # settings OpenClaw has too: nothing to say
+    plain = write(tmp_path / "plain.toml", "[query]\noverlapPenalty = 0.0\ntime = { mode = 'off' }\n"
+                  "keyword = { orFallback = false, cjk = 'none', stemming = 'none', lineWeight = 0.0 }\n")
+    assert main(["export-settings", "--openclaw-config", str(legacy), "--config", str(plain)]) == 0
+    assert capsys.readouterr().err == ""

@@ -5,7 +5,11 @@
   (0.7/0.3, MMR λ 0.7 on, 30-day decay on) and any other key makes OpenClaw refuse to start
   ("Unrecognized key"). So only those two are written, and the values it cannot take are named.
 * **legacy**: the builtin engine's `memorySearch.query` block (with `hybrid.*`), under
-  `agents.defaults` or the agent's entry in `agents.list`.
+  `agents.defaults` or the agent's entry in `agents.list`; its strict schema knows only those keys, so
+  nothing else is written either.
+
+Both name what OpenClaw will not honour (`Export.not_exported`): memtui's own ranking settings that
+no OpenClaw has a key for (`memtui_only`), and for each layout what it fixes or rounds.
 
 Writing goes through `settings_io.rewrite_file` (mode, owner and symlinks kept, a backup that never
 overwrites another, an atomic replace). Only plain JSON is rewritten: a JSON5 file with comments
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,11 +43,68 @@ class Export:
     def to_json(self) -> str:
         return json.dumps(self.block, indent=2)
 
+    def not_honoured(self) -> str:
+        """One line naming every setting this OpenClaw will not rank with ("" when there is none)."""
+        if not self.not_exported:
+            return ""
+        what = ("OpenClaw 2026.9 takes only maxResults and minScore" if self.layout == NEW_LAYOUT
+                else "OpenClaw's memorySearch.query takes weights, MMR, decay, maxResults and minScore")
+        return (f"{what}; not honoured: {'; '.join(self.not_exported)}. "
+                "memtui's own search (the app, `memtui search`) still ranks with them")
+
+
+def memtui_only(params: SearchParams, keyword: Mapping[str, Any] | None = None) -> list[str]:
+    """memtui's settings that no OpenClaw layout has a key for, each with the memtui config key that sets
+    it. `keyword` is the config's `query.keyword` block (OR fallback, CJK bigrams, stemming), when known."""
+    out = []
+    if params.line_weight > 0:
+        out.append(f"line weight {params.line_weight:.2f} (query.keyword.lineWeight; OpenClaw scores keywords over "
+                   "whole chunks only)")
+    if params.overlap_penalty > 0:
+        out.append(f"overlap penalty {params.overlap_penalty:.2f} (query.overlapPenalty; OpenClaw lists overlapping "
+                   "chunks of a file in score order)")
+    if params.time_mode != "off":
+        out.append(f"time words {params.time_mode} (query.time.mode; OpenClaw has no time windows)")
+    if params.fusion != "openclaw":
+        out.append(f"{params.fusion} fusion (query.hybrid.fusion; OpenClaw adds the raw weighted scores)")
+    if params.decay and params.decay_evergreen:
+        out.append("undated notes aging like the oldest dated one (the Recent first preset; OpenClaw never decays them)")
+    keyword = keyword or {}
+    if keyword.get("orFallback"):
+        out.append("OR when AND finds nothing (query.keyword.orFallback; OpenClaw ANDs every term)")
+    if keyword.get("cjk", "none") != "none":
+        out.append(f"CJK {keyword['cjk']}s (query.keyword.cjk; OpenClaw's unicode61 keeps a CJK run whole)")
+    if keyword.get("stemming", "none") != "none":
+        out.append(f"{keyword['stemming']} stemming (query.keyword.stemming; OpenClaw matches whole words)")
+    return out
+
+
+def candidate_multiplier(params: SearchParams, pool_size: int) -> int:
+    """OpenClaw's pool is maxResults × candidateMultiplier (an integer 1–20): the nearest to memtui's fixed pool."""
+    return min(20, max(1, math.ceil(pool_size / max(1, params.max_results))))
+
+
+def legacy_rounding(params: SearchParams, pool_size: int) -> list[str]:
+    """What the older engine takes only rounded: whole days of half-life, a pool of at most 20 × maxResults."""
+    out = []
+    if params.decay and params.half_life_days != legacy_half_life(params):
+        out.append(f"half-life {params.half_life_days:g} days, exported as {legacy_half_life(params)} "
+                   "(OpenClaw takes whole days, at least 1)")
+    multiplier = candidate_multiplier(params, pool_size)
+    if multiplier * params.max_results < pool_size:
+        out.append(f"candidate pool {pool_size} per leg (query.hybrid.candidatePool), exported as "
+                   f"{multiplier * params.max_results} (OpenClaw's pool is at most 20 × maxResults)")
+    return out
+
+
+def legacy_half_life(params: SearchParams) -> int:
+    return int(max(1, math.floor(params.half_life_days)))
+
 
 def legacy_query_block(params: SearchParams, pool_size: int = 100) -> dict[str, Any]:
     """The older engine's `memorySearch.query` object with these settings."""
     vw, tw = params.weights()
-    multiplier = min(20, max(1, math.ceil(pool_size / max(1, params.max_results))))
+    multiplier = candidate_multiplier(params, pool_size)
     return {
         "maxResults": int(params.max_results),
         "minScore": round(params.min_score, 4),
@@ -51,7 +113,7 @@ def legacy_query_block(params: SearchParams, pool_size: int = 100) -> dict[str, 
             "textWeight": round(tw, 4),
             "candidateMultiplier": multiplier,
             "mmr": {"enabled": params.mmr, "lambda": round(params.mmr_lambda, 4)},
-            "temporalDecay": {"enabled": params.decay, "halfLifeDays": int(max(1, math.floor(params.half_life_days)))},
+            "temporalDecay": {"enabled": params.decay, "halfLifeDays": legacy_half_life(params)},
         },
     }
 
@@ -61,12 +123,14 @@ DEFAULT_QUERY_2026 = {"maxResults": 6, "minScore": 0.35}
 
 
 def build_export(params: SearchParams, layout: Layout, pool_size: int = 100, *, only: set[str] | None = None,
-                 agent_id: str | None = None) -> Export:
+                 agent_id: str | None = None, keyword: Mapping[str, Any] | None = None) -> Export:
     """The block for this layout. `only` limits a 2026.9 export to the keys the user set (e.g. the
     flags given), so values they did not ask to change are never rewritten; with `agent_id` the
-    printed block is shaped for that agent's entry, so pasting it changes that agent only."""
+    printed block is shaped for that agent's entry, so pasting it changes that agent only. `keyword`
+    (the config's `query.keyword`) lets the keyword settings be named among those not exported."""
     if layout != NEW_LAYOUT:
-        return Export(layout, {"memorySearch": {"query": legacy_query_block(params, pool_size)}})
+        return Export(layout, {"memorySearch": {"query": legacy_query_block(params, pool_size)}},
+                      legacy_rounding(params, pool_size) + memtui_only(params, keyword))
     query = {k: v for k, v in (("maxResults", int(params.max_results)), ("minScore", round(float(params.min_score), 4)))
              if only is None or k in only}
     vw, tw = params.weights()
@@ -79,13 +143,7 @@ def build_export(params: SearchParams, layout: Layout, pool_size: int = 100, *, 
     if params.decay != FIXED_2026["decay"] or (params.decay and params.half_life_days != FIXED_2026["halfLifeDays"]):
         missing.append(f"temporal decay {'half-life ' + format(params.half_life_days, 'g') + ' days' if params.decay else 'off'} "
                        "(OpenClaw 2026.9 always decays with a 30-day half-life)")
-    if params.line_weight > 0:
-        missing.append(f"line weight {params.line_weight:.2f} (OpenClaw scores keywords over whole chunks only)")
-    if params.overlap_penalty > 0:
-        missing.append(f"overlap penalty {params.overlap_penalty:.2f} (OpenClaw may list overlapping chunks of a file in "
-                       "score order)")
-    if params.time_mode != "off":
-        missing.append(f"time windows from the query ({params.time_mode}; OpenClaw has no such feature)")
+    missing += memtui_only(params, keyword)
     block: dict[str, Any] = {"memory": {"search": {"query": query}}}
     if agent_id is not None:
         block = {"agents": {"entries": {agent_id: block}}}

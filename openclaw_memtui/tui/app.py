@@ -449,7 +449,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.save_tuned(message.params)
 
     def on_tuning_panel_export_requested(self, message: TuningPanel.ExportRequested) -> None:
-        self._tell(export_settings(message.params, self.agent, self.pool_size))
+        self.export_tuned(message.params)
 
     def action_toggle_tuning(self) -> None:
         panel = self.query_one("#tuning", TuningPanel)
@@ -510,7 +510,10 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.save_tuned(self.params)
 
     def action_export_settings(self) -> None:
-        self._tell(export_settings(self.params, self.agent, self.pool_size))
+        self.export_tuned(self.params)
+
+    def export_tuned(self, params: SearchParams) -> None:
+        self._tell(export_settings(params, self.agent, self.pool_size, self.cfg["query"]["keyword"]))
 
     def _tell(self, outcome: Outcome) -> None:
         if outcome.clipboard is not None:

@@ -6,9 +6,10 @@ touches a widget.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..engine.search.rank import SearchParams
 from ..errors import describe
@@ -72,13 +73,15 @@ def openclaw_layout(agent: Agent | None) -> Layout:
         return LEGACY_LAYOUT
 
 
-def export_settings(params: SearchParams, agent: Agent | None, pool_size: int) -> Outcome:
-    """The query block for openclaw.json, written to memtui's config folder and copied."""
+def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
+                    keyword: Mapping[str, Any] | None = None) -> Outcome:
+    """The query block for openclaw.json, written to memtui's config folder and copied; a warning
+    names what that OpenClaw will not honour (`keyword`: the config's query.keyword block)."""
     from ..engine.store import make_private_dirs
     from ..interop.export import build_export
     from ..paths import config_dir
 
-    export = build_export(params, openclaw_layout(agent), pool_size)
+    export = build_export(params, openclaw_layout(agent), pool_size, keyword=keyword)
     text = export.to_json()
     name = "openclaw-memory.search.json" if export.layout == "2026.9" else "openclaw-memorySearch.json"
     target = config_dir() / name
@@ -90,6 +93,5 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int) -
     block = "memory.search.query" if export.layout == "2026.9" else "memorySearch.query"
     outcome = Outcome([Toast(safe(f"Exported {block} to {target} and the clipboard", one_line=True))], clipboard=text)
     if export.not_exported:
-        outcome.toasts.append(Toast(safe("This OpenClaw takes only maxResults and minScore; not exported: "
-                                         + "; ".join(export.not_exported), one_line=True), "warning", 8))
+        outcome.toasts.append(Toast(safe(export.not_honoured(), one_line=True), "warning", 12))
     return outcome
