@@ -69,8 +69,10 @@ def hex_ids(db: Path) -> None:
     store.close()
 
 
-def touch(db: Path, rows: int, seed: int) -> None:
-    """`rows` chunks get another id and vector behind the same rowid, as re-chunked text does."""
+def touch(db: Path, rows: int, seed: int, *, logged: bool = True) -> None:
+    """`rows` chunks get another id and vector behind the same rowid, as re-chunked text does; with
+    `logged`, the rows are logged with the new generation as a sync's writer logs them (without: as
+    another writer, e.g. an older memtui, leaves them, and a patch scans every id)."""
     store = Store(db)
     conn = store.conn
     top = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
@@ -82,12 +84,12 @@ def touch(db: Path, rows: int, seed: int) -> None:
     conn.executemany("UPDATE chunks SET id = ?, embedding = ? WHERE rowid = ?",
                      [(hashlib.sha256(f"touched {seed} {r}".encode()).hexdigest(), v.tobytes(), r)
                       for r, v in zip(picked, vectors, strict=True)])
-    store.bump_generation()
+    store.bump_generation(picked if logged else None)
     conn.execute("COMMIT")
     store.close()
 
 
-def measure(db: Path, ws: Path, queries_file: Path, queries: int) -> dict:
+def measure(db: Path, ws: Path, queries_file: Path, queries: int, touched: int) -> dict:
     """In a fresh process: what a start after the sync costs, and search with the delta."""
     q = np.load(queries_file)
     out: dict = {}
@@ -119,6 +121,7 @@ def measure(db: Path, ws: Path, queries_file: Path, queries: int) -> dict:
     index = open_index(db, ws, q)
     out["mapped_and_patched"] = index.map_saved_vectors()
     out["map_and_patch_s"] = time.perf_counter() - t
+    out["start_patched_from"] = index.vector_searcher.patched_from
     index.retrieve("w1 w2 w3")
     out["first_results_s"] = time.perf_counter() - t
     searcher = index.vector_searcher
@@ -138,6 +141,14 @@ def measure(db: Path, ws: Path, queries_file: Path, queries: int) -> dict:
     out["p50_merged_ms"] = p50(index, queries)
     out["matrix_after_merge"] = type(searcher._matrix).__name__
     out["rss_after_merge_mb"], out["rss_peak_mb"] = scale.rss_mb()
+    # the app after a watcher's sync: another connection writes, the next search patches the matrix in memory
+    for logged in (True, False):
+        touch(db, touched, seed=int(time.time()) + logged, logged=logged)
+        t0 = time.perf_counter()
+        index.retrieve("w1 w2 w3")
+        key = "repatch_logged" if logged else "repatch_scanned"
+        out[key] = {"search_s": time.perf_counter() - t0, "patch_s": searcher.patch_s, "by": searcher.patched_from,
+                    "matrix": type(searcher._matrix).__name__}
     index.close()
     return out
 
@@ -208,7 +219,8 @@ def run(db: Path, ws: Path, queries_file: Path, args: argparse.Namespace) -> dic
     index.close()
     touch(db, args.touch, seed=int(time.time()))
     done = subprocess.run([sys.executable, __file__, "--measure", str(db), str(ws), str(queries_file),
-                           "--queries", str(args.queries)], capture_output=True, text=True, check=True)
+                           "--queries", str(args.queries), "--touch", str(args.touch)],
+                          capture_output=True, text=True, check=True)
     return {**prepared, **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
@@ -221,7 +233,8 @@ def main() -> int:
     ap.add_argument("--measure", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
-        print(json.dumps(measure(Path(args.measure[0]), Path(args.measure[1]), Path(args.measure[2]), args.queries)))
+        print(json.dumps(measure(Path(args.measure[0]), Path(args.measure[1]), Path(args.measure[2]), args.queries,
+                                args.touch)))
         return 0
     results = []
     with tempfile.TemporaryDirectory(prefix="memtui-delta-") as tmp:
@@ -245,6 +258,12 @@ def main() -> int:
                                      for k in ("before_merge", "after_merge")),
                f"{r['merge_peak']['rss_mb']:.0f} ({r['merge_peak']['anon_mb']:.0f} / {r['merge_peak']['file_mb']:.0f})",
                f"{r['merge_peak']['hwm_mb']:.0f}"] for r in results]
+    repatch = [[f"{r['chunks']:,}", r["start_patched_from"], f"{r['map_and_patch_s']:.2f}",
+                *(f"{r[k]['patch_s']:.3f} ({r[k]['by']}) / {r[k]['search_s']:.2f}"
+                  for k in ("repatch_logged", "repatch_scanned"))]
+               for r in results]
+    print(table(repatch, ["chunks", "start: rows found by", "start: map + patch s",
+                          "after a logged sync: patch s / first search s", "after an unlogged write: patch s / search s"]))
     print(table(memory, ["chunks", "RSS before merge (anon / file) MB", "after merge", "sampled peak during merge",
                          "VmHWM of the merge MB"]))
     write_json("matrix_delta", {"touch": args.touch, "results": results})

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.reads import IndexReader
 from openclaw_memtui.engine.search import matrix_delta, matrix_file, vector
 from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix
 from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
@@ -22,6 +23,7 @@ from openclaw_memtui.engine.search.matrix_file import (
     saved_stamp,
     write_matrix,
 )
+from openclaw_memtui.engine.store import connection
 
 from .helpers import write
 from .test_matrix_file import matrix_and_stamp as _matrix_and_stamp
@@ -56,6 +58,19 @@ def edit_notes(index: MemoryIndex) -> None:
     index.sync()
 
 
+def found_changes_by(index: MemoryIndex, via: str, monkeypatch) -> None:
+    """Make the next patch find the changed rows `via` the writes' log only (a scan of every id fails
+    the test) or by the scan (the log emptied, as after another memtui's writes)."""
+    if via == "log":
+        def no_scan(self):
+            raise AssertionError("scanned every chunk id although the writes logged their rows")
+
+        monkeypatch.setattr(IndexReader, "chunk_id_heads", no_scan)
+        monkeypatch.setattr(IndexReader, "chunk_ids", no_scan)
+    else:
+        index.store.conn.execute("DELETE FROM chunk_changes")
+
+
 @pytest.fixture
 def saved(tmp_path):
     index = seeded_index(tmp_path)
@@ -64,12 +79,16 @@ def saved(tmp_path):
     return index
 
 
-def test_a_saved_file_of_an_older_state_is_patched_and_finds_what_a_rebuild_finds(saved, tmp_path):
+@pytest.mark.parametrize("via", ["log", "scan"])
+def test_a_saved_file_of_an_older_state_is_patched_and_finds_what_a_rebuild_finds(saved, tmp_path, monkeypatch, via):
     edit_notes(saved)
+    found_changes_by(saved, via, monkeypatch)
     index = reopen(saved)
     patched = {q: vector_hits(index, q) for q in QUERIES}
+    monkeypatch.undo()  # the rebuild below may scan
     searcher = index.vector_searcher
     assert searcher.loaded_from == "file" and isinstance(searcher._matrix, PatchedMatrix)
+    assert searcher.patched_from == via
     assert searcher._matrix.delta_rows == 4
     assert patched == rebuilt_hits(index, tmp_path)
     assert "memory/n020.md" not in {p for hits in patched.values() for p in hits}
@@ -77,19 +96,67 @@ def test_a_saved_file_of_an_older_state_is_patched_and_finds_what_a_rebuild_find
     assert max(patched["edited words"], key=patched["edited words"].get) == "memory/n010.md"
 
 
-def test_the_matrix_in_memory_is_patched_after_a_sync(saved, tmp_path):
+@pytest.mark.parametrize("via", ["log", "scan"])
+def test_the_matrix_in_memory_is_patched_after_a_sync(saved, tmp_path, monkeypatch, via):
     """The running app: a watcher's sync moves the generation; the next search patches the matrix
-    it holds (no reload of the file, no rebuild)."""
+    it holds (no reload of the file, no rebuild) from the rows the sync logged, or by scanning every
+    chunk id when the log does not reach back to the matrix's generation."""
     saved.retrieve("subject 1")
     base = saved.vector_searcher._base
     edit_notes(saved)
+    found_changes_by(saved, via, monkeypatch)
     patched = {q: vector_hits(saved, q) for q in QUERIES}
+    monkeypatch.undo()
     matrix = saved.vector_searcher._matrix
     assert isinstance(matrix, PatchedMatrix) and base is not None and matrix.base is base.matrix
+    assert saved.vector_searcher.patched_from == via and matrix.delta_rows == 4
     assert patched == rebuilt_hits(saved, tmp_path)
 
 
-def test_a_rowid_reused_after_deleting_the_top_rows_is_not_taken_for_the_old_row(saved, tmp_path):
+def test_a_write_the_log_misses_between_two_logged_syncs_makes_the_patch_scan(saved, tmp_path):
+    """Another writer (an older memtui, a tool) changed a chunk between two logged syncs: the log no
+    longer chains from the matrix's generation, so the patch scans every id and still sees that change."""
+    saved.retrieve("subject 1")
+    memory = saved.settings.workspace / "memory"
+    write(memory / "fresh.md", "brand new note")
+    saved.sync()
+    conn = saved.store.conn
+    rowid, = conn.execute("SELECT rowid FROM chunks WHERE path = 'memory/n030.md' LIMIT 1").fetchone()
+    vector_of = conn.execute("SELECT embedding FROM chunks WHERE path = 'memory/fresh.md'").fetchone()[0]
+    conn.execute("BEGIN")
+    conn.execute("UPDATE chunks SET id = 'rewritten-elsewhere', embedding = ? WHERE rowid = ?", (vector_of, rowid))
+    saved.store.bump_generation()  # no rows given: the step is not logged
+    conn.execute("COMMIT")
+    write(memory / "n010.md", "edited words")
+    saved.sync()
+    patched = {q: vector_hits(saved, q) for q in QUERIES}
+    assert saved.vector_searcher.patched_from == "scan"
+    assert "memory/n030.md" in patched["brand new note"]  # the unlogged row, found with its new vector
+    assert patched == rebuilt_hits(saved, tmp_path)
+
+
+def test_each_write_logs_the_rows_it_touched_and_the_log_is_pruned(saved, monkeypatch):
+    conn = saved.store.conn
+    before = saved.reads().generation()
+    rowids = [r for (r,) in conn.execute("SELECT rowid FROM chunks WHERE path = 'memory/n010.md'")]
+    write(saved.settings.workspace / "memory" / "n010.md", "edited words")
+    saved.sync()
+    now = saved.reads().generation()
+    touched = np.frombuffer(saved.reads().changed_rowids(before, now), dtype="<i8").tolist()
+    new_rowids = [r for (r,) in conn.execute("SELECT rowid FROM chunks WHERE path = 'memory/n010.md'")]
+    assert set(touched) == set(rowids) | set(new_rowids)  # the deleted rows, the inserted ones (vectors: the same)
+    assert saved.reads().changed_rowids(now, now) == b""
+    assert saved.reads().changed_rowids(before - 1, now) is None  # not a generation the log reaches
+    monkeypatch.setattr(connection, "CHANGE_LOG_STEPS", 2)
+    for i in range(3):
+        write(saved.settings.workspace / "memory" / f"more{i}.md", f"note {i}")
+        saved.sync()
+    assert conn.execute("SELECT count(*) FROM chunk_changes").fetchone()[0] == 2
+    assert saved.reads().changed_rowids(now, saved.reads().generation()) is None  # pruned: a reader scans
+
+
+@pytest.mark.parametrize("via", ["log", "scan"])
+def test_a_rowid_reused_after_deleting_the_top_rows_is_not_taken_for_the_old_row(saved, tmp_path, monkeypatch, via):
     top = saved.reads().conn.execute("SELECT rowid, path FROM chunks ORDER BY rowid DESC LIMIT 2").fetchall()
     for _, path in top:
         (saved.settings.workspace / path).unlink()
@@ -100,8 +167,11 @@ def test_a_rowid_reused_after_deleting_the_top_rows_is_not_taken_for_the_old_row
     saved.sync()
     now = dict(saved.reads().conn.execute("SELECT path, rowid FROM chunks WHERE path LIKE 'memory/reuse-%'"))
     assert set(now.values()) == {rowid for rowid, _ in top}  # SQLite handed the deleted rowids out again
+    found_changes_by(saved, via, monkeypatch)
     index = reopen(saved)
     patched = {q: vector_hits(index, q) for q in QUERIES}
+    monkeypatch.undo()
+    assert index.vector_searcher.patched_from == via
     assert isinstance(index.vector_searcher._matrix, PatchedMatrix) and index.vector_searcher._matrix.delta_rows == 4
     assert patched == rebuilt_hits(index, tmp_path)
     assert max(patched["brand new note"], key=patched["brand new note"].get) == "memory/reuse-a.md"

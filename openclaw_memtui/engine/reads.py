@@ -204,6 +204,30 @@ class IndexReader:
             " coalesce(group_concat(substr(id, 1, 16), ''), '') FROM chunks").fetchone()
         return int(count), int(long_ids), str(rowids), str(heads)
 
+    def changed_rowids(self, since: int, now: int) -> bytes | None:
+        """The rowids of the chunks changed from generation `since` to `now` (int64s, little-endian,
+        repeats possible), when `chunk_changes` logs every step between the two; None when it does
+        not (a step an older memtui wrote, one pruned or too large to list, an index without the log)."""
+        if since == now:
+            return b""
+        if self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_changes'").fetchone() is None:
+            return None
+        steps = {g: (p, listed) for g, p, listed in
+                 self.conn.execute("SELECT generation, previous, rowids IS NOT NULL FROM chunk_changes")}
+        chain, at = [], now
+        while at != since:
+            step = steps.pop(at, None)  # popped: a loop in the log ends the walk
+            if step is None or not step[1]:
+                return None
+            chain.append(at)
+            at = step[0]
+        blobs = []
+        for start in range(0, len(chain), IN_CLAUSE_LIMIT):
+            part = chain[start : start + IN_CLAUSE_LIMIT]
+            blobs += [bytes(b) for (b,) in self.conn.execute(
+                f"SELECT rowids FROM chunk_changes WHERE generation IN ({_marks(len(part))})", part)]
+        return b"".join(blobs)
+
     def chunk_ids(self) -> list[tuple[int, str]]:
         """(rowid, id) of every chunk: a covering scan of the id index (EXPLAIN QUERY PLAN: SCAN
         chunks USING COVERING INDEX sqlite_autoindex_chunks_1), never the table and its vectors."""

@@ -162,7 +162,7 @@ def repair_fts(store: Store, segment: bool) -> int:
         writer.refill_lines(fts_text)
         store.set_meta(LINES_KEY, "1")
     if fixed:
-        store.bump_generation()
+        store.bump_generation(changed=())  # keyword rows only: no chunk row or vector changed
     return fixed
 
 

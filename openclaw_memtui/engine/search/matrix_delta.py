@@ -109,6 +109,20 @@ def diff(base_rowids: np.ndarray, base_fingerprints: np.ndarray, rowids: np.ndar
     return Changes(alive, rowids[~same])
 
 
+def diff_touched(base_rowids: np.ndarray, base_fingerprints: np.ndarray, touched: np.ndarray, rowids: np.ndarray,
+                 prints: np.ndarray) -> Changes:
+    """`diff` when only the rows at the `touched` rowids can have changed since the base (the writes
+    logged them): (`rowids`, `prints`) are the index's rows among them. A base row at an untouched
+    rowid is kept without a look at the index."""
+    among = diff(base_rowids, base_fingerprints, rowids, prints)  # touched rows the index still holds unchanged
+    at = np.searchsorted(base_rowids, touched)
+    hit = at < len(base_rowids)
+    hit[hit] = base_rowids[at[hit]] == touched[hit]
+    untouched = np.ones(len(base_rowids), dtype=bool)
+    untouched[at[hit]] = False
+    return Changes(untouched | among.alive, among.fresh)
+
+
 class PatchedMatrix:
     """A base quantised matrix (never modified: it may be a read-only mapping) with tombstoned rows,
     searched together with an exact matrix of the rows added since."""

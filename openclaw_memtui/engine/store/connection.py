@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable
+import sys
+from array import array
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -178,9 +180,10 @@ class Store:
     def set_identity(self, identity: dict[str, Any]) -> None:
         self.set_meta(META_KEY, json.dumps(identity, separators=(",", ":")))
 
-    def bump_generation(self) -> None:
-        """Tell caches (the vector matrix in memory and its file beside the index) that chunks or vectors changed."""
-        bump_generation(self.conn)
+    def bump_generation(self, changed: Collection[int] | None = None) -> None:
+        """Tell caches (the vector matrix in memory and its file beside the index) that chunks or vectors
+        changed; `changed`, when known, the rowids of the chunks that did (see `bump_generation`)."""
+        bump_generation(self.conn, changed)
 
     def ensure_index_id(self) -> str:
         """The index's random id, set now if an older memtui built it (one autocommitted row)."""
@@ -216,7 +219,7 @@ class Store:
         self.conn.execute("DROP TABLE chunks_vec")
 
 
-def bump_generation(conn: Any) -> None:
+def bump_generation(conn: Any, changed: Collection[int] | None = None) -> None:
     """Give the index a new generation, in the caller's transaction; the first change of a file also
     gives it its random id.
 
@@ -224,12 +227,37 @@ def bump_generation(conn: Any) -> None:
     random bits. The count alone repeats when an index is restored from a backup and changed as
     many times again (or deleted and built again), and a matrix saved for the old state would be
     taken for the new one; the random bits make that a one-in-16-million chance per restore.
+
+    `changed`: the rowids of every chunk the transaction inserted, deleted or gave a vector (a
+    superset is fine), logged with the step in `chunk_changes` in the same transaction; None when
+    not known. Past `CHANGE_LOG_ROWS` the step is logged as too large to list.
     """
+    previous = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     token = int.from_bytes(os.urandom(3), "little")
     conn.execute("INSERT INTO meta(key, value) VALUES ('generation', ?) ON CONFLICT(key) DO UPDATE SET"
                  f" value = (((CAST(value AS INTEGER) >> {_TOKEN_BITS}) + 1) << {_TOKEN_BITS}) | ?",
                  ((1 << _TOKEN_BITS) | token, token))
     conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (INDEX_ID_KEY, _new_index_id()))
+    if changed is not None:
+        _log_changes(conn, int(previous[0]) if previous else 0, changed)
+
+
+CHANGE_LOG_ROWS = 50_000  # matrix_delta.REBUILD_ROWS: a step larger than that rebuilds the matrix anyway
+CHANGE_LOG_STEPS = 64  # steps kept: a matrix older than that is patched by a scan of the ids
+
+
+def _log_changes(conn: Any, previous: int, changed: Collection[int]) -> None:
+    (generation,) = conn.execute("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'").fetchone()
+    rowids = None
+    if len(changed) <= CHANGE_LOG_ROWS:
+        listed = array("q", sorted(changed))
+        if sys.byteorder != "little":
+            listed.byteswap()
+        rowids = listed.tobytes()
+    conn.execute("INSERT OR REPLACE INTO chunk_changes(generation, previous, rowids) VALUES (?, ?, ?)",
+                 (generation, previous, rowids))
+    conn.execute("DELETE FROM chunk_changes WHERE generation NOT IN"
+                 " (SELECT generation FROM chunk_changes ORDER BY generation DESC LIMIT ?)", (CHANGE_LOG_STEPS,))
 
 
 _TOKEN_BITS = 24

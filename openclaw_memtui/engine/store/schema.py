@@ -107,9 +107,20 @@ LINES_KEY = "memtui_lines_filled"  # meta: lines_fts holds the lines of every ch
 REQUIRED_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
 
 
+# Which chunk rows each change of the index touched, by the generation it gave the index and the one
+# before (`connection.bump_generation`): a vector matrix of an earlier generation is patched from these
+# rowids instead of a scan of every chunk id (0.6–1.6 s at 1M). `rowids` is int64s, little-endian, or
+# NULL when there were too many to list; a generation with no row (an older memtui wrote it, or the log
+# was pruned) breaks the chain and the reader scans.
+CHANGES_SQL = """
+CREATE TABLE IF NOT EXISTS chunk_changes (generation INTEGER PRIMARY KEY, previous INTEGER NOT NULL, rowids BLOB);
+"""
+
+
 def schema_script(tokenize: str) -> str:
     """Every CREATE the schema needs; `tokenize` only matters for newly created FTS tables."""
-    return SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize) + LINES_FTS_SQL.format(tokenize=tokenize) + COUNTS_SQL
+    return (SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize) + LINES_FTS_SQL.format(tokenize=tokenize) + COUNTS_SQL
+            + CHANGES_SQL)
 
 
 def quick_check_tables(conn: Any) -> str:

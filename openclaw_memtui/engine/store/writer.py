@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..reads import IndexReader, SkippedFile
-from .connection import bump_generation
+from .connection import CHANGE_LOG_ROWS, bump_generation
 from .schema import LINE_BITS
 
 
@@ -71,24 +71,34 @@ class IndexWriter:
     def __init__(self, conn: Any) -> None:
         self.conn = conn
         self._changed = False  # this transaction wrote chunks or vectors: commit gives a new generation
+        # the rowids of the chunks it inserted, deleted or gave a vector (None: too many to list, or all):
+        # logged with the new generation, so the vector matrix is patched from them (`chunk_changes`)
+        self._touched: set[int] | None = set()
 
     # -- transactions ----------------------------------------------------------------------------
     def begin(self) -> None:
         self.conn.execute("BEGIN")
-        self._changed = False
+        self._changed, self._touched = False, set()
 
     def commit(self) -> None:
         """Commit; a transaction that changed chunks or vectors also changes the index's generation in
         it, so no write path (a batch committed mid-sync, a cancelled or failed sync keeping what it
         wrote) can leave a cached matrix taken for current."""
         if self._changed:
-            bump_generation(self.conn)
-            self._changed = False
+            bump_generation(self.conn, self._touched)
+            self._changed, self._touched = False, set()
         self.conn.execute("COMMIT")
 
     def rollback(self) -> None:
         self.conn.execute("ROLLBACK")
-        self._changed = False
+        self._changed, self._touched = False, set()
+
+    def _touch(self, rowids: Iterable[int]) -> None:
+        """Record chunk rows this transaction changes (a savepoint rolled back leaves a superset: harmless)."""
+        if self._touched is not None:
+            self._touched.update(rowids)
+            if len(self._touched) > CHANGE_LOG_ROWS:
+                self._touched = None  # logged as too many: a reader scans every id instead
 
     @property
     def in_transaction(self) -> bool:
@@ -139,6 +149,7 @@ class IndexWriter:
             self.conn.execute("DELETE FROM chunks_vec WHERE id IN (SELECT id FROM chunks WHERE path = ?)", (path,))
         self.conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE path = ?)", (path,))
         rowids = self.conn.execute("SELECT rowid FROM chunks WHERE path = ?", (path,)).fetchall()
+        self._touch(r for (r,) in rowids)
         self.conn.executemany("DELETE FROM lines_fts WHERE rowid >= ? AND rowid < ?",
                               [(r << LINE_BITS, (r + 1) << LINE_BITS) for (r,) in rowids])
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
@@ -159,6 +170,7 @@ class IndexWriter:
         self.conn.execute(_INSERT_FTS, (cur.lastrowid, fts_text, chunk.id, chunk.path, chunk.source, chunk.model,
                                         chunk.start_line, chunk.end_line))
         self.conn.executemany(_INSERT_LINE, line_rows(cur.lastrowid, fts_text))
+        self._touch((cur.lastrowid,))
 
     def refill_lines(self, fts_text: Callable[[str], str]) -> int:
         """Rewrite `lines_fts` from every chunk (an index written before it existed, or one whose
@@ -178,6 +190,7 @@ class IndexWriter:
         self._changed = True
         (top,) = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()
         rowids = range(top + 1, top + 1 + len(chunks))
+        self._touch(rowids)
         self.conn.executemany(
             "INSERT INTO chunks(rowid, id, path, source, start_line, end_line, hash, model, text, embedding,"
             " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)",
@@ -223,8 +236,9 @@ class IndexWriter:
             self.conn.executemany("INSERT INTO chunks_vec(id, embedding) VALUES (?, ?)",
                                   [(chunk.id, blob) for chunk, blob in vectors])
         self.conn.executemany("UPDATE chunks SET embedding = ? WHERE rowid = ?", [(blob, chunk.rowid) for chunk, blob in vectors])
+        self._touch(chunk.rowid for chunk, _ in vectors)
 
     def clear_vectors(self) -> None:
         """Forget every chunk's vector (the provider's vector size changed): each will be embedded again."""
-        self._changed = True
+        self._changed, self._touched = True, None  # every row: not worth listing
         self.conn.execute("UPDATE chunks SET embedding = x'' WHERE length(embedding) > 0")
