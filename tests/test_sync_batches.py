@@ -135,3 +135,33 @@ def test_a_file_whose_size_changed_under_the_same_mtime_is_read_again(tmp_path, 
     report = index.sync()
     assert (report.files_indexed, report.files_unchanged) == (1, 4)
     assert [c.path for c in index.retrieve("sigma").candidates] == ["memory/n002.md"]
+
+
+def test_the_fast_no_op_path_still_reads_a_same_size_edit_a_microsecond_later(tmp_path, make_settings, monkeypatch):
+    ws = tmp_path / "ws"
+    notes(ws, 30)
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    reads: list[str] = []
+    real = sync.read_source
+    monkeypatch.setattr(sync, "read_source", lambda sf, limit: reads.append(sf.path) or real(sf, limit))
+    changed = ws / "memory" / "n005.md"
+    st = os.stat(changed)
+    write(changed, "# Note 5\nOMEGA words about topic5\n")  # the same size, 1 µs later: only the mtime tells
+    os.utime(changed, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000))
+    report = index.sync()
+    assert reads == ["memory/n005.md"] and (report.files_indexed, report.files_unchanged) == (1, 29)
+    assert [c.path for c in index.retrieve("omega").candidates] == ["memory/n005.md"]
+    assert index.sync().files_unchanged == 30 and reads == ["memory/n005.md"]
+
+
+def test_a_malformed_transcript_keeps_its_note_across_no_op_re_syncs(workspace, make_settings):
+    with open(workspace / "sessions" / "s2.jsonl", "w") as fh:
+        fh.write('{"type":"message","message":{"role":"user","content":"complete line"}}\n{"type":"mess')
+    index = MemoryIndex(make_settings(workspace), provider_name="none")
+    index.sync()
+    for _ in range(2):
+        report = index.sync()
+        assert report.files_indexed == 0
+        reasons = {s.path: s.reason for s in index.reads().skipped()}
+        assert reasons == {"sessions/s2.jsonl": "1 malformed JSONL line(s) skipped"}

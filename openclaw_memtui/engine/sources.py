@@ -13,6 +13,7 @@ import math
 import operator
 import os
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -97,15 +98,40 @@ def stat_stamp(path: str) -> tuple[float, int] | None:
     return st.st_mtime_ns / 1e6, st.st_size
 
 
-def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[SourceFile]:
+class ListingBudget:
+    """A time limit on a listing (`status`'s bounded dirty check): the walk stops once it is spent and
+    the listing is then partial, which `exhausted` says, so nobody mistakes it for all the files."""
+
+    __slots__ = ("deadline", "exhausted")
+
+    def __init__(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.exhausted = False
+
+    def spent(self) -> bool:
+        if not self.exhausted and time.monotonic() >= self.deadline:
+            self.exhausted = True
+        return self.exhausted
+
+
+# how many folder entries the walk handles between two looks at the clock (~0.3 ms of work)
+_BUDGET_STRIDE = 128
+
+
+def _walk_markdown(root: str, follow_symlinks: bool, workspace: str,
+                   budget: ListingBudget | None = None) -> list[SourceFile]:
     """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
 
     The stat is taken here, from the folder entry, so a re-sync lists and stats in one pass, and
     the workspace-relative path is the folder's (computed once per folder) plus the name. This runs
     once per file on every sync: no call it can do without (a re-sync of 100,000 files is mostly this).
+    Without followed links, `is_file`/`is_dir(follow_symlinks=False)` are already false for a link,
+    so a link is skipped without asking `is_symlink` of every entry. With a `budget`, the walk stops
+    once it is spent (the list is then partial: `budget.exhausted`).
     """
     found: list[SourceFile] = []
-    make = SourceFile._make
+    append = found.append
+    new = tuple.__new__  # SourceFile._make without its Python-level call and length check
     stack = [root]
     # Followed links can point back up the tree (`a -> .`): a folder already walked, known by
     # (device, inode), is never walked again, so the walk always ends.
@@ -117,6 +143,8 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[Sou
         except OSError:
             pass
     while stack:
+        if budget is not None and budget.spent():
+            break
         folder = stack.pop()
         try:
             entries = list(os.scandir(folder))
@@ -124,22 +152,28 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str) -> list[Sou
             continue
         rel = rel_path(workspace, folder)
         prefix = "" if rel == "." else rel + "/"
-        for entry in entries:
+        for i, entry in enumerate(entries):
+            if budget is not None and i and not i % _BUDGET_STRIDE and budget.spent():
+                stack.clear()
+                break
+            name = entry.name
             try:
-                if entry.is_symlink() and not follow_symlinks:
-                    continue
-                if entry.is_dir(follow_symlinks=follow_symlinks):
-                    if entry.name not in IGNORED_DIRS:
-                        if follow_symlinks:
-                            st = entry.stat(follow_symlinks=True)
-                            if (st.st_dev, st.st_ino) in visited:
-                                continue
-                            visited.add((st.st_dev, st.st_ino))
-                        stack.append(entry.path)
-                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=follow_symlinks):
-                    path = prefix + entry.name
-                    found.append(make((entry.path, path if path.isascii() else display_path(path), "memory",
-                                       _stamp(entry))))
+                if name.endswith(".md") and entry.is_file(follow_symlinks=follow_symlinks):
+                    try:
+                        st = entry.stat()  # follows a link, as reading the file does
+                        stamp: tuple[float, int] | None = (st.st_mtime_ns / 1e6, st.st_size)
+                    except OSError:
+                        stamp = None  # whoever needs it stats the file again
+                    path = prefix + name
+                    append(new(SourceFile, (entry.path, path if path.isascii() else display_path(path), "memory",
+                                            stamp)))
+                elif name not in IGNORED_DIRS and entry.is_dir(follow_symlinks=follow_symlinks):
+                    if follow_symlinks:
+                        st = entry.stat(follow_symlinks=True)
+                        if (st.st_dev, st.st_ino) in visited:
+                            continue
+                        visited.add((st.st_dev, st.st_ino))
+                    stack.append(entry.path)
             except OSError:
                 continue
     found.sort(key=_by_abs_path)  # plain strings compare several times faster than the tuples
@@ -202,9 +236,11 @@ DB_SESSION_PREFIX = "openclaw-db:"
 
 def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] = (),
                       follow_symlinks: bool = False, root_files: tuple[str, ...] = DEFAULT_ROOT_FILES,
-                      patterns: tuple[tuple[str, str], ...] = ()) -> list[SourceFile]:
+                      patterns: tuple[tuple[str, str], ...] = (),
+                      budget: ListingBudget | None = None) -> list[SourceFile]:
     """The memory files of `workspace`. `patterns` limits a folder of `extra_paths` to the files
-    matching one of its globs (OpenClaw 2026.9's `{path, pattern}` entries)."""
+    matching one of its globs (OpenClaw 2026.9's `{path, pattern}` entries). With a `budget` the list
+    may be partial (see ListingBudget)."""
     globs: dict[str, list[str]] = {}
     for path, pattern in patterns:
         globs.setdefault(path.strip(), []).append(pattern)
@@ -216,18 +252,20 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             candidates.append(_listed_file(ws, str(p)))
     mem_dir = os.path.normpath(workspace / "memory")
     if os.path.isdir(mem_dir) and (follow_symlinks or not os.path.islink(mem_dir)):
-        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws))
+        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget))
     extra = [raw.strip() for raw in extra_paths if raw.strip()]
     if not extra and not follow_symlinks:
         return candidates  # root files and memory/ cannot name one file twice
     for raw in extra:
+        if budget is not None and budget.spent():
+            break
         p = Path(os.path.expanduser(raw))
         p = p if p.is_absolute() else workspace / p
         if p.is_symlink() and not follow_symlinks:
             continue
         if p.is_dir():
             root = os.path.normpath(p)  # walked from its normalised path: every path found below is normalised
-            found = _walk_markdown(root, follow_symlinks, ws)
+            found = _walk_markdown(root, follow_symlinks, ws, budget)
             if raw in globs:
                 keep = _pattern_filter(Path(root), globs[raw])
                 found = [f for f in found if keep(f.abs_path)]
@@ -256,13 +294,15 @@ def _listed_file(workspace: str, path: str) -> SourceFile:
     return SourceFile(norm, display_path(rel_path(workspace, norm)), "memory", stamp)
 
 
-def list_sources(settings: IndexSettings) -> list[SourceFile]:
+def list_sources(settings: IndexSettings, budget: ListingBudget | None = None) -> list[SourceFile]:
+    """Every file the index should hold, each with its stamp; with a `budget` perhaps only some of them
+    (`budget.exhausted` then says so)."""
     files: list[SourceFile] = []
     if "memory" in settings.sources:
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
-                                       settings.root_files, settings.extra_path_patterns))
-    if "sessions" in settings.sources:
-        files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix))
+                                       settings.root_files, settings.extra_path_patterns, budget))
+    if "sessions" in settings.sources and not (budget is not None and budget.spent()):
+        files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget))
         if settings.transcripts_db is not None:
             files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix))
     return files
@@ -293,7 +333,8 @@ def list_db_sessions(sessions: list[tuple[str, float, int]], prefix: str) -> lis
             for sid, mtime, size in sessions]
 
 
-def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False, prefix: str = "sessions") -> list[SourceFile]:
+def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False, prefix: str = "sessions",
+                       budget: ListingBudget | None = None) -> list[SourceFile]:
     """Transcripts in `sessions_dir`. The symlink rule is the one `memory/` follows: a linked folder
     or file is only read when `followSymlinks` is on (a linked `sessions/` used to be followed always)."""
     if sessions_dir is None or not sessions_dir.is_dir():
@@ -305,7 +346,9 @@ def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False,
         entries = sorted(os.scandir(sessions_dir), key=lambda e: e.name)
     except OSError:
         return []
-    for entry in entries:
+    for i, entry in enumerate(entries):
+        if budget is not None and i and not i % _BUDGET_STRIDE and budget.spent():
+            break
         try:
             if (entry.is_symlink() and not follow_symlinks) or not entry.is_file() or not is_transcript_name(entry.name):
                 continue

@@ -10,6 +10,7 @@ interrupted sync keeps what it already paid for.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import time
 from collections.abc import Callable
@@ -58,6 +59,7 @@ from .textutil import segment_cjk_for_index, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
 FILES_PER_TRANSACTION = 200
+_path_of = operator.attrgetter("path")
 ProgressFn = Callable[[SyncProgress], None]
 
 
@@ -400,16 +402,30 @@ class Syncer:
             else:  # a rebuild starts empty: every chunk it writes gets its lines as it is inserted
                 store.set_meta(LINES_KEY, "1")
             previous_skips = self._previous_skips
-            for done, sf in enumerate(files, 1):
+            listed = set(map(_path_of, files))
+            if force:
+                candidates = files
+            else:
+                # the common case of a re-sync: the listing's stat is the indexed (mtime ms, size), so the
+                # file is not read at all. One comprehension sorts those out (a stamp of None, a stat
+                # that failed, or an unknown path never equals: `0` stands for "not indexed").
+                get = known.get
+                candidates = [sf for sf in files if get(sf.path, 0) != sf.stamp]
+                report.files_unchanged += len(files) - len(candidates)
+                if previous_skips:  # an unchanged file is not read again: the note of its malformed lines stays
+                    changed = set(map(_path_of, candidates))
+                    skipped += [skip for path, skip in previous_skips.items() if path in listed and path not in changed]
+            first = len(files) - len(candidates)
+            if first:
+                self._check_cancel()
+                self.progress(SyncProgress("index", first, len(files), ""))
+            for done, sf in enumerate(candidates, first + 1):
                 stamp = known.get(sf.path)
-                # the common case of a re-sync: the listing's stat is the indexed (mtime ms, size); not read at all
-                if stamp is not None and not force and (sf.stamp or stat_stamp(sf.abs_path)) == stamp:
+                # a listing that could not stat the file: its stat now may still match the index
+                if stamp is not None and not force and sf.stamp is None and stat_stamp(sf.abs_path) == stamp:
                     report.files_unchanged += 1
                     if previous_skips and sf.path in previous_skips:
                         skipped.append(previous_skips[sf.path])
-                    if done & 255 == 0:
-                        self._check_cancel()
-                        self.progress(SyncProgress("index", done, len(files), sf.path))
                     continue
                 self._check_cancel()  # the handler below writes the files read so far and commits
                 self.progress(SyncProgress("index", done, len(files), sf.path))
@@ -426,7 +442,6 @@ class Syncer:
             self._write_batch(writer, batch, has_vec, report, skipped)
             batch = []
             self.progress(SyncProgress("index", len(files), len(files), ""))
-            listed = {sf.path for sf in files}
             for path in known.keys() - listed:
                 writer.delete_file(path, has_vec_table=has_vec)
                 report.files_removed += 1
