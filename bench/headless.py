@@ -1,12 +1,15 @@
 """The headless figures of issue #17 at each size: `memtui status --json`, first index, no-op re-sync.
 
     nice python3 bench/headless.py --index 10k DB WS ... [--resync 10k DB WS ...] [--sync NAME ...] [--runs 9]
+        [--check-files]
 
 Each `--index LABEL DB WS` is an index built by `bench/sync.py --dir` (or `bench/scale.py`): the status
 command runs on it as a whole process (`sys.executable -m openclaw_memtui` from this checkout, bytecode
-cached), wall and own CPU (the child's rusage: what load from other processes does not inflate).
-`--resync LABEL DB WS` times a no-op re-sync of a keyword-only index built by `bench/sync.py --dir`
-(it writes the index: never a shared one). The first-index figures come from bench/results/<name>.json
+cached), wall and own CPU (the child's rusage: what load from other processes does not inflate), with
+the bounded dirty check `status` runs by default and, with `--check-files`, also with the full one.
+`--resync LABEL DB WS` times a no-op re-sync of a keyword-only index built by `bench/sync.py --dir`,
+then a one-file change (a line appended to one note, three times): it writes the index and that note,
+so never give it a shared one. The first-index figures come from bench/results/<name>.json
 of `bench/sync.py` runs named with `--sync NAME` (in size order).
 Prints one table with each figure's growth exponent (1.0 = linear) and writes
 bench/results/headless.json. Goals: status ≤ 100 ms at 1M chunks; no-op re-sync of 100,000 files ≤ 1 s;
@@ -25,15 +28,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, not an installed one
 from _common import RESULTS, table, write_json  # noqa: E402
 
 
-def status_process(db: str, ws: str, runs: int) -> dict[str, float]:
+def status_process(db: str, ws: str, runs: int, *extra: str) -> dict[str, Any]:
     """p50 and min of wall and own CPU of `memtui status --json`, after one warm-up run."""
-    cmd = [sys.executable, "-m", "openclaw_memtui", "status", "--json", "--provider", "none", "--db", db, "--workspace", ws]
+    cmd = [sys.executable, "-m", "openclaw_memtui", "status", "--json", "--provider", "none", "--db", db, "--workspace", ws,
+           *extra]
+    dirty: list[str] = []
     walls, cpus = [], []
     for i in range(runs + 1):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -41,18 +47,21 @@ def status_process(db: str, ws: str, runs: int) -> dict[str, float]:
         done = subprocess.run(cmd, capture_output=True, check=True)
         wall = (time.perf_counter() - t) * 1000
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        status = json.loads(done.stdout)
+        check = status.get("dirty_check") or {}
+        dirty.append({True: "yes", False: "no", None: f"unknown ({check.get('checked', 0):,} checked)"}[status["dirty"]])
         if i == 0:
-            status = json.loads(done.stdout)
             continue
         walls.append(wall)
         cpus.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
     return {"wall_p50_ms": statistics.median(walls), "wall_min_ms": min(walls), "cpu_p50_ms": statistics.median(cpus),
             "cpu_min_ms": min(cpus), "chunks": status["chunks"], "files": status["files"],
-            "load_average": os.getloadavg()[0]}
+            "dirty": dirty[1:], "load_average": os.getloadavg()[0]}
 
 
-def resync(db: str, ws: str, runs: int) -> dict[str, float]:
-    """Median and min of wall and own CPU of a no-op re-sync, in this process, after one warm-up sync."""
+def resync(db: str, ws: str, runs: int) -> dict[str, Any]:
+    """Median and min of wall and own CPU of a no-op re-sync, in this process, after one warm-up sync;
+    then of a one-file change (three times a line appended to the same note)."""
     from openclaw_memtui.config import index_settings, validate
     from openclaw_memtui.engine.index import MemoryIndex
 
@@ -66,9 +75,18 @@ def resync(db: str, ws: str, runs: int) -> dict[str, float]:
         walls.append((time.perf_counter() - t) * 1000)
         cpus.append((time.process_time() - cpu) * 1000)
         assert report is not None and report.files_indexed == 0
+    target = min(Path(ws, "memory").rglob("*.md"))
+    one = []
+    for k in range(3):
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(f"\nedit {k} at {time.time()}\n")
+        t = time.perf_counter()
+        changed = index.sync()
+        one.append((time.perf_counter() - t) * 1000)
+        assert changed is not None and changed.files_indexed == 1
     index.close()
     return {"wall_median_ms": statistics.median(walls), "wall_min_ms": min(walls), "cpu_median_ms": statistics.median(cpus),
-            "cpu_min_ms": min(cpus), "files": report.files_total, "load_average": os.getloadavg()[0]}
+            "cpu_min_ms": min(cpus), "files": report.files_total, "one_file_ms": one, "load_average": os.getloadavg()[0]}
 
 
 def growth(values: list[float], sizes: list[float]) -> str:
@@ -83,8 +101,10 @@ def main() -> int:
     ap.add_argument("--resync", nargs=3, action="append", default=[], metavar=("LABEL", "DB", "WS"))
     ap.add_argument("--sync", action="append", default=[], metavar="NAME", help="a bench/sync.py results name")
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--check-files", action="store_true", help="also time `status --check-files` (every file stat-ed)")
     args = ap.parse_args()
     statuses = {label: status_process(db, ws, args.runs) for label, db, ws in args.index}
+    full = {label: status_process(db, ws, args.runs, "--check-files") for label, db, ws in args.index} if args.check_files else {}
     resyncs = {label: resync(db, ws, args.runs) for label, db, ws in args.resync}
     syncs = {name: json.loads((RESULTS / f"{name}.json").read_text()) for name in args.sync}
     rows = []
@@ -96,6 +116,12 @@ def main() -> int:
                      growth([v["wall_p50_ms"] for v in s], sizes)])
         rows.append(["  own CPU p50 (min)", *(f"{v['cpu_p50_ms']:.0f} ({v['cpu_min_ms']:.0f}) ms" for v in s),
                      growth([v["cpu_p50_ms"] for v in s], sizes)])
+        rows.append(["  dirty (last run)", *(v["dirty"][-1] for v in s), ""])
+        if full:
+            f = list(full.values())
+            rows.append(["status --json --check-files: wall p50 (min)",
+                         *(f"{v['wall_p50_ms']:.0f} ({v['wall_min_ms']:.0f}) ms" for v in f), ""])
+            rows.append(["  own CPU p50 (min)", *(f"{v['cpu_p50_ms']:.0f} ({v['cpu_min_ms']:.0f}) ms" for v in f), ""])
         rows.append(["  chunks / files / load average",
                      *(f"{v['chunks']:,} / {v['files']:,} / {v['load_average']:.1f}" for v in s), ""])
         print(table(rows, ["figure", *statuses, "grows (by chunks)"]))
@@ -106,6 +132,8 @@ def main() -> int:
                   growth([v["wall_median_ms"] for v in r], files)],
                  ["  own CPU median (min)", *(f"{v['cpu_median_ms']:.0f} ({v['cpu_min_ms']:.0f}) ms" for v in r),
                   growth([v["cpu_median_ms"] for v in r], files)],
+                 ["one-file change: wall median", *(f"{statistics.median(v['one_file_ms']):.0f} ms" for v in r),
+                  growth([statistics.median(v["one_file_ms"]) for v in r], files)],
                  ["  files / load average", *(f"{v['files']:,} / {v['load_average']:.1f}" for v in r), ""]]
         print()
         print(table(rrows, ["figure", *resyncs, "grows (by files)"]))
@@ -123,7 +151,7 @@ def main() -> int:
         ]
         print()
         print(table(srows, ["figure", *syncs, "grows (by chunks)"]))
-    path = write_json("headless", {"status": statuses, "resync": resyncs, "sync": syncs})
+    path = write_json("headless", {"status": statuses, "status_check_files": full, "resync": resyncs, "sync": syncs})
     print(f"wrote {path}")
     return 0
 

@@ -134,6 +134,9 @@ def _status_parser(sub: Any) -> None:
     p = sub.add_parser("status", help=COMMAND_HELP["status"])
     _common(p)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--check-files", action="store_true",
+                   help="stat every file for the dirty flag (by default an index of more than 10,000 files is "
+                        "checked for 25 ms, and the flag is 'unknown' if no change turned up by then)")
     p.add_argument("--openclaw-index", nargs="?", const="", metavar="PATH",
                    help="inspect OpenClaw's own index read-only (default: the agent's index path)")
 
@@ -289,12 +292,13 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.openclaw_index is not None:
         return cmd_openclaw_index(args, cfg)
+    from .engine.index import STATUS_DIRTY_BUDGET_S
     from .render import dumps_json, safe
     from .session import open_session
 
     session = open_session(args, cfg, read_only=True)
     index, agent = session.index, session.agent
-    status = index.status()
+    status = index.status(dirty_budget_s=None if args.check_files else STATUS_DIRTY_BUDGET_S)
     openclaw = _openclaw_summary(agent) if agent is not None else None
     if args.json:
         print(dumps_json(status.to_dict() | ({"openclaw": openclaw} if openclaw else {}), indent=2))
@@ -312,7 +316,7 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
     provider_error = f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""
     print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}{provider_error}")
-    print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {'yes' if status.dirty else 'no'}   "
+    print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {dirty_text(status)}   "
           f"Last sync: {status.last_sync or 'never'}")
     for source, counts in sorted(status.sources.items()):
         print(f"  {source:9} {counts['files']} files · {counts['chunks']} chunks · {counts['embedded']} embedded")
@@ -325,6 +329,14 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         for item in status.skipped:
             print(f"  {safe(item['path'], one_line=True)}: {safe(item['reason'], one_line=True)}")
     return 0
+
+
+def dirty_text(status: Any) -> str:
+    if status.dirty is not None:
+        return "yes" if status.dirty else "no"
+    check = status.dirty_check
+    return (f"unknown (no change among {check['checked']:,} of {check['indexed']:,} files checked; "
+            "--check-files checks them all)")
 
 
 def integrity_line(report: dict[str, Any]) -> str:

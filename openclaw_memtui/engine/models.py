@@ -70,6 +70,22 @@ class SyncCancelled(Exception):
     """Raised inside sync when the caller's cancel flag is set; the index stays consistent."""
 
 
+@dataclass(frozen=True, slots=True)
+class DirtyCheck:
+    """Whether files on disk differ from what the index holds, and how much of that was looked at.
+
+    `dirty` is None ("unknown") when a time budget ran out before every file was stat-ed and none of
+    those checked had changed: a partial check never passes for a clean one."""
+
+    dirty: bool | None
+    checked: int  # files listed, stat-ed and compared before the answer was known
+    indexed: int  # files the index holds
+    complete: bool  # every file was listed and compared (a change found early also settles it: dirty)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"checked": self.checked, "indexed": self.indexed, "complete": self.complete}
+
+
 @dataclass(slots=True)
 class Status:
     workspace: str
@@ -86,7 +102,7 @@ class Status:
     chunks: int
     embedded: int
     sources: dict[str, dict[str, int]]
-    dirty: bool
+    dirty: bool | None  # None: unknown, the bounded check stopped first (see dirty_check)
     last_sync: str | None
     skipped: list[dict[str, str]]
     chunk_dates: dict[str, int]
@@ -94,6 +110,7 @@ class Status:
     watcher: str = "off"
     notices: list[str] = field(default_factory=list)
     integrity: dict[str, Any] = field(default_factory=dict)  # store.check_integrity: FTS rows and vectors vs chunks
+    dirty_check: dict[str, Any] = field(default_factory=dict)  # DirtyCheck.to_dict(); empty when not checked
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -89,6 +89,18 @@ class IndexReader:
         Plain tuples: 100,000 named records cost more than the stats they are compared with."""
         return {path: (m, s) for path, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
 
+    def file_stamps_of(self, paths: list[str]) -> dict[str, tuple[float, int]]:
+        """`file_stamps` of these paths only (a partial listing's), read by primary key."""
+        out: dict[str, tuple[float, int]] = {}
+        for start in range(0, len(paths), IN_CLAUSE_LIMIT):
+            part = paths[start : start + IN_CLAUSE_LIMIT]
+            out.update((path, (m, s)) for path, m, s in self.conn.execute(
+                f"SELECT path, mtime, size FROM files WHERE path IN ({_marks(len(part))})", part))
+        return out
+
+    def count_files(self) -> int:
+        return sum(self.files_per_source().values())
+
     def skipped(self) -> list[SkippedFile]:
         return [SkippedFile(*row) for row in self.conn.execute("SELECT path, source, reason FROM skipped ORDER BY path")]
 
