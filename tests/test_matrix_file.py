@@ -95,17 +95,53 @@ def test_a_rebuilt_index_never_trusts_the_old_file(saved):
     vector size, other vectors. Only the index's own id tells the two apart."""
     db = saved.settings.db_path
     old_generation = saved.reads().generation()
+    old_file = matrix_path(db).read_bytes()
     saved.close()
     for side in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         side.unlink(missing_ok=True)
     write(saved.settings.workspace / "memory" / "n005.md", "entirely different words now")
     index = reopen(saved)
     index.sync()
+    assert not matrix_path(db).exists()  # the sync removed the old index's file (see the tests below)
+    matrix_path(db).write_bytes(old_file)  # put back, as by a restore: the load must still refuse it
     index.store.set_meta("generation", str(old_generation))  # even should the random generation repeat,
     assert index.reads().generation() == old_generation  # the index's own id keeps the old file out
     assert loaded_from_after_warm_up(index) == "sqlite"
     hits = vector_hits(index, "entirely different words now")
     assert max(hits, key=hits.get) == "memory/n005.md" and hits["memory/n005.md"] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_forced_rebuild_removes_the_old_indexs_file_and_a_sync_keeps_a_current_one(saved):
+    path = matrix_path(saved.settings.db_path)
+    temp = path.with_name(f"{path.name}.tmp-999999999")  # a dead writer's (no such pid)
+    temp.write_bytes(b"half a matrix")
+    saved.sync(force=True)  # `memtui index --force`: a new index file with a new id
+    assert not path.exists() and not temp.exists()
+    saved.warm_up_vectors()  # the app: a file for the new index
+    assert saved_stamp(path).index_id == saved.reads().index_id()
+    write(saved.settings.workspace / "memory" / "n005.md", "a small edit")
+    saved.sync()
+    assert path.exists()  # the same index, an older generation: patched later, never removed
+
+
+@pytest.mark.parametrize("kind", ["symlink", "not-ours", "older-format"])
+def test_only_our_own_regular_file_is_removed_for_another_index(saved, tmp_path, kind):
+    path = matrix_path(saved.settings.db_path)
+    if kind == "symlink":  # a file of another index, linked here
+        target = tmp_path / "elsewhere.matrix"
+        save_matrix(target, *matrix_and_stamp())
+        path.unlink()
+        path.symlink_to(target)
+    elif kind == "not-ours":
+        path.write_bytes(b"a user's own file that happens to have this name")
+    else:  # our magic, format 1: can never be read again
+        raw = bytearray(path.read_bytes())
+        raw[8:12] = (1).to_bytes(4, "little")
+        path.write_bytes(bytes(raw))
+    assert matrix_file.remove_foreign(path, saved.reads().index_id()) is (kind == "older-format")
+    assert path.exists() is (kind != "older-format")
+    if kind == "symlink":
+        assert target.exists()
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip-body", "flip-header", "garbage", "empty", "other-format"])

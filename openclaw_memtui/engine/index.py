@@ -129,7 +129,16 @@ class MemoryIndex:
             self.provider_error = ""
         if before != self.store.inode or report.full_rebuild:
             self._epoch += 1
+        self._remove_foreign_matrix()
         return report
+
+    def _remove_foreign_matrix(self) -> None:
+        """The vector matrix saved beside the index for an index no longer there (rebuilt, replaced,
+        deleted and built again) can never be used: delete it rather than leave ~440 MB (1M chunks)."""
+        from .search.matrix_file import matrix_path, remove_foreign
+
+        if not self.store.missing:
+            remove_foreign(matrix_path(self.settings.db_path), IndexReader(self.store.conn).index_id())
 
     @property
     def syncing(self) -> bool:

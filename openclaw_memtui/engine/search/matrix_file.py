@@ -171,6 +171,43 @@ def remove_stale_temps(path: Path) -> None:
                 leftover.unlink()
 
 
+def remove_foreign(path: Path, index_id: str) -> bool:
+    """Delete the matrix file at `path` if it is ours and can never be used again: saved for another
+    index than `index_id` (the index at that path was rebuilt, replaced or deleted and built anew) or
+    in another format. ~440 MB at 1M rows. Only a regular file (a symlink is not followed) that starts
+    with our magic is removed, and only while it is still the file read; temp files of dead writers go
+    too. True when the file was removed. A sync calls it; read commands never do."""
+    if not index_id:
+        return False  # an index an older memtui built has no id yet: nothing to compare with
+    remove_stale_temps(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False  # none, a symlink, unreadable: not ours to delete
+    with os.fdopen(fd, "rb") as fh:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            return False
+        prefix = fh.read(_PREFIX.size)
+        if len(prefix) != _PREFIX.size or _PREFIX.unpack(prefix)[0] != MAGIC:
+            return False  # not a file we wrote
+        if _PREFIX.unpack(prefix)[1] == FORMAT_VERSION:
+            fh.seek(0)
+            try:
+                header, _ = _read_header(fh)
+            except (UnusableMatrixFile, OSError):
+                return False  # damaged: the next save replaces it
+            if header["index_id"] == index_id:
+                return False
+        try:
+            if os.stat(path, follow_symlinks=False).st_ino != opened.st_ino:
+                return False  # replaced meanwhile (a save for the new index): keep that one
+            path.unlink()
+        except OSError:
+            return False
+    return True
+
+
 def _writer_alive(temp: Path) -> bool:
     try:
         pid = int(temp.name.rsplit("-", 1)[1])
