@@ -88,11 +88,16 @@ class Changes:
         `unembedded`: the index's chunks without a vector of the base's model (always among `fresh`,
         never read into the delta: a failed embedding pass must not make every sync rebuild).
         `unfitted`: the base's rows already merged in with a fit made for other rows."""
-        return self.counted(unembedded) + unfitted > min(REBUILD_ROWS, REBUILD_FRACTION * max(base_rows, 1))
+        return self.counted(unembedded) + unfitted > patch_limit(base_rows)
 
     def counted(self, unembedded: int = 0) -> int:
         """Changed rows that carry a vector: dropped ones, and fresh ones less those without a vector."""
         return self.dropped + max(0, len(self.fresh) - unembedded)
+
+
+def patch_limit(base_rows: int) -> float:
+    """Changed rows (and rows merged since the fit) past which a base of `base_rows` is rebuilt."""
+    return min(REBUILD_ROWS, REBUILD_FRACTION * max(base_rows, 1))
 
 
 def diff(base_rowids: np.ndarray, base_fingerprints: np.ndarray, rowids: np.ndarray, prints: np.ndarray) -> Changes:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..reads import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
-from .matrix_delta import PatchedMatrix, diff, diff_touched, fingerprints, fingerprints_of_scan
+from .matrix_delta import PatchedMatrix, diff, diff_touched, fingerprints, fingerprints_of_scan, patch_limit
 from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp, write_matrix
 
 Key = tuple[tuple[int, int], str]  # (index generation, model)
@@ -160,9 +160,24 @@ class VectorSearcher:
         dims = IndexReader(conn).vector_dims() or 0
         if not dims or self.choose(conn, vec_loaded, count, dims) == "sqlite-vec":
             return False  # over the memory budget: sqlite-vec is the path, not a wait
-        # a file of an older generation counts as pending too: patching it costs an id scan (~2 s at 1M)
         stamp = self._stamp(conn, key[1])
-        return stamp is None or self.matrix_file is None or saved_stamp(self.matrix_file) != stamp
+        if stamp is None or self.matrix_file is None:
+            return True
+        if self._patches_from_log(conn, stamp):
+            return False  # the matrix in memory, patched from the writes' log in milliseconds
+        # a file of an older generation counts as pending: patching it costs a checksum, maybe an id scan
+        return saved_stamp(self.matrix_file) != stamp
+
+    def _patches_from_log(self, conn: Any, stamp: MatrixStamp) -> bool:
+        """Whether the base in memory reaches `stamp` through the change log with few enough rows that
+        the patch is sure (each logged row at most one dropped and one added row; the app after a
+        watcher's sync)."""
+        with self._lock:
+            base = self._base
+        if base is None or (base.stamp.index_id, base.stamp.model, base.stamp.dims) != (stamp.index_id, stamp.model, stamp.dims):
+            return False
+        logged = IndexReader(conn).changed_rowids(base.stamp.generation, stamp.generation)
+        return logged is not None and 2 * (len(logged) // 8) + base.matrix.unfitted_rows <= patch_limit(base.matrix.size)
 
     # -- loading ---------------------------------------------------------------------------------
     def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> tuple[VectorMatrix, dict[str, int]] | None:
