@@ -422,9 +422,42 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
             await until(pilot, lambda: matrix_path(Path(db)).exists() and searcher._saved is not None, 120)
             out["matrix_file_saved_s"] = time.perf_counter() - started
         out["rss_mb"], out["rss_peak_mb"] = rss_mb()
+        out["after_sync"] = await research_after_writes(app, pilot, Path(db))
     index.close()
     print(json.dumps(out))
     return 0
+
+
+async def research_after_writes(app: MemtuiApp, pilot, db: Path, rows: int = 1000) -> dict:
+    """The app after a watcher's sync: `rows` chunks change (new id and vector behind the same rowid,
+    written by another connection), then the app searches again as on `SyncFinished`; timed until the
+    hybrid ranking of the new state shows. Once with the rows logged as a sync's writer logs them,
+    once without (another writer): the matrix is then patched after a scan of every chunk id."""
+    from matrix_delta import touch
+
+    searcher = app.index.vector_searcher
+    out = {}
+    for logged in (True, False):
+        searcher.join_merge()  # a merge the previous patch started: not part of this measure
+        touch(db, rows, seed=int(time.time()) + logged, logged=logged)
+        app.lags.clear()
+        app.cpu_ms.clear()
+        before, modes = app.pool, []
+        started = time.perf_counter()
+        app.start_search()
+        while time.perf_counter() - started < 120:
+            pool = app.pool
+            if pool is not before and pool is not None and (not modes or modes[-1] is not pool):
+                modes.append(pool)
+                if pool.mode == "hybrid":
+                    break
+            await asyncio.sleep(0.005)
+        out["logged" if logged else "scanned"] = {
+            "hybrid_s": time.perf_counter() - started, "keyword_first": any(m.mode != "hybrid" for m in modes),
+            "patched_from": searcher.patched_from, "patch_s": searcher.patch_s,
+            "max_gap_ms": max(app.lags, default=0.0), "max_gap_cpu_ms": max(app.cpu_ms, default=0.0)}
+    searcher.join_merge()
+    return out
 
 
 def launch_rows(opening: dict, notes: int) -> list[list[str]]:
