@@ -40,7 +40,10 @@ MESSAGE_TOOL_DELIVERY_HINTS = (
 )
 _LEADING_TIMESTAMP = re.compile(r"\A\[[A-Za-z]{3} [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}[^\]]*\] *")
 _METADATA_TOKENS = re.compile("|".join(re.escape(t) for t in (INBOUND_CONTEXT_MARKER, *MESSAGE_TOOL_DELIVERY_HINTS)))
-_BARE_CONTEXT_LINE = re.compile(r"^[ \t]*Context:[ \t]*$", re.M)
+# JavaScript's multiline `^`/`$` also break lines at \r, U+2028 and U+2029; Python's only at \n
+_JS_LINE_START = r"(?:\A|(?<=[\n\r\u2028\u2029]))"
+_JS_LINE_END = r"(?=[\n\r\u2028\u2029]|\Z)"
+_BARE_CONTEXT_LINE = re.compile(_JS_LINE_START + r"[ \t]*Context:[ \t]*" + _JS_LINE_END)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +66,56 @@ def _line_start(text: str, index: int) -> int:
     return text.rfind("\n", 0, index) + 1
 
 
-def _find_line(text: str, value: str, start: int = 0) -> _Line | None:
-    """The first line at or after `start` that is exactly `value` once trimmed."""
-    index = text.find(value, start)
-    while index >= 0:
-        line = _read_line(text, _line_start(text, index))
-        assert line is not None  # index < len(text), so its line exists
-        if line.trimmed == value:
-            return line
-        index = text.find(value, line.next)
-    return None
+class _Forward:
+    """Forward searches in one fixed text that remember each needle's last answer.
+
+    The first match at or after a position never depends on where an earlier search started, so a
+    search starting inside a stretch already known to hold no match is answered at once. OpenClaw's
+    loops search to the end of the text once per block when a block is never closed: a message of
+    tens of thousands of such blocks took minutes; with this every stretch is scanned once.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._last: dict[object, tuple[int, int, object]] = {}  # needle -> (searched from, found at, answer)
+
+    def _recall(self, key: object, start: int) -> tuple[bool, object]:
+        known = self._last.get(key)
+        if known is not None and known[0] <= start and (known[1] < 0 or start <= known[1]):
+            return True, known[2]
+        return False, None
+
+    def find(self, needle: str, start: int) -> int:
+        hit, answer = self._recall(needle, start)
+        if not hit:
+            answer = self.text.find(needle, start)
+            self._last[needle] = (start, answer, answer)
+        return answer  # type: ignore[return-value]
+
+    def search(self, pattern: re.Pattern[str], start: int) -> re.Match[str] | None:
+        hit, answer = self._recall(pattern, start)
+        if not hit:
+            answer = pattern.search(self.text, start)
+            self._last[pattern] = (start, answer.start() if answer else -1, answer)
+        return answer  # type: ignore[return-value]
+
+    def line(self, value: str, start: int = 0) -> _Line | None:
+        """The first line at or after `start` that is exactly `value` once trimmed."""
+        key = ("line", value)
+        hit, answer = self._recall(key, start)
+        if hit:
+            return answer  # type: ignore[return-value]
+        found: _Line | None = None
+        index = self.find(value, start)
+        while index >= 0:
+            line = _read_line(self.text, _line_start(self.text, index))
+            assert line is not None  # index < len(text), so its line exists
+            if line.trimmed == value:
+                found = line
+                break
+            index = self.find(value, line.next)
+        self._last[key] = (start, index, found)
+        return found
 
 
 def _skip_empty_lines(text: str, start: int, trimmed: bool = True) -> int:
@@ -92,11 +135,12 @@ def _has_metadata_sentinel(text: str) -> bool:
             or (_ACTIVE_MEMORY_HEADER in text and _BARE_CONTEXT_LINE.search(text) is not None))
 
 
-def _metadata_block_end(text: str, header: _Line) -> int:
+def _metadata_block_end(scan: _Forward, header: _Line) -> int:
     """A header's block is a fenced ```json … ``` block right after it, else the lines up to a blank one."""
+    text = scan.text
     line = _read_line(text, header.next)
     if line is not None and line.trimmed == "```json":
-        close = _find_line(text, "```", line.next)
+        close = scan.line("```", line.next)
         return close.next if close else len(text) + 1
     while line is not None and line.trimmed != "":
         line = _read_line(text, line.next)
@@ -119,15 +163,16 @@ def _strip_active_memory_blocks(text: str) -> str:
     if _ACTIVE_MEMORY_OPEN not in text:
         return text
     spans: list[tuple[int, int]] = []
-    header = _find_line(text, _ACTIVE_MEMORY_HEADER)
+    scan = _Forward(text)
+    header = scan.line(_ACTIVE_MEMORY_HEADER)
     while header:
         opening = _read_line(text, header.next)
-        close = (_find_line(text, _ACTIVE_MEMORY_CLOSE, opening.next)
+        close = (scan.line(_ACTIVE_MEMORY_CLOSE, opening.next)
                  if opening is not None and opening.trimmed == _ACTIVE_MEMORY_OPEN else None)
         after = _skip_empty_lines(text, close.next) if close else header.next
         if close:
             spans.append((header.start, after))
-        header = _find_line(text, _ACTIVE_MEMORY_HEADER, after)
+        header = scan.line(_ACTIVE_MEMORY_HEADER, after)
     return _remove_spans(text, spans)
 
 
@@ -137,6 +182,7 @@ def strip_inbound_metadata(text: str) -> str:
     if not _has_metadata_sentinel(text):
         return text
     source = _strip_active_memory_blocks(text)
+    scan = _Forward(source)
     spans: list[tuple[int, int]] = []
     position = 0
     while position <= len(source) and (match := _METADATA_TOKENS.search(source, position)):
@@ -148,7 +194,7 @@ def strip_inbound_metadata(text: str) -> str:
             spans.append((start, len(source) + 1))
             break
         if _is_context_header(line.trimmed):
-            position = _metadata_block_end(source, line)
+            position = _metadata_block_end(scan, line)
             spans.append((start, position))
         elif line.trimmed in MESSAGE_TOOL_DELIVERY_HINTS:
             spans.append((start, line.next))
@@ -190,80 +236,113 @@ def _words(text: str) -> str:
 _NOTICE_PATTERN = re.compile(_words(_RUNTIME_NOTICE))
 # Any header, or any tail of it that starts at a sentence, followed by the notice, as one line.
 _PREFACE_PATTERN = re.compile(
-    r"^[ \t]*(?:" + "|".join(_words(". ".join(header.split(". ")[i:]))
-                             for header in _PROMPT_HEADERS for i in range(len(header.split(". "))))
-    + r")\s+" + _NOTICE_PATTERN.pattern + r"[ \t]*(?:\r?\n|$)", re.M)
+    _JS_LINE_START + r"[ \t]*(?:" + "|".join(_words(". ".join(header.split(". ")[i:]))
+                                             for header in _PROMPT_HEADERS for i in range(len(header.split(". "))))
+    + r")\s+" + _NOTICE_PATTERN.pattern + r"[ \t]*(?:\r?\n|" + _JS_LINE_END + ")")
 
 
-def _token_index(text: str, pattern: re.Pattern[str], token: str, start: int) -> int:
-    match = pattern.search(text, max(0, start))
+def _token_index(scan: _Forward, pattern: re.Pattern[str], token: str, start: int) -> int:
+    match = scan.search(pattern, max(0, start))
     return -1 if match is None else match.start() + match.group(0).index(token)
 
 
+def _ends_its_line(text: str, index: int) -> bool:
+    while index < len(text) and text[index] in " \t":
+        index += 1
+    return index == len(text) or text.startswith("\n", index) or text.startswith("\r\n", index)
+
+
 def _strip_delimited_blocks(text: str) -> str:
-    while (start := _token_index(text, _BEGIN_LINE, _CONTEXT_BEGIN, 0)) != -1:
+    """Every BEGIN … END block (they nest) taken out, as OpenClaw does it.
+
+    OpenClaw rebuilds the string after each block (`before + "\n\n" + after`, both trimmed) and
+    searches it again from the start. The same result comes from one pass over the original text:
+    `kept` is what precedes the last block taken out, and the rest continues at `pos`, at a line
+    start (OpenClaw's junction), so a delimiter right there counts as one on its own line.
+    """
+    scan = _Forward(text)
+    kept: list[str] = []  # never ends in whitespace
+    pos, at_junction = 0, False
+    while True:
+        if at_junction and text.startswith(_CONTEXT_BEGIN, pos) and _ends_its_line(text, pos + len(_CONTEXT_BEGIN)):
+            start = pos
+        else:
+            start = _token_index(scan, _BEGIN_LINE, _CONTEXT_BEGIN, pos)
+        if start == -1:
+            break
         cursor, depth, finish = start + len(_CONTEXT_BEGIN), 1, -1
         while depth > 0:  # blocks nest
-            next_begin = _token_index(text, _BEGIN_LINE, _CONTEXT_BEGIN, cursor)
-            next_end = _token_index(text, _END_LINE, _CONTEXT_END, cursor)
+            next_begin = _token_index(scan, _BEGIN_LINE, _CONTEXT_BEGIN, cursor)
+            next_end = _token_index(scan, _END_LINE, _CONTEXT_END, cursor)
             if next_end == -1:
                 break
             if next_begin != -1 and next_begin < next_end:
                 depth, cursor = depth + 1, next_begin + len(_CONTEXT_BEGIN)
                 continue
             depth, finish, cursor = depth - 1, next_end, next_end + len(_CONTEXT_END)
-        before = text[:start].rstrip()
+        head = text[pos:start].rstrip()
+        if head:
+            kept += ["\n\n", head] if kept else [head]
         if finish == -1 or depth != 0:  # never closed: everything after it is context
-            return before
-        block_end = finish + len(_CONTEXT_END)
-        while block_end < len(text) and text[block_end] in " \t":
-            block_end += 1
-        after = text[block_end:].lstrip()
-        text = f"{before}\n\n{after}" if before and after else before + after
-    return text
+            return "".join(kept)
+        pos = finish + len(_CONTEXT_END)
+        while pos < len(text) and text[pos].isspace():  # OpenClaw trims the rest's start
+            pos += 1
+        at_junction = True
+    if pos >= len(text) and at_junction:
+        return "".join(kept)
+    return "".join(kept) + ("\n\n" if kept else "") + text[pos:]
 
 
-def _legacy_event_end(text: str, start: int) -> int | None:
+def _legacy_event_end(scan: _Forward, start: int) -> int | None:
+    text = scan.text
     if not text.startswith(_LEGACY_EVENT, start):
         return None
-    result_begin = text.find(_CHILD_RESULT_BEGIN, start + len(_LEGACY_EVENT))
+    result_begin = scan.find(_CHILD_RESULT_BEGIN, start + len(_LEGACY_EVENT))
     if result_begin == -1:
         return None
-    result_end = text.find(_CHILD_RESULT_END, result_begin + len(_CHILD_RESULT_BEGIN))
+    result_end = scan.find(_CHILD_RESULT_END, result_begin + len(_CHILD_RESULT_BEGIN))
     if result_end == -1:
         return None
-    action = text.find(_ACTION, result_end + len(_CHILD_RESULT_END))
+    action = scan.find(_ACTION, result_end + len(_CHILD_RESULT_END))
     if action == -1:
         return None
     after_action = action + len(_ACTION)
-    next_event = text.find(_LEGACY_SEPARATOR + _LEGACY_EVENT, after_action)
+    next_event = scan.find(_LEGACY_SEPARATOR + _LEGACY_EVENT, after_action)
     if next_event != -1:
         return next_event
-    paragraph = text.find("\n\n", after_action)
+    paragraph = scan.find("\n\n", after_action)
     return len(text) if paragraph == -1 else paragraph
 
 
 def _strip_legacy_context(text: str) -> str:
-    search_from = 0
-    while (header := text.find(_LEGACY_HEADER, search_from)) != -1:
+    """Older releases' runtime-context events taken out, in one pass (see _strip_delimited_blocks)."""
+    scan = _Forward(text)
+    kept: list[str] = []  # never ends in whitespace
+    pos = search_from = 0
+    while (header := scan.find(_LEGACY_HEADER, search_from)) != -1:
         event = header + len(_LEGACY_HEADER)
         if not text.startswith(_LEGACY_EVENT, event):
             search_from = event
             continue
-        block_end = _legacy_event_end(text, event)
+        block_end = _legacy_event_end(scan, event)
         if block_end is None:
-            paragraph = text.find("\n\n", event + len(_LEGACY_EVENT))
+            paragraph = scan.find("\n\n", event + len(_LEGACY_EVENT))
             block_end = len(text) if paragraph == -1 else paragraph
         else:
             while text.startswith(_LEGACY_SEPARATOR + _LEGACY_EVENT, block_end):
-                following = _legacy_event_end(text, block_end + len(_LEGACY_SEPARATOR))
+                following = _legacy_event_end(scan, block_end + len(_LEGACY_SEPARATOR))
                 if following is None:
                     break
                 block_end = following
-        before, after = text[:header].rstrip(), text[block_end:].lstrip()
-        text = f"{before}\n\n{after}" if before and after else before + after
-        search_from = max(0, len(before) - 1)
-    return text
+        head = text[pos:header].rstrip()
+        if head:
+            kept += ["\n\n", head] if kept else [head]
+        pos = block_end
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        search_from = pos
+    return "".join(kept) + ("\n\n" if kept and pos < len(text) else "") + text[pos:]
 
 
 def strip_internal_runtime_context(text: str) -> str:
