@@ -439,7 +439,8 @@ async def research_after_writes(app: MemtuiApp, pilot, db: Path, rows: int = 100
     out = {}
     for logged in (True, False):
         searcher.join_merge()  # a merge the previous patch started: not part of this measure
-        touch(db, rows, seed=int(time.time()) + logged, logged=logged)
+        await asyncio.to_thread(touch, db, rows, int(time.time()) + logged, logged=logged)  # as the sync's thread
+        await pilot.pause(0.05)  # the tick that spanned the write is not the search's
         app.lags.clear()
         app.cpu_ms.clear()
         before, modes = app.pool, []
