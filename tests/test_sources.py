@@ -34,6 +34,25 @@ def test_discovery_rules(tmp_path):
     assert "memory/link.md" in followed
 
 
+def test_a_listing_given_known_stamps_names_unchanged_memory_files_only_by_path(tmp_path):
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "m")
+    for name in ("a.md", "b.md", "deep/c.md"):
+        write(ws / "memory" / name, name)
+    everything = {f.path: f for f in list_memory_files(ws)}
+    known = {path: f.stamp for path, f in everything.items() if f.stamp is not None}
+    known["memory/b.md"] = (known["memory/b.md"][0] + 0.001, known["memory/b.md"][1])  # 1 µs off: changed
+    known["memory/gone.md"] = (1.0, 1)
+    unchanged: list[str] = []
+    listed = [f.path for f in list_memory_files(ws, known=known, unchanged=unchanged)]
+    assert sorted(unchanged) == ["memory/a.md", "memory/deep/c.md"]
+    assert listed == ["MEMORY.md", "memory/b.md"]  # root files are always listed; the caller compares them
+    # with an extra path the same file may be found twice: everything is listed, then compared by real path
+    unchanged.clear()
+    listed = [f.path for f in list_memory_files(ws, ["memory"], known=known, unchanged=unchanged)]
+    assert unchanged == [] and sorted(listed) == sorted(everything)
+
+
 def test_transcript_names(tmp_path):
     assert is_transcript_name("abc.jsonl")
     assert is_transcript_name("abc.jsonl.reset.2026-01-01T00-00-00.000Z")

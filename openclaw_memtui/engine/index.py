@@ -169,24 +169,25 @@ class MemoryIndex:
         skipped = reads.retry_skipped_paths()
         indexed = reads.count_files()
         files: list[SourceFile]
+        unchanged: list[str] = []  # files the listing itself found unchanged (see list_sources)
         if budget_s is None or indexed <= (FULL_DIRTY_CHECK_FILES if full_up_to is None else full_up_to):
             known = reads.file_stamps()
-            files, complete = list_sources(self.settings), True
+            files, complete = list_sources(self.settings, known=known, unchanged=unchanged), True
         else:
             budget = ListingBudget(budget_s)
             files = list_sources(self.settings, budget)
             complete = not budget.exhausted
             known = reads.file_stamps_of([sf.path for sf in files])
         get = known.get
-        seen = 0
-        for checked, sf in enumerate(files, 1):
+        seen = len(unchanged)
+        for checked, sf in enumerate(files, seen + 1):
             if skipped and sf.path in skipped:
                 continue
             stamp = get(sf.path)  # the listing stats each file (a transcript in OpenClaw's database: its stamps)
             if stamp is None or (sf.stamp or stat_stamp(sf.abs_path)) != stamp:
                 return DirtyCheck(True, checked, indexed, complete)
             seen += 1
-        return DirtyCheck(seen != indexed if complete else None, len(files), indexed, complete)
+        return DirtyCheck(seen != indexed if complete else None, len(unchanged) + len(files), indexed, complete)
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, check_dirty: bool = True, dirty_budget_s: float | None = None) -> Status:

@@ -118,8 +118,9 @@ class ListingBudget:
 _BUDGET_STRIDE = 128
 
 
-def _walk_markdown(root: str, follow_symlinks: bool, workspace: str,
-                   budget: ListingBudget | None = None) -> list[SourceFile]:
+def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: ListingBudget | None = None,
+                   known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
+                   ) -> list[SourceFile]:
     """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
 
     The stat is taken here, from the folder entry, so a re-sync lists and stats in one pass, and
@@ -127,8 +128,12 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str,
     once per file on every sync: no call it can do without (a re-sync of 100,000 files is mostly this).
     Without followed links, `is_file`/`is_dir(follow_symlinks=False)` are already false for a link,
     so a link is skipped without asking `is_symlink` of every entry. With a `budget`, the walk stops
-    once it is spent (the list is then partial: `budget.exhausted`).
+    once it is spent (the list is then partial: `budget.exhausted`). With `known` (a re-sync: the
+    index's stamps by path), a file whose stamp is the known one is not listed: only its path goes to
+    `unchanged`, so 100,000 unchanged files cost no SourceFile and no sorting.
     """
+    known_get = known.get if known is not None else None
+    unchanged_append = unchanged.append if unchanged is not None else None
     found: list[SourceFile] = []
     append = found.append
     new = tuple.__new__  # SourceFile._make without its Python-level call and length check
@@ -165,8 +170,12 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str,
                     except OSError:
                         stamp = None  # whoever needs it stats the file again
                     path = prefix + name
-                    append(new(SourceFile, (entry.path, path if path.isascii() else display_path(path), "memory",
-                                            stamp)))
+                    if not path.isascii():
+                        path = display_path(path)
+                    if known_get is not None and unchanged_append is not None and known_get(path, 0) == stamp:
+                        unchanged_append(path)  # `0`: a path the index does not hold never equals
+                    else:
+                        append(new(SourceFile, (entry.path, path, "memory", stamp)))
                 elif name not in IGNORED_DIRS and entry.is_dir(follow_symlinks=follow_symlinks):
                     if follow_symlinks:
                         st = entry.stat(follow_symlinks=True)
@@ -237,10 +246,13 @@ DB_SESSION_PREFIX = "openclaw-db:"
 def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] = (),
                       follow_symlinks: bool = False, root_files: tuple[str, ...] = DEFAULT_ROOT_FILES,
                       patterns: tuple[tuple[str, str], ...] = (),
-                      budget: ListingBudget | None = None) -> list[SourceFile]:
+                      budget: ListingBudget | None = None, known: dict[str, tuple[float, int]] | None = None,
+                      unchanged: list[str] | None = None) -> list[SourceFile]:
     """The memory files of `workspace`. `patterns` limits a folder of `extra_paths` to the files
     matching one of its globs (OpenClaw 2026.9's `{path, pattern}` entries). With a `budget` the list
-    may be partial (see ListingBudget)."""
+    may be partial (see ListingBudget). `known` and `unchanged` (see _walk_markdown) apply to memory/
+    when no extra paths or followed links need the files compared by real path first: a file it
+    leaves out is only named in `unchanged`; every other file is listed."""
     globs: dict[str, list[str]] = {}
     for path, pattern in patterns:
         globs.setdefault(path.strip(), []).append(pattern)
@@ -250,10 +262,12 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
         p = workspace / name
         if p.is_file() and (follow_symlinks or not p.is_symlink()):
             candidates.append(_listed_file(ws, str(p)))
+    extra = [raw.strip() for raw in extra_paths if raw.strip()]
     mem_dir = os.path.normpath(workspace / "memory")
     if os.path.isdir(mem_dir) and (follow_symlinks or not os.path.islink(mem_dir)):
-        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget))
-    extra = [raw.strip() for raw in extra_paths if raw.strip()]
+        if extra or follow_symlinks:
+            known = unchanged = None  # every file listed: the same file may be found twice, by real path below
+        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget, known, unchanged))
     if not extra and not follow_symlinks:
         return candidates  # root files and memory/ cannot name one file twice
     for raw in extra:
@@ -294,13 +308,17 @@ def _listed_file(workspace: str, path: str) -> SourceFile:
     return SourceFile(norm, display_path(rel_path(workspace, norm)), "memory", stamp)
 
 
-def list_sources(settings: IndexSettings, budget: ListingBudget | None = None) -> list[SourceFile]:
+def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
+                 known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
+                 ) -> list[SourceFile]:
     """Every file the index should hold, each with its stamp; with a `budget` perhaps only some of them
-    (`budget.exhausted` then says so)."""
+    (`budget.exhausted` then says so). With `known` and `unchanged` (a re-sync), a memory file whose
+    stamp is known may be left out of the list and only named in `unchanged` (see list_memory_files):
+    the list and `unchanged` together name every file."""
     files: list[SourceFile] = []
     if "memory" in settings.sources:
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
-                                       settings.root_files, settings.extra_path_patterns, budget))
+                                       settings.root_files, settings.extra_path_patterns, budget, known, unchanged))
     if "sessions" in settings.sources and not (budget is not None and budget.spent()):
         files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget))
         if settings.transcripts_db is not None:
