@@ -10,6 +10,7 @@ from pathlib import Path
 from openclaw_memtui.cli import main
 from openclaw_memtui.engine import index as index_module
 from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.sources import ListingBudget, list_sources
 
 from .helpers import write
 
@@ -86,3 +87,33 @@ def test_status_on_a_large_index_says_unknown_and_check_files_checks_all_without
     status = json.loads(capsys.readouterr().out)
     assert status["dirty"] is True and status["dirty_check"]["complete"] is True
     assert snapshot(db.parent, ws) == before  # same files, bytes and mtimes: a read command changed nothing
+
+
+class SpentAfter(ListingBudget):
+    """A budget spent after `looks` looks at the clock: a bounded walk made deterministic."""
+
+    def __init__(self, looks: int) -> None:
+        super().__init__(3600.0)
+        self.looks = looks
+
+    def spent(self) -> bool:
+        self.looks -= 1
+        self.exhausted = self.exhausted or self.looks < 0
+        return self.exhausted
+
+
+def test_a_bounded_listing_takes_transcripts_first_then_the_newest_folder(tmp_path, make_settings):
+    ws = tmp_path / "ws"
+    write(ws / "sessions" / "s.jsonl", '{"type":"message","message":{"role":"user","content":"hi"}}\n')
+    for month, when in (("2026-01", 1_700_000_000), ("2026-12", 1_790_000_000), ("2026-06", 1_750_000_000)):
+        write(ws / "memory" / month / "note.md", f"# {month}\n")
+        os.utime(ws / "memory" / month, (when, when))
+    settings = make_settings(ws, sources=("memory", "sessions"))
+    everything = list_sources(settings)
+    assert [f.source for f in everything][-1] == "sessions"  # unbounded: memory first, as a sync goes
+    budget = SpentAfter(3)  # after the transcripts: memory/, then one month folder; then spent
+    partial = list_sources(settings, budget)
+    assert budget.exhausted and len(partial) < len(everything)
+    assert partial[0].source == "sessions"
+    months = [f.path.split("/")[1] for f in partial if f.path.startswith("memory/20")]
+    assert months == ["2026-12"]  # the folder changed last was walked first

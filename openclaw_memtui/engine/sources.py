@@ -155,6 +155,8 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        if budget is not None:
+            entries.sort(key=_folder_mtime)  # the newest folder is pushed last, so walked first
         rel = rel_path(workspace, folder)
         prefix = "" if rel == "." else rel + "/"
         for i, entry in enumerate(entries):
@@ -190,6 +192,15 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
 
 
 _by_abs_path = operator.itemgetter(0)
+
+
+def _folder_mtime(entry: os.DirEntry[str]) -> int:
+    """A folder's modification time (0 for a file): a bounded walk visits the most recently changed
+    folders first, since where a note was just created or renamed, one was most likely just written."""
+    try:
+        return entry.stat(follow_symlinks=False).st_mtime_ns if entry.is_dir(follow_symlinks=False) else 0
+    except OSError:
+        return 0
 
 
 DEFAULT_ROOT_FILES = ("MEMORY.md", "memory.md", "USER.md")
@@ -316,13 +327,22 @@ def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
     stamp is known may be left out of the list and only named in `unchanged` (see list_memory_files):
     the list and `unchanged` together name every file."""
     files: list[SourceFile] = []
-    if "memory" in settings.sources:
+    # a bounded listing takes the transcripts first: they are fewer than notes and the likeliest to have grown
+    sessions_first = budget is not None
+    if "sessions" in settings.sources and sessions_first:
+        files.extend(_list_transcripts(settings, budget))
+    if "memory" in settings.sources and not (budget is not None and budget.spent()):
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
                                        settings.root_files, settings.extra_path_patterns, budget, known, unchanged))
-    if "sessions" in settings.sources and not (budget is not None and budget.spent()):
-        files.extend(list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget))
-        if settings.transcripts_db is not None:
-            files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix))
+    if "sessions" in settings.sources and not sessions_first:
+        files.extend(_list_transcripts(settings, budget))
+    return files
+
+
+def _list_transcripts(settings: IndexSettings, budget: ListingBudget | None) -> list[SourceFile]:
+    files = list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget)
+    if settings.transcripts_db is not None and not (budget is not None and budget.spent()):
+        files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix))
     return files
 
 
