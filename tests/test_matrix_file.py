@@ -352,3 +352,17 @@ def test_something_other_than_a_file_at_the_path_is_refused_at_once(saved, kind)
     reader.join(timeout=30)  # a bound on a hang, not a wait for time to pass: it ends at once when fixed
     assert not reader.is_alive(), "reading a FIFO at the matrix path blocked"
     assert outcome == ["not a regular file", None]
+
+
+def test_a_row_a_sync_logged_twice_inserted_then_embedded_counts_once(tmp_path, monkeypatch):
+    """Three new chunks, each logged by its insert and again by its vector: three changed rows, within
+    the patch limit of 121 rows (6), so a search after the sync is not pending (six would be over it)."""
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)
+    index = seeded_index(tmp_path)
+    index.warm_up_vectors()
+    for name in ("fresh.md", "other.md", "third.md"):
+        write(index.settings.workspace / "memory" / name, f"brand new note {name}")
+    index.sync()
+    assert not index.vectors_pending()
+    hits = vector_hits(index, "brand new note third.md")
+    assert index.vector_searcher.patched_from == "log" and max(hits, key=hits.get) == "memory/third.md"

