@@ -316,6 +316,10 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
     provider_error = f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""
     print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}{provider_error}")
+    if status.fallback:
+        from .engine.embeddings.choice import describe_fallback
+
+        print(f"Fallback:    {safe(describe_fallback(status.fallback), one_line=True)}")
     print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {dirty_text(status)}   "
           f"Last sync: {status.last_sync or 'never'}")
     for source, counts in sorted(status.sources.items()):

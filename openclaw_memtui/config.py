@@ -45,6 +45,8 @@ DEFAULTS: dict[str, Any] = {
     "followSymlinks": _INDEX["follow_symlinks"],
     "provider": "auto",
     "model": "",
+    # OpenClaw's memorySearch.fallback: the provider used when `provider` fails (engine/embeddings/choice.py)
+    "fallback": "none",
     "remote": {
         "baseUrl": "",
         "apiKey": "",
@@ -89,6 +91,7 @@ DEFAULTS: dict[str, Any] = {
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "provider": PROVIDERS,
+    "fallback": tuple(p for p in PROVIDERS if p != "auto"),
     "query.keyword.cjk": CJK_SEGMENTATIONS,
     "query.keyword.stemming": STEMMINGS,
     "query.hybrid.fusion": FUSIONS,

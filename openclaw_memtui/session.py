@@ -136,7 +136,7 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     model = args.model if args.model is not None else cfg["model"]
     try:
         index = MemoryIndex(settings, provider, model, cfg["remote"], read_only=read_only, repair=repair,
-                            notice=_notice)
+                            notice=_notice, fallback=cfg["fallback"])
     except InvalidIndex as exc:
         raise UserError(str(exc)) from None
     return Session(index=index, cfg=cfg, origin=origin, agent=agent)

@@ -10,8 +10,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .embeddings.base import EmbeddingError, EmbeddingProvider
-from .embeddings.registry import make_provider
+from .embeddings.base import EmbeddingProvider
+from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .reads import IndexReader
 from .scrub import scrub
@@ -35,13 +35,17 @@ STATUS_DIRTY_BUDGET_S = 0.025
 class MemoryIndex:
     def __init__(self, settings: IndexSettings, provider_name: str = "auto", model: str = "",
                  remote: dict[str, Any] | None = None, notice: Callable[[str], None] | None = None,
-                 *, read_only: bool = False, repair: bool = True) -> None:
+                 *, read_only: bool = False, repair: bool = True, fallback: str = "none",
+                 sleep: Callable[[float], None] | None = None) -> None:
         """`read_only` (status) never creates, moves or changes a file; `repair=False` (search) refuses
-        an invalid index file instead of moving it aside (see Store)."""
+        an invalid index file instead of moving it aside (see Store). `fallback`: the provider used when
+        `provider_name` fails (OpenClaw's memorySearch.fallback); `sleep` (tests) the retries' wait."""
         self.settings = settings
         self.provider_name = provider_name
         self.model_name = model
         self.remote = remote or {}
+        self.provider_choice = ProviderChoice(provider_name, model, self.remote, fallback, sleep,
+                                              stored=self._stored_fallback)
         self.notices: list[str] = []
         self._notice_cb = notice
         self.read_only = read_only
@@ -68,13 +72,32 @@ class MemoryIndex:
         if not self._provider_ready:
             with self._provider_lock:  # the app's launch threads may ask at the same moment: one provider
                 if not self._provider_ready:
-                    try:
-                        self._provider = make_provider(self.provider_name, self.model_name, self.remote)
-                    except EmbeddingError as exc:
-                        self._provider = None
-                        self.provider_error = scrub(str(exc))
+                    self._provider = self.provider_choice.first()  # the fallback when the provider cannot be made
+                    self.provider_error = self.provider_choice.error
                     self._provider_ready = True
         return self._provider
+
+    @property
+    def fallback(self) -> FallbackRecord | None:
+        """The configured provider failed and the fallback is in use (None: the configured one is)."""
+        return self.provider_choice.record if self._provider_ready else None
+
+    def _stored_fallback(self) -> FallbackRecord | None:
+        return None if self.store.missing else FallbackRecord.from_json(self.store.get_meta("provider_fallback"))
+
+    def _switch_to_fallback(self, failed: EmbeddingProvider, error: str) -> bool:
+        """`failed` could not embed: use the fallback from now on, if one is configured and unused."""
+        with self._provider_lock:
+            if self._provider is not failed:
+                return False  # already switched by another thread
+            fallback = self.provider_choice.switch(failed, error)
+            if fallback is None:
+                return False
+            self._provider = fallback
+        record = self.provider_choice.record
+        if record is not None:
+            self._notice(f"{record.line()}; using {record.to_id} ({record.model}), whose vectors the next sync builds")
+        return True
 
     # -- connections ---------------------------------------------------------------------------
     def reader(self) -> Any:
@@ -121,8 +144,21 @@ class MemoryIndex:
         from .sync import Syncer  # the chunkers and writers: `status` and search never load them
 
         before = self.store.inode
-        report = Syncer(self.store, self.settings, self.provider, progress, cancel,
+        provider = self.provider
+        if embed and (recovered := self.provider_choice.probe_primary()) is not None:
+            self._notice(f"{recovered.id} answers again: the index is rebuilt with it instead of the fallback")
+            self._provider = provider = recovered
+        report = Syncer(self.store, self.settings, provider, progress, cancel,
                         verify_dims=verify_dims).run(force=force, embed=embed)
+        if report.embed_error and provider is not None and not report.cancelled \
+                and self._switch_to_fallback(provider, report.embed_error):
+            # OpenClaw's runtime fallback: a full rebuild with the fallback (its model changes the index identity)
+            report = Syncer(self.store, self.settings, self._provider, progress, cancel).run(force=False, embed=embed)
+        if embed and not report.cancelled:  # kept in the index: the next process goes on with the vectors it holds
+            record = self.provider_choice.record
+            stored = record.to_json() if record is not None else ""
+            if (self.store.get_meta("provider_fallback") or "") != stored:
+                self.store.set_meta("provider_fallback", stored)
         if report.embed_error:
             self.provider_error = report.embed_error
         elif self._provider is not None and not report.cancelled:
@@ -231,6 +267,7 @@ class MemoryIndex:
             skipped=skipped,
             chunk_dates=dates,
             provider_error=scrub(self.provider_error or stored_error),  # an index written before scrubbing may hold a key
+            fallback=self.fallback.to_dict() if self.fallback is not None else None,
             watcher=self.watcher_state,
             notices=list(self.notices),
             integrity=integrity,
@@ -355,6 +392,8 @@ class MemoryIndex:
         from .search.retrieval import RetrievalContext
 
         provider = self.provider if use_vectors else None  # created on first use; its error is known after
+        if provider is not None and self.provider_choice.can_fall_back(provider.id):
+            provider = SwitchOnQueryFailure(provider, self._switch_to_fallback)
         return RetrievalContext(
             reads=self.reads(), sources=self.settings.search_sources or self.settings.sources,
             cjk_bigram=self.settings.cjk_segmentation == "bigram",

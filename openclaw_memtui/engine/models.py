@@ -107,6 +107,8 @@ class Status:
     skipped: list[dict[str, str]]
     chunk_dates: dict[str, int]
     provider_error: str = ""
+    # the configured provider failed and OpenClaw's `fallback` provider is in use: {from, to, model, reason}
+    fallback: dict[str, str] | None = None
     watcher: str = "off"
     notices: list[str] = field(default_factory=list)
     integrity: dict[str, Any] = field(default_factory=dict)  # store.check_integrity: FTS rows and vectors vs chunks

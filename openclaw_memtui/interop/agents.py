@@ -283,7 +283,7 @@ def effective_memory_search_2026(cfg: dict[str, Any], entry: dict[str, Any]) -> 
         "extraPaths": [*(defaults.get("extraPaths") or []), *(overrides.get("extraPaths") or [])],
         "chunking": dict(NEW_LAYOUT_CHUNKING),
     }
-    for key in ("provider", "model"):
+    for key in ("provider", "model", "fallback"):
         if isinstance(pick(key), str) and pick(key).strip():
             ms[key] = pick(key).strip()
     remote = {k: pick_in("remote", k) for k in ("baseUrl", "apiKey", "headers") if pick_in("remote", k) is not None}
@@ -370,12 +370,14 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
         out["sources"] = [s for s in ms["sources"] if s in SOURCES] or ["memory"]
     if isinstance(ms.get("extraPaths"), list):
         out["extraPaths"] = list(ms["extraPaths"])
-    for key in ("provider", "model"):  # OpenClaw's `fallback` has no memtui twin: a failing provider degrades to keywords
+    for key in ("provider", "model", "fallback"):
         if isinstance(ms.get(key), str) and ms[key]:
             if key == "provider" and (ms[key] not in PROVIDERS or ms[key] == "none"):
                 # OpenClaw's "none" (keyword-only) and providers memtui lacks: memtui still builds its own
                 # index, so its own provider (the offline local model by default) applies
                 continue
+            if key == "fallback" and (ms[key] not in PROVIDERS or ms[key] == "auto"):
+                continue  # one memtui lacks (bedrock, lmstudio): a failing provider degrades to keywords
             out[key] = ms[key]
     remote = json_object(ms.get("remote"))
     r = {k: remote[k] for k in ("baseUrl", "apiKey") if isinstance(remote.get(k), str)}

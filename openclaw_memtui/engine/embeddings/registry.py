@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..settings import API_KEY_ENV, PROVIDERS, REMOTE_PROVIDERS
@@ -12,16 +13,18 @@ from .base import EmbeddingError, EmbeddingProvider
 REMOTE_KEYS = {name: env for name, env in API_KEY_ENV.items() if env}
 
 
-def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = None) -> EmbeddingProvider | None:
-    """Build the named provider. `none` returns None; `auto` prefers a remote key, else local."""
+def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = None,
+                  sleep: Callable[[float], None] | None = None) -> EmbeddingProvider | None:
+    """Build the named provider. `none` returns None; `auto` prefers a remote key, else local.
+    `sleep` (tests) replaces the wait between a remote provider's retries."""
     remote = remote or {}
     if name == "none":
         return None
     if name == "auto":
         for candidate, env in REMOTE_KEYS.items():
             if os.environ.get(env):
-                return make_provider(candidate, model, remote)
-        return make_provider("local", model if model.startswith("multilingual-e5") else "", remote)
+                return make_provider(candidate, model, remote, sleep)
+        return make_provider("local", model if model.startswith("multilingual-e5") else "", remote, sleep)
     if name == "local":
         from .local import LocalE5Provider
 
@@ -29,5 +32,5 @@ def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = No
     if name in REMOTE_PROVIDERS:
         from .remote import make_remote
 
-        return make_remote(name, model, remote)
+        return make_remote(name, model, remote, sleep)
     raise EmbeddingError(f"unknown provider '{name}' (choose {', '.join(PROVIDERS[1:-1])}, auto or none)")

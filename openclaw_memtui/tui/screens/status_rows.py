@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from ...engine.embeddings.choice import describe_fallback
 from ...engine.index import MemoryIndex
 from ...engine.models import Status
 from ...engine.store import describe_integrity
@@ -99,6 +100,7 @@ def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState) -> Rows:
         ("Vector backend", status.vector_backend),
         ("Provider / model", f"{status.provider} / {status.model}" + (f" ({status.dims} dims)" if status.dims else "")),
         ("Provider error", status.provider_error or "none"),
+        *([("Fallback", describe_fallback(status.fallback))] if status.fallback else []),
         ("Files / chunks", f"{status.files} files · {status.chunks} chunks · {status.embedded} embedded"),
         ("Dirty", dirty_text(status, sync)),
         ("Last sync", status.last_sync or "never"),
