@@ -107,8 +107,10 @@ class ProviderChoice:
             if not self.can_fall_back(self.name):
                 return None
             return self._fall_back(self.name, reason, (self.model, ""))
+        if primary is None or not self.can_fall_back(primary.id):
+            return primary  # no fallback to go on with: the index's record is not even read
         stored = self._stored()
-        if primary is not None and stored is not None and stored.from_id == primary.id and stored.to_id == self.fallback:
+        if stored is not None and stored.from_id == primary.id and stored.to_id == self.fallback:
             # the index holds the fallback's vectors: search with it; the first sync tries the primary again
             try:
                 held = self._make(stored.to_id, stored.model, self._fallback_remote())
