@@ -136,7 +136,7 @@ def _status_parser(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--check-files", action="store_true",
                    help="stat every file for the dirty flag (by default an index of more than 10,000 files is "
-                        "checked for 25 ms, and the flag is 'unknown' if no change turned up by then)")
+                        "checked for 15 ms, and the flag is 'unknown' if no change turned up by then)")
     p.add_argument("--openclaw-index", nargs="?", const="", metavar="PATH",
                    help="inspect OpenClaw's own index read-only (default: the agent's index path)")
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # `status` stats every file of an index of up to this many (~40 ms of CPU here); beyond, only those it
 # reaches within STATUS_DIRTY_BUDGET_S, and says "unknown" when none of them changed (`--check-files`: all)
 FULL_DIRTY_CHECK_FILES = 10_000
-STATUS_DIRTY_BUDGET_S = 0.025
+STATUS_DIRTY_BUDGET_S = 0.015
 
 
 class MemoryIndex:
