@@ -212,8 +212,10 @@ def run(db: Path, ws: Path, queries_file: Path, args: argparse.Namespace) -> dic
     hex_ids(db)
     index = open_index(db, ws, np.load(queries_file))
     t = time.perf_counter()
+    merge_rows, vector_mod.MERGE_SAVE_ROWS = vector_mod.MERGE_SAVE_ROWS, 1  # any delta merged: the file is current
     index.warm_up_vectors()  # the app's warm-up: a current file (built from SQLite, or merged, if it was not)
     index.vector_searcher.join_merge()
+    vector_mod.MERGE_SAVE_ROWS = merge_rows
     prepared = {"chunks": index.reads().count_chunks(), "prepare_s": time.perf_counter() - t,
                 "prepared_from": index.vector_searcher.loaded_from}
     index.close()
