@@ -424,3 +424,27 @@ def test_release_pages_leaves_memory_of_our_own_alone_and_a_mapping_readable(tmp
     loaded = load_matrix(path, stamp)[0]
     matrix_file.release_pages(loaded.codes)
     assert np.array_equal(loaded.codes, matrix.codes[: matrix.size])
+
+
+def test_after_a_patch_by_scan_the_next_logged_sync_patches_from_the_log(saved, tmp_path, monkeypatch):
+    """The app once had to scan (another writer's change the log lacks); the matrix in memory is its
+    base patched. The next watcher sync logs its rows, and the log reaches back to that patched
+    state: the rows it dropped and added plus the newly logged ones are compared, no second scan."""
+    saved.retrieve("subject 1")
+    conn = saved.store.conn
+    rowid, = conn.execute("SELECT rowid FROM chunks WHERE path = 'memory/n030.md' LIMIT 1").fetchone()
+    vector_of = conn.execute("SELECT embedding FROM chunks WHERE path = 'memory/n040.md' LIMIT 1").fetchone()[0]
+    conn.execute("BEGIN")
+    conn.execute("UPDATE chunks SET id = 'rewritten-elsewhere', embedding = ? WHERE rowid = ?", (vector_of, rowid))
+    saved.store.bump_generation()  # not logged
+    conn.execute("COMMIT")
+    saved.retrieve("subject 1")
+    assert saved.vector_searcher.patched_from == "scan"
+    edit_notes(saved)  # logged
+    found_changes_by(saved, "log", monkeypatch)
+    patched = {q: vector_hits(saved, q) for q in QUERIES}
+    monkeypatch.undo()
+    matrix = saved.vector_searcher._matrix
+    assert saved.vector_searcher.patched_from == "log" and isinstance(matrix, PatchedMatrix)
+    assert matrix.delta_rows == 6  # the scan's row (dropped + added) and the sync's four
+    assert patched == rebuilt_hits(saved, tmp_path)

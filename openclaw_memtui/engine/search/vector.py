@@ -180,7 +180,7 @@ class VectorSearcher:
             base = self._base
         if base is None or (base.stamp.index_id, base.stamp.model, base.stamp.dims) != (stamp.index_id, stamp.model, stamp.dims):
             return False
-        logged = IndexReader(conn).changed_rowids(base.stamp.generation, stamp.generation)
+        logged = self._changed_since(IndexReader(conn), base, stamp)
         changed = len(np.unique(np.frombuffer(logged, dtype="<i8"))) if logged is not None else 0
         return logged is not None and 2 * changed + base.matrix.unfitted_rows <= patch_limit(base.matrix.size)
 
@@ -293,7 +293,7 @@ class VectorSearcher:
         reads = IndexReader(conn)
         base_rowids, base_prints = matrix.rowids[: matrix.size], matrix.fingerprints[: matrix.size]
         vector_bytes = stamp.dims * 4
-        logged = reads.changed_rowids(base.stamp.generation, stamp.generation)
+        logged = self._changed_since(reads, base, stamp)
         rows: list[tuple[int, str, bytes, str]] | None = None
         if logged is not None:
             touched = np.unique(np.frombuffer(logged, dtype="<i8")).astype(np.int64)
@@ -332,6 +332,30 @@ class VectorSearcher:
         fresh_prints = fingerprints(r[3] for r in rows)
         self.patch_s = time.perf_counter() - started
         return PatchedMatrix(matrix, changes.alive, fresh_rows, fresh_prints), labels
+
+    def _changed_since(self, reads: IndexReader, base: _Base, stamp: MatrixStamp) -> bytes | None:
+        """The rowids (int64s, repeats possible) of every row that may differ between `base` and the
+        index at `stamp`, from the change log; None when the log does not tell.
+
+        The log may reach back only to the matrix in memory, itself `base` patched (by an id scan at a
+        start after another process's writes, or from the log before it was pruned): the rows that
+        patch dropped and added, plus those logged since, are then the rows changed since `base`. So
+        after one scan the app's next watcher syncs patch from the log, merge or no merge."""
+        logged = reads.changed_rowids(base.stamp.generation, stamp.generation)
+        if logged is not None:
+            return logged
+        with self._lock:
+            loaded = self._loaded
+        if (loaded is None or loaded.stamp is None or not isinstance(loaded.matrix, PatchedMatrix)
+                or loaded.matrix.base is not base.matrix):
+            return None
+        since = reads.changed_rowids(loaded.stamp.generation, stamp.generation)
+        if since is None:
+            return None
+        patched = loaded.matrix
+        dropped = base.matrix.rowids[: base.matrix.size][~patched.alive]
+        added = patched.fresh.rowids[: patched.fresh.size]
+        return b"".join([since, dropped.astype("<i8").tobytes(), added.astype("<i8").tobytes()])
 
     def _load(self, conn: Any, model: str, count: int) -> _Loaded:
         with _snapshot(conn):  # the stamp and the rows are read from one state of the index
