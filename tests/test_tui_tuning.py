@@ -100,3 +100,25 @@ async def test_every_control_and_the_buttons_are_on_screen(tmp_path, size):
             region = app.query_one(selector).region  # clipped to what is on screen
             assert region.height >= 1 and region.width >= 1, selector
             assert region.y < bottom and region.right <= panel.region.right, selector
+
+
+async def test_export_toast_names_what_the_older_openclaw_will_not_honour(tmp_path):
+    import json
+
+    from openclaw_memtui.paths import config_dir
+
+    app = make_app(copy_demo(tmp_path), tmp_path)  # no OpenClaw installed: the older layout's block
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        app.query_one("#sl-overlap_penalty", Slider).focus()
+        await pilot.press("end")
+        assert await wait_for(pilot, lambda: app.params.overlap_penalty == 1.0)
+        app.query_one("#export", Button).press()
+        assert await wait_for(pilot, lambda: any("not honoured" in t for _, t in app.toasts))
+    warning = next(t for s, t in app.toasts if "not honoured" in t)
+    assert "overlap penalty 1.00 (query.overlapPenalty" in warning and "line weight 0.50 (query.keyword.lineWeight" in warning
+    assert "CJK bigrams (query.keyword.cjk" in warning  # the config's keyword settings too
+    exported = json.loads((config_dir() / "openclaw-memorySearch.json").read_text(encoding="utf-8"))
+    query = exported["memorySearch"]["query"]
+    assert set(query) == {"maxResults", "minScore", "hybrid"}  # only keys OpenClaw's schema knows
+    assert set(query["hybrid"]) == {"vectorWeight", "textWeight", "candidateMultiplier", "mmr", "temporalDecay"}

@@ -87,7 +87,7 @@ class TuningPanel(Vertical):
     TuningPanel .note { color: $text-muted; }
     TuningPanel .row { height: 1; }
     TuningPanel .row Label { width: 15; }
-    TuningPanel .row Input { width: 6; height: 1; border: none; padding: 0 1; }
+    TuningPanel .row Input { width: 7; height: 1; border: none; padding: 0 1; }  /* 4 digits and the cursor after them */
     TuningPanel .row Input:focus { background: $accent 35%; text-style: bold; }
     TuningPanel .row Slider { margin-left: 1; }
     TuningPanel .toggle { height: 1; margin-top: 1; }
