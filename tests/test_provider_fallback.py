@@ -195,3 +195,32 @@ def test_fallback_setting_is_checked_and_imported_from_openclaw():
     assert memtui_overrides(effective_memory_search_2026(cfg, cfg["agents"]["entries"]["research"]))["fallback"] == "ollama"
     assert "fallback" not in memtui_overrides({"provider": "openai", "fallback": "bedrock"})  # one memtui lacks
     assert memtui_overrides({"provider": "openai", "fallback": "none"})["fallback"] == "none"
+
+
+async def test_the_app_tells_of_the_fallback_once_and_shows_it_on_the_status_screen(tmp_path, make_settings, ws, apis):
+    from textual.widgets import Static
+
+    from openclaw_memtui.engine.search.rank import SearchParams
+
+    from .app_helpers import NOW_MS, RecordingApp, wait_for
+
+    primary, _ = apis
+    primary.script = failing(body={"error": f"key {SECRET} revoked"})
+    index = open_index(make_settings, ws, [])
+    app = RecordingApp(index, validate({}), origin="test", now_ms=NOW_MS, params=SearchParams(min_score=0.0), watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and index.status().embedded == 6, 30)
+        assert await wait_for(pilot, lambda: any("fallback from openai" in t for _, t in app.toasts))
+        app.query_one("#query").value = "kayak trip"
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")
+        await pilot.press("f2")
+
+        def shown() -> str:
+            return str(app.screen.query_one("#sync-status", Static).render()) if app.screen.query("#sync-status") else ""
+
+        assert await wait_for(pilot, lambda: "Fallback" in shown())
+        assert "fallback from openai: openai: HTTP 500" in shown() and "now ollama / nomic-embed-text" in shown()
+    told = [t for _, t in app.toasts if "fallback from openai" in t]
+    assert len(told) == 1 and "now ollama (nomic-embed-text)" in told[0]
+    assert SECRET not in json.dumps(app.toasts)

@@ -51,6 +51,7 @@ from .widgets.result_list import ResultList
 from .widgets.tuning import PRESET_LABELS, PRESETS, TuningPanel
 
 if TYPE_CHECKING:
+    from ..engine.embeddings.choice import FallbackRecord
     from ..engine.judgements import JudgementStore
     from ..engine.watch import MemoryWatcher
     from ..interop.agents import Agent
@@ -101,6 +102,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.agent = agent  # the OpenClaw agent this workspace belongs to (--agent), if any
         self.fixed_now_ms = now_ms
         self.config_path = config_path
+        self._fallback_told: FallbackRecord | None = None  # the provider fallback last toasted
         self.enable_watch = watch
         self.initial_query = initial_query
         self.theme_dirs = theme_dirs
@@ -346,6 +348,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.rerank(track_moves=False)
         if message.partial:
             return
+        self._tell_fallback()  # a failing query embedding may have switched to the fallback provider
         if message.pool.mode == "hybrid" and not self._vectors_warming:
             self._vectors_warming = True
             self._warm_up_vectors()  # after the first results: loading 1M vectors must not delay them
@@ -569,12 +572,24 @@ class MemtuiApp(JudgingMixin, App[None]):
             self.sync_state = replace(self.sync_state, running=False, progress=None, last_report=report,
                                       dirty=report.cancelled)
             self._tell_sync_report(report)
+            self._tell_fallback()
             self.load_judged()  # the judged questions' pools (and their targets' text) may have changed
             if self.query_one("#query", Input).value.strip():
                 self.start_search()
         if self.sync_again:
             self.sync_again = False
             self.action_sync()
+
+    def _tell_fallback(self) -> None:
+        """One toast when the index switches to (or back from) the fallback provider; the status
+        screen keeps showing it."""
+        record = self.index.fallback
+        if record == self._fallback_told:
+            return
+        self._fallback_told = record
+        if record is not None:
+            self.notify(safe(f"{record.line()} — now {record.to_id} ({record.model})", one_line=True),
+                        severity="warning", markup=False, timeout=10)
 
     def _tell_sync_report(self, r: SyncReport) -> None:
         if r.cancelled:
