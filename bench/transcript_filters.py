@@ -4,7 +4,7 @@
 
 Each case is one user message made of a piece repeated thousands of times: channel metadata headers,
 unclosed fences, runtime-context blocks, older releases' task events, recalled-memory blocks that
-never close. OpenClaw's own loops are quadratic on several of them (they rebuild the text after each
+never close, reasoning blocks. OpenClaw's own loops are quadratic on several of them (they rebuild the text after each
 block and search to its end once per unclosed block); the port must stay linear, or one hostile
 message stalls every sync of its transcript. The table shows µs per KB at n and 2n pieces and the
 growth exponent between them (1.0 = linear, 2.0 = quadratic). Writes bench/results/transcript_filters.json.
@@ -37,6 +37,7 @@ CASES = {
     "older task event without a result": LEGACY,
     "recalled-memory block never closed": "Context:\n<active_memory_plugin>\n",
     "runtime preface": f"OpenClaw runtime event. {NOTICE}\n",
+    "reasoning blocks before a reply": "<think>x</think>",
 }
 
 

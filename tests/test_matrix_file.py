@@ -144,6 +144,45 @@ def test_only_our_own_regular_file_is_removed_for_another_index(saved, tmp_path,
         assert target.exists()
 
 
+def test_a_newer_memtuis_file_is_left_for_it(saved):
+    path = matrix_path(saved.settings.db_path)
+    raw = bytearray(path.read_bytes())
+    raw[8:12] = (matrix_file.FORMAT_VERSION + 1).to_bytes(4, "little")  # a later release sharing the index
+    path.write_bytes(bytes(raw))
+    assert matrix_file.remove_foreign(path, "another index's id") is False and path.exists()
+
+
+def test_a_directory_at_the_files_path_neither_fails_the_sync_nor_leaks_a_descriptor(saved):
+    path = matrix_path(saved.settings.db_path)
+    path.unlink()
+    path.mkdir()
+    open_fds = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        assert matrix_file.remove_foreign(path, "another index's id") is False
+    assert len(os.listdir("/proc/self/fd")) == open_fds
+    write(saved.settings.workspace / "memory" / "n005.md", "an edit after the directory appeared")
+    report = saved.sync()
+    assert report.files_indexed == 1 and path.is_dir()
+
+
+@pytest.mark.parametrize("name", ["tmp-backup-before-upgrade", "tmp-999999999"])
+def test_the_temp_sweep_removes_only_dead_writers_regular_files(saved, tmp_path, name):
+    path = matrix_path(saved.settings.db_path)
+    dead_writers = path.with_name(f"{path.name}.tmp-999999998")
+    dead_writers.write_bytes(b"half a matrix")
+    target = tmp_path / "a user's file"
+    target.write_bytes(b"keep me")
+    other = path.with_name(f"{path.name}.{name}")
+    if name.endswith("999999999"):
+        other.symlink_to(target)  # a pid-like name, but a symlink: not a file we wrote
+    else:
+        other.write_bytes(b"a user's copy")  # a regular file, but not a name we write
+    matrix_file.remove_stale_temps(path)
+    assert not dead_writers.exists()
+    assert other.is_symlink() or other.read_bytes() == b"a user's copy"
+    assert target.read_bytes() == b"keep me"
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip-body", "flip-header", "garbage", "empty", "other-format"])
 def test_a_damaged_file_is_ignored_without_a_traceback(saved, damage):
     path = matrix_path(saved.settings.db_path)

@@ -6,6 +6,7 @@ the embedding provider lazily, and never imports Textual.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -174,7 +175,10 @@ class MemoryIndex:
         from .search.matrix_file import matrix_path, remove_foreign
 
         if not self.store.missing:
-            remove_foreign(matrix_path(self.settings.db_path), IndexReader(self.store.conn).index_id())
+            # tidying only: the sync has committed, and a file we could not inspect or remove must not
+            # turn it into a failed sync
+            with contextlib.suppress(OSError):
+                remove_foreign(matrix_path(self.settings.db_path), IndexReader(self.store.conn).index_id())
 
     @property
     def syncing(self) -> bool:

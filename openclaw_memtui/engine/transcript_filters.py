@@ -408,7 +408,7 @@ _TOKEN = re.escape(SILENT_REPLY_TOKEN)
 _SILENT_EXACT = re.compile(rf"\A\s*{_TOKEN}(?:\s+{_TOKEN})*\s*\Z", re.I)
 _FINAL_TOKEN = re.compile(rf"(?:\A|[\s*.]){_TOKEN}\s*\Z", re.I)
 _REASONING_TAG = r"(?:(?:antml:|mm:)?(?:think(?:ing)?|thought)|antthinking)"
-_TAGGED_REASONING = re.compile(rf"\A\s*<\s*{_REASONING_TAG}\b[^<>]*>[\s\S]*?<\s*/\s*{_REASONING_TAG}\s*>\s*", re.I)
+_TAGGED_REASONING = re.compile(rf"\s*<\s*{_REASONING_TAG}\b[^<>]*>[\s\S]*?<\s*/\s*{_REASONING_TAG}\s*>\s*", re.I)
 _OPEN_REASONING = re.compile(rf"\A\s*<\s*{_REASONING_TAG}\b[^<>]*>", re.I)
 _PLAIN_REASONING = re.compile(r"\A\s*(?:think(?:ing)?|thought|analysis|reasoning)\s*:?\s*\r?\n", re.I)
 _WHERE = r"(?:\s+(?:here|for\s+now|on\s+this|in\s+this\s+(?:chat|thread|channel|conversation)))?"
@@ -472,10 +472,13 @@ def _is_reasoning_then_silent(text: str) -> bool:
     trimmed = text.strip()
     if not trimmed:
         return False
-    without_blocks = trimmed
-    while (shorter := _TAGGED_REASONING.sub("", without_blocks, count=1)) != without_blocks:
-        without_blocks = shorter
-    if without_blocks != trimmed:
+    # OpenClaw strips one leading block at a time, copying the rest each time (quadratic for a message
+    # of thousands of blocks); walking past them and slicing once gives the same text
+    pos = 0
+    while (block := _TAGGED_REASONING.match(trimmed, pos)) and block.end() > pos:
+        pos = block.end()
+    without_blocks = trimmed[pos:]
+    if pos:
         return _is_token_only(without_blocks) or _silent_intent_then_token(without_blocks)
     for prefix in (_OPEN_REASONING, _PLAIN_REASONING):
         if prefix.match(trimmed):

@@ -163,18 +163,22 @@ def _fsync_folder(folder: Path) -> None:
 
 
 def remove_stale_temps(path: Path) -> None:
-    """Delete the temp files of writers that died mid-write (each temp name ends in its writer's pid):
-    at 1M rows each is ~440 MB."""
+    """Delete the temp files of writers that died mid-write: at 1M rows each is ~440 MB. Only names we
+    write (`<matrix>.tmp-<pid>`, the pid a process that is gone) that are regular files: a user's
+    `….tmp-backup`, a symlink or a FIFO there is not ours to delete."""
     for leftover in path.parent.glob(glob.escape(path.name) + ".tmp-*"):
-        if not _writer_alive(leftover):
-            with contextlib.suppress(OSError):
+        pid = leftover.name.rsplit("-", 1)[1]
+        if not (pid.isascii() and pid.isdigit()) or _writer_alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(leftover).st_mode):
                 leftover.unlink()
 
 
 def remove_foreign(path: Path, index_id: str) -> bool:
     """Delete the matrix file at `path` if it is ours and can never be used again: saved for another
     index than `index_id` (the index at that path was rebuilt, replaced or deleted and built anew) or
-    in another format. ~440 MB at 1M rows. Only a regular file (a symlink is not followed) that starts
+    in an older format. ~440 MB at 1M rows. Only a regular file (a symlink is not followed) that starts
     with our magic is removed, and only while it is still the file read; temp files of dead writers go
     too. True when the file was removed. A sync calls it; read commands never do."""
     if not index_id:
@@ -184,13 +188,20 @@ def remove_foreign(path: Path, index_id: str) -> bool:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return False  # none, a symlink, unreadable: not ours to delete
-    with os.fdopen(fd, "rb") as fh:
+    try:
         opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):
-            return False
+    except OSError:
+        os.close(fd)
+        return False
+    if not stat.S_ISREG(opened.st_mode):  # a directory or a FIFO: checked before fdopen, which refuses a directory
+        os.close(fd)
+        return False
+    with os.fdopen(fd, "rb") as fh:
         prefix = fh.read(_PREFIX.size)
         if len(prefix) != _PREFIX.size or _PREFIX.unpack(prefix)[0] != MAGIC:
             return False  # not a file we wrote
+        if _PREFIX.unpack(prefix)[1] > FORMAT_VERSION:
+            return False  # a newer memtui's, sharing this index: it can still use it
         if _PREFIX.unpack(prefix)[1] == FORMAT_VERSION:
             fh.seek(0)
             try:
@@ -208,19 +219,15 @@ def remove_foreign(path: Path, index_id: str) -> bool:
     return True
 
 
-def _writer_alive(temp: Path) -> bool:
-    try:
-        pid = int(temp.name.rsplit("-", 1)[1])
-    except (ValueError, IndexError):
-        return False  # not a name we write
+def _writer_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True  # ours: a save in progress (saves are serialised by the caller)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:
-        return True  # alive, another user's
+    except (OSError, OverflowError):
+        return True  # alive and another user's, or no pid at all: keep the file
     return True
 
 
