@@ -224,3 +224,26 @@ async def test_the_app_tells_of_the_fallback_once_and_shows_it_on_the_status_scr
     told = [t for _, t in app.toasts if "fallback from openai" in t]
     assert len(told) == 1 and "now ollama (nomic-embed-text)" in told[0]
     assert SECRET not in json.dumps(app.toasts)
+
+
+async def test_the_app_says_to_sync_when_a_search_switched_to_the_fallback(tmp_path, make_settings, ws, apis):
+    from openclaw_memtui.engine.search.rank import SearchParams
+
+    from .app_helpers import NOW_MS, RecordingApp, wait_for
+
+    primary, _ = apis
+    index = open_index(make_settings, ws, [])
+    app = RecordingApp(index, validate({}), origin="test", now_ms=NOW_MS, params=SearchParams(min_score=0.0), watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and index.status().embedded == 6, 30)
+        primary.script = failing()  # the provider goes down after the index was built with it
+        app.query_one("#query").value = "kayak trip"
+        app.start_search()
+        assert await wait_for(pilot, lambda: any("fallback from openai" in t for _, t in app.toasts))
+        assert app.pool.mode == "keyword" and app.results  # keywords meanwhile
+        assert any("sync (ctrl+r) to build its vectors" in t for _, t in app.toasts)
+        await pilot.press("ctrl+r")
+        assert await wait_for(pilot, lambda: not app.sync_running and index.status().provider == "ollama"
+                              and index.status().embedded == 6, 30)
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")

@@ -348,7 +348,8 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.rerank(track_moves=False)
         if message.partial:
             return
-        self._tell_fallback()  # a failing query embedding may have switched to the fallback provider
+        # a failing query embedding may have switched to the fallback, whose vectors the next sync builds
+        self._tell_fallback(" — sync (ctrl+r) to build its vectors" if message.pool.mode != "hybrid" else "")
         if message.pool.mode == "hybrid" and not self._vectors_warming:
             self._vectors_warming = True
             self._warm_up_vectors()  # after the first results: loading 1M vectors must not delay them
@@ -580,15 +581,14 @@ class MemtuiApp(JudgingMixin, App[None]):
             self.sync_again = False
             self.action_sync()
 
-    def _tell_fallback(self) -> None:
-        """One toast when the index switches to (or back from) the fallback provider; the status
-        screen keeps showing it."""
+    def _tell_fallback(self, hint: str = "") -> None:
+        """One toast when the index switches to the fallback provider; the status screen keeps showing it."""
         record = self.index.fallback
         if record == self._fallback_told:
             return
         self._fallback_told = record
         if record is not None:
-            self.notify(safe(f"{record.line()} — now {record.to_id} ({record.model})", one_line=True),
+            self.notify(safe(f"{record.line()} — now {record.to_id} ({record.model}){hint}", one_line=True),
                         severity="warning", markup=False, timeout=10)
 
     def _tell_sync_report(self, r: SyncReport) -> None:
