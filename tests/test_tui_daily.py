@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
 from rich.cells import cell_len
 from textual.widgets import Button, Input, OptionList, Static
 
@@ -335,3 +336,26 @@ def test_weights_note_says_they_are_normalised():
     from openclaw_memtui.tui.widgets.tuning import WEIGHTS_NOTE
 
     assert "normalised" in WEIGHTS_NOTE
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_the_whole_file_opens_at_the_match_when_long_lines_wrap(tmp_path, size):
+    ws = tmp_path / "ws"
+    filler = "routine paragraph about weekly chores and reminders for the team " * 3
+    body = [f"- para {n}: {filler}" for n in range(1, 60)]
+    body[41] = "- the narwhal budget was approved at forty thousand"
+    write(ws / "MEMORY.md", "# Memory\n")
+    write(ws / "memory" / "projects" / "walrus.md", "\n".join(body) + "\n")
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settled_search(pilot, app, "narwhal budget")
+        start = app.selected().start_line
+        assert app.selected().path == "memory/projects/walrus.md" and start > 10
+        app.query_one(OptionList).focus()
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen")
+        scroll = app.screen.query_one("#file-body")
+        text = app.screen.query_one("#file-text", Static)
+        assert await wait_for(pilot, lambda: scroll.scroll_y > 0)
+        top = text.render_line(round(scroll.scroll_y)).text
+        assert top.startswith(f"{start - 2:5} ")  # two lines of context, then the match

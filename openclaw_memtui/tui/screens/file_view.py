@@ -85,4 +85,13 @@ class FileScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#file-body", VerticalScroll).scroll_to(y=max(0, self.scroll_to_row - 2), animate=False)
+        self.call_after_refresh(self._scroll_to_match)  # once laid out: the wrap width is known then
+
+    def _scroll_to_match(self) -> None:
+        """Two lines above the match at the top. Long lines wrap onto several rows, so the row to
+        scroll to is counted from the wrapped text above the match, not from its line number."""
+        text = self.query_one("#file-text", Static)
+        above = self.body.split("\n")[: max(0, self.scroll_to_row - 2)]
+        width = text.content_region.width
+        rows = sum(len(line.wrap(self.app.console, width)) for line in above) if width > 0 else len(above)
+        self.query_one("#file-body", VerticalScroll).scroll_to(y=rows, animate=False)
