@@ -351,7 +351,9 @@ async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
         exported_file = config_dir() / "openclaw-memory.search.json"
         assert await wait_for(pilot, exported_file.exists)
     exported = json.loads(exported_file.read_text(encoding="utf-8"))
-    assert set(exported["memory"]["search"]["query"]) == {"maxResults", "minScore"}
+    # shaped for the agent browsed, as `export-settings --agent main` is: pasted, it changes that agent only
+    assert set(exported["agents"]["entries"]["main"]["memory"]["search"]["query"]) == {"maxResults", "minScore"}
+    assert stat.S_IMODE(exported_file.stat().st_mode) == 0o600
     session.close()
 
 

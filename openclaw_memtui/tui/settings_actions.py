@@ -77,17 +77,19 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
                     keyword: Mapping[str, Any] | None = None) -> Outcome:
     """The query block for openclaw.json, written to memtui's config folder and copied; a warning
     names what that OpenClaw will not honour (`keyword`: the config's query.keyword block)."""
-    from ..engine.store import make_private_dirs
     from ..interop.export import build_export
     from ..paths import config_dir
+    from ..settings_io import replace_private_file
 
-    export = build_export(params, openclaw_layout(agent), pool_size, keyword=keyword)
+    # shaped for the agent being browsed, as `memtui export-settings --agent` does: pasted, a global
+    # block would change every agent
+    export = build_export(params, openclaw_layout(agent), pool_size, keyword=keyword,
+                          agent_id=agent.id if agent is not None else None)
     text = export.to_json()
     name = "openclaw-memory.search.json" if export.layout == "2026.9" else "openclaw-memorySearch.json"
     target = config_dir() / name
     try:
-        make_private_dirs(target.parent)  # the config dir may hold an API key: 0700 when we create it
-        target.write_text(text + "\n", encoding="utf-8")
+        replace_private_file(target, text + "\n")
     except OSError as exc:
         return Outcome([Toast(f"Could not export: {safe(describe(exc), False)}", "error")])
     block = "memory.search.query" if export.layout == "2026.9" else "memorySearch.query"
