@@ -12,7 +12,10 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from .engine.index import MemoryIndex
 
 from .engine.settings import FUSIONS, PROVIDERS, TIME_MODES
 from .errors import UserError  # re-exported: callers and tests import it from here
@@ -257,10 +260,20 @@ class _ProgressLine:
 
 
 def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .render import dumps_json, safe
     from .session import open_session
 
-    index = open_session(args, cfg, repair=True).index
+    session = open_session(args, cfg, repair=True)
+    try:
+        return _index_and_report(args, session.index)
+    finally:
+        # closing the last connection checkpoints the WAL into the index and removes it; left open
+        # at exit, the next reader (a `memtui search`) would be the one to rewrite the index file
+        session.close()
+
+
+def _index_and_report(args: argparse.Namespace, index: MemoryIndex) -> int:
+    from .render import dumps_json, safe
+
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
         report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)

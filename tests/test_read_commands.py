@@ -99,6 +99,20 @@ def test_status_on_a_valid_index_leaves_it_unchanged(tmp_path, workspace, capsys
     assert listing(folder) == names and db.read_bytes() == before
 
 
+def test_index_leaves_no_wal_for_a_search_to_fold_into_the_index(tmp_path, workspace):
+    """`memtui index` closes its connections: a WAL left at exit was checkpointed into the index file
+    by the next `search` (the last connection to close does it), so a read command rewrote the file."""
+    db = tmp_path / "idx" / "i.sqlite"
+    common = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    for argv in (["index", *common], ["search", "decided", *common]):
+        subprocess.run([sys.executable, "-m", "openclaw_memtui", *argv], check=True, capture_output=True,
+                       env=env_for_subprocess(), timeout=120)
+        if argv[0] == "index":
+            assert not (db.parent / "i.sqlite-wal").exists()
+            before = snapshot(db.parent)
+    assert snapshot(db.parent) == before
+
+
 @pytest.mark.parametrize("command", [["status"], ["index"], ["search", "x"]])
 def test_non_regular_index_paths_are_refused_in_one_line(tmp_path, workspace, capsys, command):
     fifo = tmp_path / "fifo"
