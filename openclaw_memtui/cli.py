@@ -496,8 +496,12 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             raise UserError(str(exc)) from None
         where = "memory.search.query" if layout == "2026.9" else "memorySearch.query"
         scope = f"agent {args.agent}" if args.agent else "the defaults"
-        print(f"memtui: wrote {where} for {safe(scope, one_line=True)} into {safe(str(target), one_line=True)} "
-              f"(backup: {safe(backup.name, one_line=True)})", file=sys.stderr)
+        if backup is None:
+            print(f"memtui: {safe(str(target), one_line=True)} already gives {safe(scope, one_line=True)} these "
+                  f"{where} values (set or inherited); nothing written", file=sys.stderr)
+        else:
+            print(f"memtui: wrote {where} for {safe(scope, one_line=True)} into {safe(str(target), one_line=True)} "
+                  f"(backup: {safe(backup.name, one_line=True)})", file=sys.stderr)
     if export.not_exported:  # after the write: a failed write is the one line to read
         print(f"memtui: {safe(export.not_honoured(), one_line=True)}", file=sys.stderr)
     return 0

@@ -446,6 +446,16 @@ def test_export_writes_only_what_was_asked(oc, capsys):
     assert json.loads(out)["agents"]["entries"]["research"]["memory"]["search"]["query"]["maxResults"] == 3
 
 
+def test_an_export_openclaw_already_reads_writes_nothing_and_says_so(oc, capsys):
+    cfg = oc / "state" / "openclaw.json"
+    before = cfg.read_bytes()
+    # main sets no query of its own and inherits the global maxResults 10 / minScore 0
+    code, _, err = run(capsys, "export-settings", "--agent", "main", "--write", "--max-results", "10", "--min-score", "0")
+    assert code == 0, err
+    assert "nothing written" in err and "backup" not in err
+    assert cfg.read_bytes() == before and not list(cfg.parent.glob("openclaw.json.bak*"))
+
+
 @pytest.mark.parametrize("agent_id", ["main", "research"])
 def test_same_chunks_as_openclaw_per_source(oc, capsys, tmp_path, agent_id):
     """OpenClaw 2026.9's chunker (entry by entry in MEMORY.md and USER.md): the same chunk counts."""

@@ -218,8 +218,18 @@ def _query_of(memory: Any) -> dict[str, Any]:
     return query if isinstance(query, dict) else {}
 
 
-def write_export(config_file: Path, export: Export, agent_id: str | None = None) -> Path:
-    """Set the export in `config_file` (plain JSON only) and return the backup of the original."""
+def _leaves(value: Any) -> Any:
+    """`value` without the empty objects setting a path creates: what OpenClaw would read the same."""
+    if isinstance(value, dict):
+        kept = {k: _leaves(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v != {}}
+    return value
+
+
+def write_export(config_file: Path, export: Export, agent_id: str | None = None) -> Path | None:
+    """Set the export in `config_file` (plain JSON only) and return the backup of the original; None
+    when OpenClaw already reads those values there (set, or inherited by the agent): nothing is
+    written, no backup made."""
     from ..settings_io import RewriteError, rewrite_file
 
     try:
@@ -238,6 +248,8 @@ def write_export(config_file: Path, export: Export, agent_id: str | None = None)
     if not isinstance(data, dict):
         raise OpenClawError(f"{config_file} must hold a JSON object")
     data = apply_export(data, export, agent_id, config_file)
+    if _leaves(data) == _leaves(json.loads(text)):
+        return None
     try:
         backup = rewrite_file(config_file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     except RewriteError as exc:
