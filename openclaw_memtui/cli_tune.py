@@ -211,6 +211,8 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     assert judged is not None  # no cancel event given
     if judged.stale:
         _warn(f"{judged.stale} judged result(s) are stale (their note changed) and left out; mark them again in the app")
+    if args.folds < 2:
+        raise UserError(f"--folds {args.folds}: cross-validation needs 2 folds or more (default 5)")
     bar = _Progress(sys.stderr.isatty() and not args.json)
     try:
         found = suggest(judged.pools, current, folds=args.folds, progress=bar)
@@ -221,6 +223,8 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             print(dumps_json({"judged": found.have, "need": found.need, "message": found.message}, indent=2))
             return 1
         raise UserError(found.message)
+    if found.folds != args.folds:  # more folds than pairs of judged questions
+        _warn(f"{found.folds} folds used, not {args.folds}: each fold needs 2 or more of the {found.n} judged questions")
     saved = _save(found.best, args) if args.save and found.better and found.vectors else None
     if args.json:
         print(dumps_json(found.to_dict() | {"stale": judged.stale, "saved": str(saved) if saved else None}, indent=2))

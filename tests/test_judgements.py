@@ -338,6 +338,15 @@ def test_cli_tune_without_vectors_says_so_and_refuses_to_save(tmp_path, capsys):
     assert "Note: vectors were unavailable" in capsys.readouterr().out
 
 
+def test_cli_tune_refuses_too_few_folds_and_says_when_it_uses_fewer(tmp_path, capsys):
+    argv = ["tune", "--now", "2026-11-30T12:00:00Z", "--config", str(write(tmp_path / "m.toml", "# mine\n")), *DEMO]
+    assert main([*argv, "--folds", "1"]) == 2
+    assert "needs 2 folds or more" in capsys.readouterr().err
+    assert main([*argv, "--folds", "100"]) == 0
+    out, err = capsys.readouterr()
+    assert "12 folds used, not 100" in err and "12-fold" in out  # 24 judged questions: 12 pairs
+
+
 def test_changes_never_list_a_value_that_stays_the_same():
     from openclaw_memtui.engine.tuning import changed_fields
 
