@@ -269,3 +269,14 @@ def test_legacy_export_names_every_setting_openclaw_will_not_honour(tmp_path, ca
                   "keyword = { orFallback = false, cjk = 'none', stemming = 'none', lineWeight = 0.0 }\n")
     assert main(["export-settings", "--openclaw-config", str(legacy), "--config", str(plain)]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("preset", "layout"), [("openclaw-2026", "2026.9"), ("openclaw", "legacy")])
+def test_each_openclaw_preset_is_the_ranking_that_openclaw_uses(preset, layout):
+    """Exported to the OpenClaw it is named after, a preset has nothing OpenClaw would rank otherwise
+    (weights, MMR, decay, time words, line weight, overlap) — apart from the keyword settings that
+    come from the config, not the preset."""
+    from openclaw_memtui.tui.widgets.tuning import PRESETS
+
+    export = build_export(PRESETS[preset], layout)
+    assert [m for m in export.not_exported if "query.keyword" not in m] == []

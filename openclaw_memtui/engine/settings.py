@@ -9,7 +9,7 @@ so the type checker and the config validator share one spelling.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -172,12 +172,16 @@ class SearchParams:
 # the app's, and what `MemoryIndex.search()` uses without params
 DEFAULT_SEARCH_PARAMS = SearchParams()
 
-# OpenClaw's memorySearch ranking, every field spelled out so it stays OpenClaw's whatever memtui
-# ships: the TUI's "OpenClaw defaults" preset, and what the parity tests compare against
+# The older builtin engine's memorySearch ranking, every field spelled out so it stays OpenClaw's
+# whatever memtui ships: the TUI's "OpenClaw, older builtin" preset, and what the parity tests
+# compare against. Neither OpenClaw reads time windows from the query.
 OPENCLAW_SEARCH_PARAMS = SearchParams(vector_weight=0.7, text_weight=0.3, fusion="openclaw", line_weight=0.0,
                                       overlap_penalty=0.0, mmr=False, mmr_lambda=0.7,
                                       decay=False, half_life_days=30, min_score=0.35, max_results=6,
-                                      keyword_rescue=False)
+                                      keyword_rescue=False, time_mode="off")
+# OpenClaw 2026.9 always ranks with MMR (λ 0.7) and a 30-day decay, whatever its config says
+# (memory-search.ts; the export names these as not settable there)
+OPENCLAW_2026_SEARCH_PARAMS = replace(OPENCLAW_SEARCH_PARAMS, mmr=True, decay=True)
 
 
 def fts_tokenize_clause(settings: IndexSettings) -> str:

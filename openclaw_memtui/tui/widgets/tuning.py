@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, Label, Select, Switch
 
 from ...engine.models import InvalidParams
 from ...engine.search.rank import SearchParams
-from ...engine.settings import OPENCLAW_SEARCH_PARAMS, TIME_MODES, TimeMode
+from ...engine.settings import OPENCLAW_2026_SEARCH_PARAMS, OPENCLAW_SEARCH_PARAMS, TIME_MODES, TimeMode
 from .metric import MetricBox
 from .slider import Slider
 
@@ -37,6 +37,7 @@ SLIDERS = [
 ]
 
 PRESETS: dict[str, SearchParams] = {
+    "openclaw-2026": OPENCLAW_2026_SEARCH_PARAMS,
     "openclaw": OPENCLAW_SEARCH_PARAMS,
     "keyword-heavy": SearchParams(vector_weight=0.2, text_weight=0.8, min_score=0.2),
     "semantic-heavy": SearchParams(vector_weight=0.9, text_weight=0.1, min_score=0.3),
@@ -45,7 +46,8 @@ PRESETS: dict[str, SearchParams] = {
 }
 # rank() divides each weight by their sum: 1.00 and 0.60 weigh as 0.62 and 0.38 (the score pane shows the share)
 WEIGHTS_NOTE = "weights are normalised to sum 1"
-PRESET_LABELS = {"openclaw": "OpenClaw defaults", "keyword-heavy": "Keyword-heavy", "semantic-heavy": "Semantic-heavy",
+PRESET_LABELS = {"openclaw-2026": "OpenClaw 2026.9", "openclaw": "OpenClaw, older builtin",
+                 "keyword-heavy": "Keyword-heavy", "semantic-heavy": "Semantic-heavy",
                  "recent-first": "Recent first"}
 
 
