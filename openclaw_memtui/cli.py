@@ -437,11 +437,15 @@ def cmd_agents(args: argparse.Namespace) -> int:
         inst = load_installation()
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
+    if not inst.found:
+        print(f"memtui: no OpenClaw installed at {safe(inst.state_dir, one_line=True)} (no state folder, no config); "
+              "listed is the agent a new install would create — set OPENCLAW_STATE_DIR to read another", file=sys.stderr)
     if args.json:
         print(dumps_json(inst.to_dict(), indent=2))
         return 0
     version = f"OpenClaw {safe(inst.version, one_line=True)}" if inst.version else "OpenClaw version unknown"
-    print(f"OpenClaw state: {safe(inst.state_dir, one_line=True)} · config: {safe(inst.config or 'none found', one_line=True)}"
+    print(f"OpenClaw state: {safe(inst.state_dir, one_line=True)}{'' if inst.found else ' (not found)'} · "
+          f"config: {safe(inst.config or 'none found', one_line=True)}"
           f" · {inst.layout} layout · {version}")
     for a in inst.agents:
         print(f"{'*' if a.default else ' '} {safe(a.id, one_line=True)}")
@@ -487,6 +491,9 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
              if getattr(args, flag, None) is not None}
     export = build_export(params, layout, pool, only=given or None, agent_id=args.agent, keyword=cfg["query"]["keyword"])
     print(export.to_json())
+    if target is None and not args.write:
+        print(f"memtui: no OpenClaw config found in {safe(str(state), one_line=True)}; printed for the {layout} layout "
+              "(pass --openclaw-config FILE to shape it for another)", file=sys.stderr)
     if args.write:
         if target is None:
             raise UserError("no OpenClaw config found to write; pass --openclaw-config FILE")

@@ -77,7 +77,7 @@ def test_agents_are_the_ones_openclaw_lists(oc, capsys):
     code, out, _ = run(capsys, "agents", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["layout"] == "2026.9" and data["version"] == "2026.9.6"
+    assert data["layout"] == "2026.9" and data["version"] == "2026.9.6" and data["found"] is True
     ours = {a["id"]: a for a in data["agents"]}
     theirs = {a["id"]: a for a in expected(EXPECTED["agents"], oc)}
     assert list(ours) == list(theirs) == ["main", "research"]
@@ -96,6 +96,16 @@ def test_agents_are_the_ones_openclaw_lists(oc, capsys):
     # conversations is on by default; and its own maxResults (5) wins over the global 10
     assert ours["research"]["memory_search"]["searchSources"] == ["memory"]
     assert ours["research"]["memory_search"]["query"] == {"maxResults": 5, "minScore": 0}
+
+
+def test_agents_without_an_openclaw_says_none_is_installed(capsys):
+    code, out, err = run(capsys, "agents")  # the test's OPENCLAW_STATE_DIR does not exist
+    assert code == 0 and "(not found)" in out
+    assert "no OpenClaw installed at" in err and err.count("\n") == 1
+    code, out, _ = run(capsys, "agents", "--json")
+    assert json.loads(out)["found"] is False
+    code, out, err = run(capsys, "export-settings")
+    assert code == 0 and "memorySearch" in out and "no OpenClaw config found" in err
 
 
 def test_agents_text_output_names_layout_and_existing_index(oc, capsys):

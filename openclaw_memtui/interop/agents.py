@@ -83,8 +83,14 @@ class Installation:
     agents: list[Agent]
     warnings: list[str] = field(default_factory=list)  # what OpenClaw itself would refuse in the config
 
+    @property
+    def found(self) -> bool:
+        """Whether anything is installed: a config file, or at least the state folder. Without either,
+        `agents` lists only what a new install would create, and must say so."""
+        return self.config is not None or Path(self.state_dir).is_dir()
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self) | {"found": self.found}
 
 
 def config_path(state_dir: Path | None = None) -> Path | None:
