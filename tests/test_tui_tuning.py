@@ -122,3 +122,29 @@ async def test_export_toast_names_what_the_older_openclaw_will_not_honour(tmp_pa
     query = exported["memorySearch"]["query"]
     assert set(query) == {"maxResults", "minScore", "hybrid"}  # only keys OpenClaw's schema knows
     assert set(query["hybrid"]) == {"vectorWeight", "textWeight", "candidateMultiplier", "mmr", "temporalDecay"}
+
+
+async def test_a_refused_number_shows_the_value_in_effect_not_the_sliders_end(tmp_path):
+    """400 days is valid past the slider's 365 end; a refused entry after it must show 400 again in
+    every number box (the value Save writes), not the slider's clamped 365."""
+    config = tmp_path / "memtui.toml"
+    app = make_app(copy_demo(tmp_path), tmp_path, config_path=config)
+    past_the_end = {"half_life_days": ("400", 400.0), "max_results": ("60", 60)}
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        for field, *_ in SLIDERS:
+            box = app.query_one(f"#in-{field}", Input)
+            typed, expected = past_the_end.get(field, ("0.40", 0.4))
+            box.focus()
+            box.value = typed
+            await pilot.press("enter")
+            assert await wait_for(pilot, lambda f=field, e=expected: getattr(app.params, f) == e), field
+            for refused in ("x", "-3"):
+                box.value = refused
+                await pilot.press("enter")
+                await pilot.pause()
+                assert getattr(app.params, field) == expected, (field, refused)
+                assert box.value == TuningPanel._fmt(field, float(expected)), (field, refused, box.value)
+        app.query_one("#save", Button).press()
+        assert await wait_for(pilot, lambda: config.exists())
+    assert tomllib.loads(config.read_text(encoding="utf-8"))["query"]["hybrid"]["temporalDecay"]["halfLifeDays"] == 400

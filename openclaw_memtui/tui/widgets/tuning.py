@@ -218,7 +218,8 @@ class TuningPanel(Vertical):
         try:
             value = float(widget.value)
         except ValueError:
-            widget.show(self._fmt(field, slider.value))
+            # the value in effect, not the slider's: a valid 400 days sits at the slider's 365 end
+            widget.show(self._fmt(field, float(getattr(self.params, field))))
             self.notify(f"{field.replace('_', ' ')} needs a number", severity="warning", markup=False)
             return
         # An out-of-range value (-3, 2, nan, 0 days) is refused with the CLI's and the config's
