@@ -37,7 +37,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workspace", "-w", metavar="DIR",
-                   help="memory workspace (default: config, ~/.openclaw/workspace, else the demo)")
+                   help="memory workspace (default: the config's, else an installed OpenClaw's default agent, "
+                        "else ~/.openclaw/workspace, else the demo)")
     p.add_argument("--db", metavar="PATH", help="index file (default: one per workspace in the user data dir)")
     p.add_argument("--config", metavar="FILE", help="config TOML (default: user config dir; env MEMTUI_CONFIG)")
     p.add_argument("--demo", action="store_true", help="use the bundled demo workspace")
