@@ -7,6 +7,7 @@ import threading
 
 import pytest
 from rich.cells import cell_len
+from textual.geometry import Region
 from textual.widgets import Button, Input, OptionList, Static
 
 from openclaw_memtui.engine.models import SyncProgress, SyncReport
@@ -359,3 +360,17 @@ async def test_the_whole_file_opens_at_the_match_when_long_lines_wrap(tmp_path, 
         assert await wait_for(pilot, lambda: scroll.scroll_y > 0)
         top = text.render_line(round(scroll.scroll_y)).text
         assert top.startswith(f"{start - 2:5} ")  # two lines of context, then the match
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_the_header_keeps_the_workspaces_origin_and_name_at_any_width(tmp_path, width):
+    deep = tmp_path / ("a-very-long-folder-name-" * 4) / "site-packages" / "my-workspace"
+    write(deep / "MEMORY.md", "# Memory\n")
+    app = make_app(deep, tmp_path)
+    app.origin = "demo"
+    async with app.run_test(size=(width, 24)) as pilot:
+        assert await wait_for(pilot, lambda: app.sub_title.endswith("[demo]"))
+        assert "my-workspace" in app.sub_title
+        assert cell_len(f"{app.title} — {app.sub_title}") <= width - 20
+        header = "".join(strip.text for strip in app.screen.query_one("HeaderTitle").render_lines(Region(0, 0, width, 1)))
+        assert "[demo]" in header

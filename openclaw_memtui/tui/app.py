@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 SEARCH_DEBOUNCE_S = 0.25
 VECTORS_FOLLOW = "vectors follow (matrix loading)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
+HEADER_SIDES = 20  # the header's icon and clock space on either side of its title, and a margin
 
 class MainScreen(Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
@@ -179,6 +180,22 @@ class MemtuiApp(JudgingMixin, App[None]):
             yield TuningPanel(self.params, self.default_params, id="tuning")
         yield Footer()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._show_workspace(event.size.width)
+
+    def _show_workspace(self, width: int) -> None:
+        """The workspace in the header, `~` for home and cut in the middle to fit, so its origin
+        (`[demo]`, `[agent main]`) and the folder's own name always show (the header cut the end)."""
+        from .widgets.result_list import cut_middle
+
+        origin = f"  [{safe(self.origin, one_line=True)}]" if self.origin else ""
+        path = str(self.index.settings.workspace)
+        home = str(Path.home())
+        if path.startswith(home + "/"):
+            path = "~" + path[len(home):]
+        room = width - HEADER_SIDES - len(f"{self.title} — ") - len(origin)
+        self.sub_title = cut_middle(safe(path, one_line=True), max(12, room)) + origin
+
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(id="_default")
 
@@ -188,8 +205,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         sys.setswitchinterval(0.001)
         for error in self._theme_errors:
             self.notify(safe(error, False) + " — using the built-in themes", severity="error", markup=False, timeout=8)
-        origin = f"  [{safe(self.origin, one_line=True)}]" if self.origin else ""
-        self.sub_title = safe(str(self.index.settings.workspace), one_line=True) + origin
+        self._show_workspace(self.size.width)
         for binding_id in (self.cfg.get("tui", {}).get("keys") or {}):
             if binding_id not in self._binding_ids():
                 self.notify(f"tui.keys: no binding with id '{safe(binding_id, one_line=True)}'", severity="warning", markup=False)
