@@ -13,6 +13,14 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def same_size_edit(path: Path, text: str, later_ns: int) -> None:
+    """Rewrite `path` with text of the same size, its mtime `later_ns` on: only the mtime tells the change."""
+    st = os.stat(path)
+    assert len(text.encode()) == st.st_size
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + later_ns))
+
+
 def transcript(path: Path, turns: list[tuple[str, str]], start: str = "2026-11-01T10:00:00Z") -> Path:
     lines = [json.dumps({"type": "session", "version": 3, "id": path.stem, "timestamp": start})]
     for i, (role, text) in enumerate(turns):

@@ -12,7 +12,7 @@ from openclaw_memtui.engine import index as index_module
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.sources import ListingBudget, list_sources
 
-from .helpers import write
+from .helpers import same_size_edit, write
 
 
 def notes(ws: Path, n: int) -> None:
@@ -26,13 +26,6 @@ def built(tmp_path: Path, make_settings, n: int = 30) -> tuple[Path, MemoryIndex
     index = MemoryIndex(make_settings(ws), provider_name="none")
     index.sync()
     return ws, index
-
-
-def same_size_edit(path: Path, text: str, later_ns: int) -> None:
-    st = os.stat(path)
-    assert len(text.encode()) == st.st_size
-    path.write_text(text, encoding="utf-8")
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + later_ns))
 
 
 def test_a_spent_budget_answers_unknown_not_clean(tmp_path, make_settings):

@@ -4,12 +4,13 @@ nothing whose stat is unchanged, and still sees every change, addition and delet
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from openclaw_memtui.engine import sync
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.store import check_integrity
 
-from .helpers import write
+from .helpers import same_size_edit, write
 
 
 def notes(ws, n, word="alpha"):
@@ -17,11 +18,25 @@ def notes(ws, n, word="alpha"):
         write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\n{word} words about topic{i}\n")
 
 
-def test_a_file_that_fails_inside_a_batch_costs_only_itself(tmp_path, make_settings):
+def synced_notes(tmp_path, make_settings, n: int) -> tuple[Path, MemoryIndex]:
+    """A workspace of `n` notes and its keyword-only index, synced once."""
     ws = tmp_path / "ws"
-    notes(ws, 30)
+    notes(ws, n)
     index = MemoryIndex(make_settings(ws), provider_name="none")
     index.sync()
+    return ws, index
+
+
+def spy_on_reads(monkeypatch) -> list[str]:
+    """The paths sync reads from disk from now on, in order (a file recognised by its stat is not read)."""
+    reads: list[str] = []
+    real = sync.read_source
+    monkeypatch.setattr(sync, "read_source", lambda sf, limit: reads.append(sf.path) or real(sf, limit))
+    return reads
+
+
+def test_a_file_that_fails_inside_a_batch_costs_only_itself(tmp_path, make_settings):
+    ws, index = synced_notes(tmp_path, make_settings, 30)
     # a real write failure for one path: SQLite refuses its chunk rows
     index.store.conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON chunks WHEN NEW.path = 'memory/n007.md'"
                              " BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
@@ -38,10 +53,7 @@ def test_a_file_that_fails_inside_a_batch_costs_only_itself(tmp_path, make_setti
 
 
 def test_batched_writes_keep_keyword_rows_on_their_chunks(tmp_path, make_settings):
-    ws = tmp_path / "ws"
-    notes(ws, 450)  # more than one batch
-    index = MemoryIndex(make_settings(ws), provider_name="none")
-    index.sync()
+    ws, index = synced_notes(tmp_path, make_settings, 450)  # more than one batch
     for i in range(0, 450, 3):
         (ws / "memory" / f"n{i:03d}.md").unlink()
     for i in range(1, 450, 3):
@@ -58,19 +70,11 @@ def test_batched_writes_keep_keyword_rows_on_their_chunks(tmp_path, make_setting
 
 
 def test_a_re_sync_reads_only_files_whose_stat_moved(tmp_path, make_settings, monkeypatch):
-    ws = tmp_path / "ws"
-    notes(ws, 40)
-    index = MemoryIndex(make_settings(ws), provider_name="none")
-    index.sync()
-    reads: list[str] = []
-    real = sync.read_source
-    monkeypatch.setattr(sync, "read_source", lambda sf, limit: reads.append(sf.path) or real(sf, limit))
+    ws, index = synced_notes(tmp_path, make_settings, 40)
+    reads = spy_on_reads(monkeypatch)
     report = index.sync()
     assert reads == [] and report.files_unchanged == 40 and not index.is_dirty()
-    changed = ws / "memory" / "n005.md"
-    st = os.stat(changed)
-    write(changed, "# Note 5\nomega words about topic5\n")  # the same size: only the mtime tells
-    os.utime(changed, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))
+    same_size_edit(ws / "memory" / "n005.md", "# Note 5\nomega words about topic5\n", 10_000_000)
     write(ws / "memory" / "added.md", "# Added\nkappa\n")
     (ws / "memory" / "n009.md").unlink()
     assert index.is_dirty()
@@ -123,10 +127,7 @@ def test_a_file_that_fails_inside_a_first_index_batch_is_rolled_back_whole(tmp_p
 
 
 def test_a_file_whose_size_changed_under_the_same_mtime_is_read_again(tmp_path, make_settings):
-    ws = tmp_path / "ws"
-    notes(ws, 5)
-    index = MemoryIndex(make_settings(ws), provider_name="none")
-    index.sync()
+    ws, index = synced_notes(tmp_path, make_settings, 5)
     changed = ws / "memory" / "n002.md"
     st = os.stat(changed)
     write(changed, "# Note 2\nsigma words about topic2, and a longer line\n")
@@ -138,17 +139,9 @@ def test_a_file_whose_size_changed_under_the_same_mtime_is_read_again(tmp_path, 
 
 
 def test_the_fast_no_op_path_still_reads_a_same_size_edit_a_microsecond_later(tmp_path, make_settings, monkeypatch):
-    ws = tmp_path / "ws"
-    notes(ws, 30)
-    index = MemoryIndex(make_settings(ws), provider_name="none")
-    index.sync()
-    reads: list[str] = []
-    real = sync.read_source
-    monkeypatch.setattr(sync, "read_source", lambda sf, limit: reads.append(sf.path) or real(sf, limit))
-    changed = ws / "memory" / "n005.md"
-    st = os.stat(changed)
-    write(changed, "# Note 5\nOMEGA words about topic5\n")  # the same size, 1 µs later: only the mtime tells
-    os.utime(changed, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000))
+    ws, index = synced_notes(tmp_path, make_settings, 30)
+    reads = spy_on_reads(monkeypatch)
+    same_size_edit(ws / "memory" / "n005.md", "# Note 5\nOMEGA words about topic5\n", 1_000)  # 1 µs later
     report = index.sync()
     assert reads == ["memory/n005.md"] and (report.files_indexed, report.files_unchanged) == (1, 29)
     assert [c.path for c in index.retrieve("omega").candidates] == ["memory/n005.md"]
