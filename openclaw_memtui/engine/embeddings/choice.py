@@ -67,8 +67,9 @@ def describe_fallback(fallback: dict[str, str]) -> str:
     return f"fallback from {fallback['from']}: {fallback['reason']} (now {fallback['to']} / {fallback['model']})"
 
 
-def one_line(exc: BaseException) -> str:
-    return " ".join(scrub(str(exc)).split())
+def one_line(reason: BaseException | str) -> str:
+    """A failure's message on one line, scrubbed of keys (a provider's reason in a FallbackRecord)."""
+    return " ".join(scrub(str(reason)).split())
 
 
 class ProviderChoice:
@@ -141,7 +142,7 @@ class ProviderChoice:
         unused, else None. The caller re-embeds with it."""
         if not self.can_fall_back(failed.id):
             return None
-        return self._fall_back(failed.id, " ".join(scrub(error).split()), ("",))
+        return self._fall_back(failed.id, one_line(error), ("",))
 
     def probe_primary(self) -> EmbeddingProvider | None:
         """Once per process, while the index is on the fallback: one query embedding to the configured
