@@ -422,27 +422,27 @@ def _normalize(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def _message_text(content: object) -> str | None:
+def _text_parts(content: object) -> list[str] | None:
+    """A message's text: its string content, or the text parts of its list of parts (None: neither)."""
     if isinstance(content, str):
-        return _normalize(content)
+        return [content]
     if isinstance(content, list):
-        parts = [
-            _normalize(p["text"])
-            for p in content
-            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
-        ]
-        return " ".join(p for p in parts if p)
+        return [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
     return None
+
+
+def _message_text(content: object) -> str | None:
+    """The text parts, whitespace collapsed, joined by spaces (a transcript read without OpenClaw's filters)."""
+    parts = _text_parts(content)
+    if parts is None:
+        return None
+    return " ".join(p for p in map(_normalize, parts) if p)
 
 
 def _raw_message_text(content: object) -> str | None:
     """A message's text parts joined by newlines, unnormalised: OpenClaw's filters work line by line."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
-        return "\n".join(parts) if parts else None
-    return None
+    parts = _text_parts(content)
+    return "\n".join(parts) if parts else None
 
 
 # The last instant `datetime` can show: a later (or infinite) time would be stored and then break
