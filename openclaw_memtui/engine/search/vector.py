@@ -180,9 +180,10 @@ class VectorSearcher:
             base = self._base
         if base is None or (base.stamp.index_id, base.stamp.model, base.stamp.dims) != (stamp.index_id, stamp.model, stamp.dims):
             return False
-        logged = self._changed_since(IndexReader(conn), base, stamp)
-        changed = len(np.unique(np.frombuffer(logged, dtype="<i8"))) if logged is not None else 0
-        return logged is not None and 2 * changed + base.matrix.unfitted_rows <= patch_limit(base.matrix.size)
+        touched = self._changed_since(IndexReader(conn), base, stamp)
+        if touched is None:
+            return False
+        return 2 * len(touched) + base.matrix.unfitted_rows <= patch_limit(base.matrix.size)
 
     # -- loading ---------------------------------------------------------------------------------
     def _matrix_for(self, conn: Any, key: Key, count: int, may_defer: bool) -> tuple[VectorMatrix, dict[str, int]] | None:
@@ -293,10 +294,9 @@ class VectorSearcher:
         reads = IndexReader(conn)
         base_rowids, base_prints = matrix.rowids[: matrix.size], matrix.fingerprints[: matrix.size]
         vector_bytes = stamp.dims * 4
-        logged = self._changed_since(reads, base, stamp)
+        touched = self._changed_since(reads, base, stamp)
         rows: list[tuple[int, str, bytes, str]] | None = None
-        if logged is not None:
-            touched = np.unique(np.frombuffer(logged, dtype="<i8")).astype(np.int64)
+        if touched is not None:
             rows = reads.embeddings_of_rows(stamp.model, touched.tolist(), vector_bytes)  # those with a vector
             changes = diff_touched(base_rowids, base_prints, touched,
                                    np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
@@ -312,7 +312,7 @@ class VectorSearcher:
                 del ids
             changes = diff(base_rowids, base_prints, *scanned)
             unembedded = reads.count_chunks() - reads.count_embedded(stamp.model)  # kept counts: no scan
-        self.patched_from = "log" if logged is not None else "scan"
+        self.patched_from = "log" if touched is not None else "scan"
         if changes.too_large(matrix.size, unembedded=unembedded, unfitted=matrix.unfitted_rows):
             merged = f" (and {matrix.unfitted_rows} merged in since its fit)" if matrix.unfitted_rows else ""
             self.file_problem = f"{changes.counted(unembedded)} rows changed since the matrix was built{merged}: rebuilding"
@@ -333,8 +333,8 @@ class VectorSearcher:
         self.patch_s = time.perf_counter() - started
         return PatchedMatrix(matrix, changes.alive, fresh_rows, fresh_prints), labels
 
-    def _changed_since(self, reads: IndexReader, base: _Base, stamp: MatrixStamp) -> bytes | None:
-        """The rowids (int64s, repeats possible) of every row that may differ between `base` and the
+    def _changed_since(self, reads: IndexReader, base: _Base, stamp: MatrixStamp) -> np.ndarray | None:
+        """The rowids (int64, ascending, each once) of every row that may differ between `base` and the
         index at `stamp`, from the change log; None when the log does not tell.
 
         The log may reach back only to the matrix in memory, itself `base` patched (by an id scan at a
@@ -343,7 +343,7 @@ class VectorSearcher:
         after one scan the app's next watcher syncs patch from the log, merge or no merge."""
         logged = reads.changed_rowids(base.stamp.generation, stamp.generation)
         if logged is not None:
-            return logged
+            return _logged_rowids(logged)
         with self._lock:
             loaded = self._loaded
         if (loaded is None or loaded.stamp is None or not isinstance(loaded.matrix, PatchedMatrix)
@@ -355,7 +355,7 @@ class VectorSearcher:
         patched = loaded.matrix
         dropped = base.matrix.rowids[: base.matrix.size][~patched.alive]
         added = patched.fresh.rowids[: patched.fresh.size]
-        return b"".join([since, dropped.astype("<i8").tobytes(), added.astype("<i8").tobytes()])
+        return _logged_rowids(b"".join([since, dropped.astype("<i8").tobytes(), added.astype("<i8").tobytes()]))
 
     def _load(self, conn: Any, model: str, count: int) -> _Loaded:
         with _snapshot(conn):  # the stamp and the rows are read from one state of the index
@@ -560,6 +560,11 @@ class VectorSearcher:
             (q.tobytes(), fetch, model),
         ).fetchall()
         return [(rowid, 1.0 - float(dist)) for rowid, dist, source in rows if source in sources][:k]
+
+
+def _logged_rowids(logged: bytes) -> np.ndarray:
+    """The change log's rowids (int64s, little-endian, repeats possible) ascending, each once."""
+    return np.unique(np.frombuffer(logged, dtype="<i8")).astype(np.int64)
 
 
 def _trim_heap() -> None:
