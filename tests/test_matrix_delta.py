@@ -113,6 +113,18 @@ def test_the_matrix_in_memory_is_patched_after_a_sync(saved, tmp_path, monkeypat
     assert patched == rebuilt_hits(saved, tmp_path)
 
 
+def rewrite_n030_unlogged(saved, vector_from: str) -> None:
+    """Another writer (an older memtui, a tool) gives memory/n030.md's first chunk another id and the
+    vector of `vector_from`'s first chunk, and a new generation without logging the rows it changed."""
+    conn = saved.store.conn
+    rowid, = conn.execute("SELECT rowid FROM chunks WHERE path = 'memory/n030.md' LIMIT 1").fetchone()
+    vector_of = conn.execute("SELECT embedding FROM chunks WHERE path = ? LIMIT 1", (vector_from,)).fetchone()[0]
+    conn.execute("BEGIN")
+    conn.execute("UPDATE chunks SET id = 'rewritten-elsewhere', embedding = ? WHERE rowid = ?", (vector_of, rowid))
+    saved.store.bump_generation()  # no rows given: the step is not logged
+    conn.execute("COMMIT")
+
+
 def test_a_write_the_log_misses_between_two_logged_syncs_makes_the_patch_scan(saved, tmp_path):
     """Another writer (an older memtui, a tool) changed a chunk between two logged syncs: the log no
     longer chains from the matrix's generation, so the patch scans every id and still sees that change."""
@@ -120,13 +132,7 @@ def test_a_write_the_log_misses_between_two_logged_syncs_makes_the_patch_scan(sa
     memory = saved.settings.workspace / "memory"
     write(memory / "fresh.md", "brand new note")
     saved.sync()
-    conn = saved.store.conn
-    rowid, = conn.execute("SELECT rowid FROM chunks WHERE path = 'memory/n030.md' LIMIT 1").fetchone()
-    vector_of = conn.execute("SELECT embedding FROM chunks WHERE path = 'memory/fresh.md'").fetchone()[0]
-    conn.execute("BEGIN")
-    conn.execute("UPDATE chunks SET id = 'rewritten-elsewhere', embedding = ? WHERE rowid = ?", (vector_of, rowid))
-    saved.store.bump_generation()  # no rows given: the step is not logged
-    conn.execute("COMMIT")
+    rewrite_n030_unlogged(saved, vector_from="memory/fresh.md")
     write(memory / "n010.md", "edited words")
     saved.sync()
     patched = {q: vector_hits(saved, q) for q in QUERIES}
@@ -431,13 +437,7 @@ def test_after_a_patch_by_scan_the_next_logged_sync_patches_from_the_log(saved, 
     base patched. The next watcher sync logs its rows, and the log reaches back to that patched
     state: the rows it dropped and added plus the newly logged ones are compared, no second scan."""
     saved.retrieve("subject 1")
-    conn = saved.store.conn
-    rowid, = conn.execute("SELECT rowid FROM chunks WHERE path = 'memory/n030.md' LIMIT 1").fetchone()
-    vector_of = conn.execute("SELECT embedding FROM chunks WHERE path = 'memory/n040.md' LIMIT 1").fetchone()[0]
-    conn.execute("BEGIN")
-    conn.execute("UPDATE chunks SET id = 'rewritten-elsewhere', embedding = ? WHERE rowid = ?", (vector_of, rowid))
-    saved.store.bump_generation()  # not logged
-    conn.execute("COMMIT")
+    rewrite_n030_unlogged(saved, vector_from="memory/n040.md")
     saved.retrieve("subject 1")
     assert saved.vector_searcher.patched_from == "scan"
     edit_notes(saved)  # logged
