@@ -98,7 +98,7 @@ class IndexWriter:
         if self._touched is not None:
             self._touched.update(rowids)
             if len(self._touched) > CHANGE_LOG_ROWS:
-                self._touched = None  # logged as too many: a reader scans every id instead
+                self._touched = None  # too many to list: the step goes unlogged, so a reader scans every id
 
     @property
     def in_transaction(self) -> bool:
