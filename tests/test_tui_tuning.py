@@ -102,26 +102,57 @@ async def test_every_control_and_the_buttons_are_on_screen(tmp_path, size):
             assert region.y < bottom and region.right <= panel.region.right, selector
 
 
-async def test_export_toast_names_what_the_older_openclaw_will_not_honour(tmp_path):
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_export_toast_names_what_the_older_openclaw_will_not_honour(tmp_path, size):
     import json
+
+    from textual.widgets._toast import Toast
 
     from openclaw_memtui.paths import config_dir
 
-    app = make_app(copy_demo(tmp_path), tmp_path)  # no OpenClaw installed: the older layout's block
-    async with app.run_test(size=(120, 36)) as pilot:
+    app = make_app(copy_demo(tmp_path), tmp_path,  # no OpenClaw installed: the older layout's block
+                   cfg={"query": {"keyword": {"cjk": "bigram", "orFallback": True}}})
+    async with app.run_test(size=size, notifications=True) as pilot:
         await pilot.press("ctrl+t")
         app.query_one("#sl-overlap_penalty", Slider).focus()
         await pilot.press("end")
         assert await wait_for(pilot, lambda: app.params.overlap_penalty == 1.0)
         app.query_one("#export", Button).press()
-        assert await wait_for(pilot, lambda: any("not honoured" in t for _, t in app.toasts))
-    warning = next(t for s, t in app.toasts if "not honoured" in t)
-    assert "overlap penalty 1.00 (query.overlapPenalty" in warning and "line weight 0.50 (query.keyword.lineWeight" in warning
-    assert "CJK bigrams (query.keyword.cjk" in warning  # the config's keyword settings too
-    exported = json.loads((config_dir() / "openclaw-memorySearch.json").read_text(encoding="utf-8"))
+        assert await wait_for(pilot, lambda: any("not honour" in t for _, t in app.toasts))
+        # one toast, where it wrote first, whole on screen (the full list as a second toast pushed it off at 80×24)
+        assert await wait_for(pilot, lambda: len(app.screen.query("Toast.-warning")) > 0)
+        await pilot.pause()
+        toasts = [t for t in app.screen.query(Toast) if "xported" in (m := str(t._notification.message)) or "honour" in m]
+        for toast in toasts:
+            region = toast.region  # clipped to the screen: cut when smaller than the toast
+            assert region.y >= 0 and region.bottom < app.screen.region.bottom and region.height == toast.outer_size.height
+        assert len(toasts) == 1 and toasts[0].has_class("-warning")
+    warning = next(t for s, t in app.toasts if "not honour" in t)
+    target = config_dir() / "openclaw-memorySearch.json"
+    assert warning.startswith(f"Exported memorySearch.query to {target} and the clipboard")
+    assert "line weight 0.50, overlap penalty 1.00, time words boost and 3 more" in warning
+    assert "openclaw-memorySearch.not-honoured.txt" in warning
+    notes = (config_dir() / "openclaw-memorySearch.not-honoured.txt").read_text(encoding="utf-8")
+    assert "- overlap penalty 1.00 (query.overlapPenalty" in notes and "- line weight 0.50 (query.keyword.lineWeight" in notes
+    assert "- CJK bigrams (query.keyword.cjk" in notes  # the config's keyword settings too
+    assert "- OR when AND finds nothing" in notes
+    exported = json.loads(target.read_text(encoding="utf-8"))
     query = exported["memorySearch"]["query"]
     assert set(query) == {"maxResults", "minScore", "hybrid"}  # only keys OpenClaw's schema knows
     assert set(query["hybrid"]) == {"vectorWeight", "textWeight", "candidateMultiplier", "mmr", "temporalDecay"}
+
+
+async def test_an_export_openclaw_takes_whole_leaves_no_stale_list(tmp_path):
+    from openclaw_memtui.engine.search.rank import SearchParams
+    from openclaw_memtui.paths import config_dir
+    from openclaw_memtui.tui.settings_actions import export_settings
+
+    notes = config_dir() / "openclaw-memorySearch.not-honoured.txt"
+    export_settings(SearchParams(overlap_penalty=0.5), None, 100)
+    assert notes.exists()
+    outcome = export_settings(SearchParams(overlap_penalty=0.0, line_weight=0.0, time_mode="off"), None, 100)
+    assert not notes.exists()
+    assert [t.severity for t in outcome.toasts] == ["information"] and "not honour" not in outcome.toasts[0].text
 
 
 async def test_a_refused_number_shows_the_value_in_effect_not_the_sliders_end(tmp_path):

@@ -7,6 +7,7 @@ touches a widget.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -93,7 +94,36 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
     except OSError as exc:
         return Outcome([Toast(f"Could not export: {safe(describe(exc), False)}", "error")])
     block = "memory.search.query" if export.layout == "2026.9" else "memorySearch.query"
-    outcome = Outcome([Toast(safe(f"Exported {block} to {target} and the clipboard", one_line=True))], clipboard=text)
-    if export.not_exported:
-        outcome.toasts.append(Toast(safe(export.not_honoured(), one_line=True), "warning", 12))
-    return outcome
+    said = f"Exported {block} to {target} and the clipboard"
+    notes = target.with_name(target.stem + NOT_HONOURED_SUFFIX)
+    if not export.not_exported:
+        with suppress(OSError):
+            notes.unlink(missing_ok=True)  # a list left by an earlier export would now be wrong
+        return Outcome([Toast(safe(said, one_line=True))], clipboard=text)
+    # One toast, where it wrote first: at 80×24 the whole list as a second toast filled the screen and
+    # pushed this line off it. The full list goes beside the export (and `memtui export-settings` prints it).
+    try:
+        replace_private_file(notes, not_honoured_notes(export.not_exported, block))
+        where = f"full list in {notes.name} beside it"
+    except OSError as exc:
+        where = f"full list not written: {describe(exc)}"
+    said += f". OpenClaw will not honour {short_list(export.not_exported)} ({where})"
+    return Outcome([Toast(safe(said, one_line=True), "warning", 12)], clipboard=text)
+
+
+NOT_HONOURED_SUFFIX = ".not-honoured.txt"
+SHORT_LIST_NAMES = 3  # more would make the toast taller than an 80×24 screen's results
+
+
+def short_list(not_exported: list[str]) -> str:
+    """The settings' names and values, without why: `line weight 0.50, overlap penalty 1.00 and 2 more`."""
+    names = [entry.split(" (", 1)[0] for entry in not_exported]
+    if len(names) > SHORT_LIST_NAMES + 1:
+        return ", ".join(names[:SHORT_LIST_NAMES]) + f" and {len(names) - SHORT_LIST_NAMES} more"
+    return ", ".join(names)
+
+
+def not_honoured_notes(not_exported: list[str], block: str) -> str:
+    """The file beside an export: each setting OpenClaw will not rank with, and why, one a line."""
+    lines = [f"memtui settings the exported {block} cannot carry (memtui's own search still ranks with them):"]
+    return "\n".join(lines + [f"- {entry}" for entry in not_exported]) + "\n"
