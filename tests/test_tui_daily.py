@@ -53,6 +53,37 @@ async def test_help_lists_the_app_keys_and_ctrl_q_quits_from_it(tmp_path):
         assert await wait_for(pilot, lambda: quits == [1])
 
 
+async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
+    """The footer followed tui.keys, but the query placeholder and the help text said ctrl+t."""
+    app = make_app(copy_demo(tmp_path), tmp_path,
+                   cfg={"tui": {"keys": {"toggle_tuning": "f5", "export_settings": "f6", "clear_time_window": "f4"}}})
+    async with app.run_test(size=(120, 36)) as pilot:
+        placeholder = app.query_one("#query", Input).placeholder
+        assert "f5 to tune" in placeholder and "ctrl+t" not in placeholder
+        await pilot.press("f1")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        lines = rendered_lines(app.screen.query_one("#help-text"))
+        about = " ".join(lines[: lines.index("Keys")])
+        assert "Tuning (f5)" in about and "Export (f6)" in about and "f4 ignores the window" in about
+        assert "ctrl+t" not in about and "ctrl+e" not in about and "f3" not in about
+        assert "Suggest settings\" (ctrl+p)" in about  # the palette's key is not remapped
+
+
+async def test_help_describes_the_score_pane_and_the_panel_as_they_are(tmp_path):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f1")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        lines = rendered_lines(app.screen.query_one("#help-text"))
+        about = " ".join(lines[: lines.index("Keys")])
+        assert "final = hybrid × decay × time" in about and "time = the time-window factor" in about
+        assert "(1 − line weight) × chunk + line weight × best line" in about
+        assert "overlap penalty" in about and "MMR's diversity re-ranking" in about
+        for told in ("Tuning (ctrl+t)", "Reset goes back", "Save writes", "Export (ctrl+e) writes", "line weight (",
+                     "overlap penalty (how far"):
+            assert told in about, told
+
+
 async def test_a_preset_that_flips_mmr_or_decay_keeps_its_move_marks(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path)
     app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z: the demo's notes are days old, decay moves them

@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.keys import format_key
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -36,7 +37,7 @@ from .editor import chosen_editor, editable_path, editor_command, empty_workspac
 from .judging import JudgingMixin
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, StatusLoaded, SyncFinished, SyncProgressed
 from .screens.file_view import FileScreen, file_title, render_file
-from .screens.help import HelpScreen, help_keys
+from .screens.help import ABOUT, HelpScreen, help_keys
 from .screens.status_rows import read_status
 from .screens.suggest import SuggestScreen
 from .screens.sync import SyncScreen
@@ -172,8 +173,9 @@ class MemtuiApp(JudgingMixin, App[None]):
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Search memory… (Enter to search now, ctrl+t to tune)", id="query", select_on_focus=False)
-        yield InfoBar(id="info").data_bind(sync=MemtuiApp.sync_state)
+        yield Input(placeholder=f"Search memory… (Enter to search now, {self.key_for('toggle_tuning')} to tune)", id="query",
+                    select_on_focus=False)
+        yield InfoBar(id="info", time_key=self.key_for("clear_time_window")).data_bind(sync=MemtuiApp.sync_state)
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
@@ -365,7 +367,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         if message.partial:
             return
         # a failing query embedding may have switched to the fallback, whose vectors the next sync builds
-        self._tell_fallback(" — sync (ctrl+r) to build its vectors" if message.pool.mode != "hybrid" else "")
+        self._tell_fallback(f" — sync ({self.key_for('sync')}) to build its vectors" if message.pool.mode != "hybrid" else "")
         if message.pool.mode == "hybrid" and not self._vectors_warming:
             self._vectors_warming = True
             self._warm_up_vectors()  # after the first results: loading 1M vectors must not delay them
@@ -426,7 +428,7 @@ class MemtuiApp(JudgingMixin, App[None]):
             return "No matches."
         lines = [f"No matches above minScore {self.ranked.params.min_score:.2f}. Best hits below it:", ""]
         lines += [f"  {r.score:.3f}  {safe(r.path, one_line=True)}:{r.start_line}-{r.end_line}" for r in below]
-        lines += ["", "Lower minScore in the tuning panel (ctrl+t) to list them."]
+        lines += ["", f"Lower minScore in the tuning panel ({self.key_for('toggle_tuning')}) to list them."]
         return "\n".join(lines)
 
 
@@ -495,7 +497,8 @@ class MemtuiApp(JudgingMixin, App[None]):
             return
         self.time_disabled_query = self.query_one("#query", Input).value.strip()
         self.ignored_window = pool.time_window.text
-        self.notify(f"Ignoring “{safe(pool.time_window.text, False)}” for this query (f3 again uses it)", markup=False,
+        again = self.key_for("clear_time_window")
+        self.notify(f"Ignoring “{safe(pool.time_window.text, False)}” for this query ({again} again uses it)", markup=False,
                     timeout=3)
         self.start_search()
 
@@ -650,7 +653,17 @@ class MemtuiApp(JudgingMixin, App[None]):
         bindings = [b for _, keys in self.screen._modal_binding_chain for _, b in keys]
         with contextlib.suppress(NoMatches):
             bindings += [b for _, b in self.query_one(ResultList)._bindings]
-        self.push_screen(HelpScreen(help_keys(bindings, self.get_key_display)))
+        about = ABOUT.format(tune=self.key_for("toggle_tuning"), export=self.key_for("export_settings"),
+                             time_words=self.key_for("clear_time_window"),
+                             palette=format_key(self.COMMAND_PALETTE_BINDING))
+        self.push_screen(HelpScreen(help_keys(bindings, self.get_key_display), about))
+
+    def key_for(self, binding_id: str) -> str:
+        """The first key of the app's binding `binding_id` after the config's remap (tui.keys), spelled
+        for prose (`ctrl+t`, `f5`, `?`), so text that names a key names the one that works."""
+        binding = next(b for b in self.BINDINGS if isinstance(b, Binding) and b.id == binding_id)
+        keys = self._keymap.get(binding_id, binding.key)  # Textual keeps the remap there (set_keymap)
+        return format_key(keys.split(",")[0].strip())
 
     def action_sync_screen(self) -> None:
         self.status_generation += 1

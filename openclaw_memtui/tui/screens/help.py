@@ -14,23 +14,36 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+# {tune}, {export}, {time_words} and {palette} are the keys bound now (the config's tui.keys remaps them)
 ABOUT = """\
 Type a query: results update as you type (Enter searches at once and moves to the results).
 Up/Down in the list selects a result; Enter opens the whole file at that chunk; e opens it in
 $EDITOR at that line; c copies the snippet, j the result as JSON.
 
-Score pane: vector = cosine similarity of the query and chunk embeddings; text = BM25 score
-mapped to [0,1); hybrid = weighted sum of the two (the weights are normalised to sum 1, so the
-pane shows each one's share); decay = temporal decay factor for dated notes and transcripts
-(MEMORY.md and undated notes are evergreen); final = hybrid × decay; MMR rank shows where
-diversity re-ranking moved the result.
+Score pane: vector = cosine similarity of the query and chunk embeddings; text = keyword score:
+the chunk's BM25 score mapped to [0,1), blended with its best-matching line's as (1 − line weight)
+× chunk + line weight × best line; hybrid = weighted sum of the two (the weights are normalised to
+sum 1, so the pane shows each one's share); decay = temporal decay factor for dated notes and
+transcripts, with decay on (MEMORY.md and undated notes are evergreen); time = the time-window
+factor, shown when the query names a time (above 1 inside the window, halving with distance outside;
+{time_words} ignores the window); final = hybrid × decay × time. rank = the place in the list and
+why it is not the place in score order: pushed down for repeating lines of a result above it (the
+overlap penalty), then moved by MMR's diversity re-ranking when MMR is on.
 
-Tuning (ctrl+t) re-ranks the cached candidates instantly, without touching the index.
+Tuning ({tune}) re-ranks the cached candidates instantly, without touching the index. Sliders,
+each with an exact number box: vector and text weight; line weight (the best line's share of the
+text score, 0 = whole chunk only); overlap penalty (how far a chunk repeating lines of a result
+above it is pushed down, 0 = score order); MMR λ (1 = relevance only, lower = more diverse);
+half-life days (with decay on); minScore; maxResults. Then the MMR and decay switches, what time words
+do (boost, filter, ignored) and presets. Reset goes back to the settings memtui started with;
+Save writes them to memtui's config file ([query], a backup kept); Export ({export}) writes the
+block the detected OpenClaw accepts to memtui's config folder and the clipboard, and names the settings
+OpenClaw will not honour (the full list in the .not-honoured.txt file beside the export).
 
 Judging: in the list, + marks the highlighted result relevant to the query, - not relevant, x
 clears (✓ ✗ in the list; ! = judged on text that has changed since: mark it again). The tuning
 panel then shows nDCG@10, recall@5 and MRR over every judged question for the current settings,
-against the saved ones; "Suggest settings" (ctrl+p) searches better ones, cross-validated.
+against the saved ones; "Suggest settings" ({palette}) searches better ones, cross-validated.
 """
 
 Keys = list[tuple[str, str]]
@@ -70,12 +83,13 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, keys: Keys) -> None:
+    def __init__(self, keys: Keys, about: str = ABOUT) -> None:
         super().__init__()
         self.keys = keys
+        self.about = about  # ABOUT with the keys bound now filled in
 
     def compose(self) -> ComposeResult:
-        about = Text("\n\n".join(paragraphs(ABOUT)) + "\n")
+        about = Text("\n\n".join(paragraphs(self.about)) + "\n")
         # keys in a grid: a long description wraps inside its own column, under itself
         keys = Table.grid(padding=(0, 2))
         keys.add_column(no_wrap=True)

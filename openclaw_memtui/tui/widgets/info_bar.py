@@ -20,14 +20,15 @@ MODE_NAMES = {"hybrid": "hybrid", "keyword": "keywords only", "vector": "vectors
 RUN_A_SYNC = "(run a sync)"
 
 
-def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", now: float | None = None) -> Text:
+def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", now: float | None = None,
+              time_key: str = "f3") -> Text:
     parts: list[str] = []
     pool = ranked.pool
     if pool is not None and pool.time_window is not None:
         w = pool.time_window.to_dict()
-        parts.append(f"time window “{w['text']}” {w['start']} → {w['end']} ({ranked.params.time_mode}; f3 ignores it)")
+        parts.append(f"time window “{w['text']}” {w['start']} → {w['end']} ({ranked.params.time_mode}; {time_key} ignores it)")
     elif ignored_window:
-        parts.append(f"time words “{ignored_window}” ignored (f3 uses them)")
+        parts.append(f"time words “{ignored_window}” ignored ({time_key} uses them)")
     if pool is not None:
         parts.append(f"{len(ranked.results)} of {len(pool.candidates)} candidates · {MODE_NAMES[pool.mode]}")
         # the engine's advice to run a sync is stale while one runs
@@ -46,8 +47,12 @@ class InfoBar(Static):
     sync: reactive[SyncState] = reactive(SyncState, init=False)
     ignored_window: reactive[str] = reactive("", init=False)  # f3: the time words this query ignores
 
+    def __init__(self, *, id: str | None = None, time_key: str = "f3") -> None:
+        super().__init__(id=id)
+        self.time_key = time_key  # the key that ignores a time window (remappable)
+
     def watch_ranked(self) -> None:
-        self.update(info_line(self.ranked, self.sync, self.ignored_window))
+        self.update(info_line(self.ranked, self.sync, self.ignored_window, time_key=self.time_key))
 
     def watch_sync(self) -> None:
-        self.update(info_line(self.ranked, self.sync, self.ignored_window))
+        self.update(info_line(self.ranked, self.sync, self.ignored_window, time_key=self.time_key))
