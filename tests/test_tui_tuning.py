@@ -179,3 +179,22 @@ async def test_a_refused_number_shows_the_value_in_effect_not_the_sliders_end(tm
         app.query_one("#save", Button).press()
         assert await wait_for(pilot, lambda: config.exists())
     assert tomllib.loads(config.read_text(encoding="utf-8"))["query"]["hybrid"]["temporalDecay"]["halfLifeDays"] == 400
+
+
+async def test_the_judging_hint_and_the_stale_count_share_one_line(tmp_path):
+    """At 120 columns the panel wrapped '+ / - in the result list judges  1' / 'stale' onto two lines."""
+    from openclaw_memtui.tui.state import MetricView
+    from openclaw_memtui.tui.widgets.metric import MetricBox
+
+    from .app_helpers import rendered_lines
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        box = app.query_one(MetricBox)
+        for view, words in ((MetricView(stale=1), ("judges", "1 stale")), (MetricView(stale=12), ("judges", "12 stale")),
+                            (MetricView(stale=3, loading="retrieving 12/24"), ("12/24", "3 stale"))):
+            box.view = view
+            await pilot.pause()
+            lines = [line for line in rendered_lines(box) if line.strip()]
+            assert len(lines) == 1 and all(w in lines[0] for w in words), lines

@@ -14,6 +14,8 @@ from ..state import MetricView
 
 ROWS = (("nDCG@10", "ndcg@10"), ("recall@5", "recall@5"), ("MRR", "mrr@10"))
 HINT = "+ / - in the result list judges"  # one line: the panel must keep its buttons on a 36-row screen
+SHORT_HINT = "+ / - in the list judges"  # with "  12 stale" after it, still one line of the panel
+WIDTH = 34  # the panel's inner width, less its scrollbar
 
 
 def delta_text(now: float, saved: float) -> Text:
@@ -31,6 +33,8 @@ def metric_text(view: MetricView) -> Text:
     if view.current is None or view.saved is None:
         text = Text(f"Judged questions: {view.loading}" if view.loading else HINT, style="dim")
         if view.stale:
+            if text.cell_len + 2 + stale.cell_len > WIDTH:  # the panel would wrap "1" / "stale" onto two lines
+                text = Text(f"Judged: {view.loading}" if view.loading else SHORT_HINT, style="dim")
             text.append("  ")
             text.append_text(stale)
         return text
