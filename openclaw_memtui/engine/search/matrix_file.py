@@ -185,18 +185,10 @@ def remove_foreign(path: Path, index_id: str) -> bool:
         return False  # an index an older memtui built has no id yet: nothing to compare with
     remove_stale_temps(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return False  # none, a symlink, unreadable: not ours to delete
-    try:
-        opened = os.fstat(fd)
-    except OSError:
-        os.close(fd)
-        return False
-    if not stat.S_ISREG(opened.st_mode):  # a directory or a FIFO: checked before fdopen, which refuses a directory
-        os.close(fd)
-        return False
-    with os.fdopen(fd, "rb") as fh:
+        fh = _open_regular(path, follow_symlinks=False)
+    except (UnusableMatrixFile, OSError):
+        return False  # none, a symlink, unreadable, a directory or a FIFO: not ours to delete
+    with fh:
         prefix = fh.read(_PREFIX.size)
         if len(prefix) != _PREFIX.size or _PREFIX.unpack(prefix)[0] != MAGIC:
             return False  # not a file we wrote
@@ -211,7 +203,7 @@ def remove_foreign(path: Path, index_id: str) -> bool:
             if header["index_id"] == index_id:
                 return False
         try:
-            if os.stat(path, follow_symlinks=False).st_ino != opened.st_ino:
+            if os.stat(path, follow_symlinks=False).st_ino != os.fstat(fh.fileno()).st_ino:
                 return False  # replaced meanwhile (a save for the new index): keep that one
             path.unlink()
         except OSError:
@@ -236,12 +228,14 @@ class UnusableMatrixFile(Exception):
     """The file is absent, stale, another index's or damaged: rebuild from SQLite."""
 
 
-def _open_regular(path: Path) -> BinaryIO:
-    """`path` opened for reading if it is a regular file (after symlinks); UnusableMatrixFile otherwise.
+def _open_regular(path: Path, follow_symlinks: bool = True) -> BinaryIO:
+    """`path` opened for reading if it is a regular file (after symlinks, unless `follow_symlinks` is
+    False: then a symlink fails to open, OSError); UnusableMatrixFile otherwise.
 
     Opened without blocking and checked on the open descriptor: a FIFO put at the path would
     otherwise hang every search waiting for a writer, and a check by name could be raced."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    no_follow = 0 if follow_symlinks else getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | no_follow | getattr(os, "O_CLOEXEC", 0))
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise UnusableMatrixFile("not a regular file")
