@@ -1,4 +1,4 @@
-"""Shared helpers for the benchmarks: output folder, JSON writing, table printing."""
+"""Shared helpers for the benchmarks: output folder, JSON writing, table printing, memory figures."""
 
 from __future__ import annotations
 
@@ -26,3 +26,16 @@ def table(rows: list[list], header: list[str]) -> str:
         return "| " + " | ".join(str(x).ljust(w) for x, w in zip(r, widths, strict=False)) + " |"
 
     return "\n".join([fmt(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + [fmt(r) for r in rows])
+
+
+def memory_mb() -> dict[str, float]:
+    """This process's VmRSS, its anonymous and file-backed parts (RssAnon, RssFile: a read-only file
+    mapping's pages are page cache the kernel may reclaim, but they count in the RSS a user sees) and
+    its peak VmHWM, MB, from /proc/self/status (Linux)."""
+    fields = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024
+    return fields

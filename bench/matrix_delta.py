@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale  # noqa: E402  (puts this checkout first on sys.path)
-from _common import table, write_json  # noqa: E402
+from _common import memory_mb, table, write_json  # noqa: E402
 
 from openclaw_memtui.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
@@ -151,18 +151,6 @@ def measure(db: Path, ws: Path, queries_file: Path, queries: int, touched: int) 
                     "matrix": type(searcher._matrix).__name__}
     index.close()
     return out
-
-
-def memory_mb() -> dict[str, float]:
-    """VmRSS, its anonymous and file-backed parts (a read-only file mapping's pages are page cache the
-    kernel may reclaim, but they count in the RSS a user sees) and VmHWM, MB."""
-    fields = {}
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
-                fields[key] = int(value.split()[0]) / 1024
-    return fields
 
 
 class PeakSampler:

@@ -33,7 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]  # this checkout's package, not an installed one
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))
-from _common import table, write_json  # noqa: E402
+from _common import memory_mb, table, write_json  # noqa: E402
 
 from openclaw_memtui.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
@@ -204,12 +204,8 @@ def build_index(db: Path, ws: Path, n: int, shape: Shape, queries: np.ndarray) -
 # -- measuring, in a fresh process ----------------------------------------------------------------
 def rss_mb() -> tuple[float, float]:
     """(current, peak) resident set size of this process, MB."""
-    fields = {}
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            key, _, value = line.partition(":")
-            fields[key] = value
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+    memory = memory_mb()
+    return memory["VmRSS"], memory["VmHWM"]
 
 
 def measure(args: argparse.Namespace) -> int:
