@@ -113,6 +113,11 @@ class ListingBudget:
             self.exhausted = True
         return self.exhausted
 
+    def spent_at(self, entry: int) -> bool:
+        """`spent`, looked at only every _BUDGET_STRIDE entries of a folder (`entry`: the index of the
+        one about to be handled; never before the first)."""
+        return bool(entry) and not entry % _BUDGET_STRIDE and self.spent()
+
 
 # how many folder entries the walk handles between two looks at the clock: ~50 µs of work with the files
 # in the kernel's cache, a few ms when each stat waits for the disk
@@ -160,7 +165,7 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
         try:
             with os.scandir(folder) as it:  # read as walked: a spent budget stops reading a large folder too
                 for i, entry in enumerate(it):
-                    if budget is not None and i and not i % _BUDGET_STRIDE and budget.spent():
+                    if budget is not None and budget.spent_at(i):
                         stack.clear()
                         subfolders = None
                         break
@@ -392,7 +397,7 @@ def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False,
     except OSError:
         return []
     for i, entry in enumerate(entries):
-        if budget is not None and i and not i % _BUDGET_STRIDE and budget.spent():
+        if budget is not None and budget.spent_at(i):
             break
         try:
             if (entry.is_symlink() and not follow_symlinks) or not entry.is_file() or not is_transcript_name(entry.name):
