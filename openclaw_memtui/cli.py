@@ -12,10 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
-
-if TYPE_CHECKING:
-    from .engine.index import MemoryIndex
+from typing import Any, NoReturn
 
 from .engine.settings import FUSIONS, PROVIDERS, TIME_MODES
 from .errors import UserError  # re-exported: callers and tests import it from here
@@ -261,20 +258,10 @@ class _ProgressLine:
 
 
 def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .render import dumps_json, safe
     from .session import open_session
 
-    session = open_session(args, cfg, repair=True)
-    try:
-        return _index_and_report(args, session.index)
-    finally:
-        # closing the last connection checkpoints the WAL into the index and removes it; left open
-        # at exit, the next reader (a `memtui search`) would be the one to rewrite the index file
-        session.close()
-
-
-def _index_and_report(args: argparse.Namespace, index: MemoryIndex) -> int:
-    from .render import dumps_json, safe
-
+    index = open_session(args, cfg, repair=True).index  # closed by main() when the command ends
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
         report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)
@@ -600,3 +587,7 @@ def _main(argv: list[str] | None = None) -> int:
 
         print(f"memtui: error: {safe(scrub(describe(exc)), one_line=True)}", file=sys.stderr)
         return 1
+    finally:
+        session = sys.modules.get("openclaw_memtui.session")  # loaded only by commands that open one
+        if session is not None:
+            session.close_opened_sessions()

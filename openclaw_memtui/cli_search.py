@@ -11,7 +11,7 @@ from typing import Any
 
 from .config import get, search_params
 from .errors import UserError
-from .session import Session, open_session
+from .session import open_session
 
 # ranking flags whose argparse dest is the SearchParams field they set
 RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "line_weight", "overlap_penalty", "mmr", "mmr_lambda", "decay",
@@ -57,18 +57,11 @@ def retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
 
 
 def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    started = time.perf_counter()
-    session = open_session(args, cfg)
-    try:
-        return _search_and_print(args, session, started)
-    finally:
-        session.close()  # the last connection to close removes the -wal/-shm it made; left open, they stay
-
-
-def _search_and_print(args: argparse.Namespace, session: Session, started: float) -> int:
     from .engine.search.rank import rank, rank_moves
     from .render import dumps_json, safe
 
+    started = time.perf_counter()
+    session = open_session(args, cfg)  # closed by main() when the command ends
     index, cfg = session.index, session.cfg
     params = params_from(args, cfg)
     if index.is_empty() and not index.syncing:

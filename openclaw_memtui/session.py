@@ -8,6 +8,7 @@ onto the engine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,4 +140,19 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
                             notice=_notice, fallback=cfg["fallback"])
     except InvalidIndex as exc:
         raise UserError(str(exc)) from None
-    return Session(index=index, cfg=cfg, origin=origin, agent=agent)
+    session = Session(index=index, cfg=cfg, origin=origin, agent=agent)
+    _OPENED.append(session)
+    return session
+
+
+# Sessions a command opened, closed by `cli.main` when the command ends. A command that exits with
+# its SQLite connections open leaves the WAL behind, and the next read command (the last connection
+# to close) folds it into the index file: a read would change the file.
+_OPENED: list[Session] = []
+
+
+def close_opened_sessions() -> None:
+    while _OPENED:
+        session = _OPENED.pop()
+        with contextlib.suppress(Exception):  # closing after the command: its own outcome is what counts
+            session.close()

@@ -99,16 +99,17 @@ def test_status_on_a_valid_index_leaves_it_unchanged(tmp_path, workspace, capsys
     assert listing(folder) == names and db.read_bytes() == before
 
 
-def test_index_leaves_no_wal_for_a_search_to_fold_into_the_index(tmp_path, workspace):
-    """`memtui index` closes its connections: a WAL left at exit was checkpointed into the index file
-    by the next `search` (the last connection to close does it), so a read command rewrote the file."""
+def test_index_leaves_no_wal_for_a_search_to_fold_into_the_index(tmp_path):
+    """Every command closes the sessions it opened (`cli.main`): a WAL left at exit by `index` or
+    `eval` was checkpointed into the index file by the next `search` (the last connection to close
+    does it), so a read command rewrote the file."""
     db = tmp_path / "idx" / "i.sqlite"
-    common = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
-    for argv in (["index", *common], ["search", "decided", *common]):
+    common = ["--demo", "--db", str(db), "--provider", "none"]  # the demo ships judgements for eval
+    for argv in (["index", *common], ["eval", *common], ["search", "decided", *common]):
         subprocess.run([sys.executable, "-m", "openclaw_memtui", *argv], check=True, capture_output=True,
                        env=env_for_subprocess(), timeout=120)
-        if argv[0] == "index":
-            assert not (db.parent / "i.sqlite-wal").exists()
+        if argv[0] != "search":
+            assert not (db.parent / "i.sqlite-wal").exists(), argv[0]
             before = snapshot(db.parent)
     assert snapshot(db.parent) == before
 
