@@ -63,25 +63,6 @@ def _backup(target: Path, mode: int) -> Path:
     return backup
 
 
-def replace_private_file(path: Path, text: str) -> None:
-    """Write a file of our own (an export) whole: 0600 whatever the umask, via a temp file renamed
-    over the old one, so a reader never sees half of it. No backup: we make it again on request."""
-    from .engine.store import make_private_dirs
-
-    make_private_dirs(path.parent)  # the config dir may hold an API key: 0700 when we create it
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # mkstemp: 0600
-    try:
-        try:
-            _write_all(fd, text.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(name, path)
-    except OSError:
-        Path(name).unlink(missing_ok=True)
-        raise
-
-
 def rewrite_file(path: Path, text: str) -> Path | None:
     """Replace a config file's content safely; return the backup of the original (None if new).
 

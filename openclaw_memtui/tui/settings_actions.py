@@ -78,9 +78,9 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
                     keyword: Mapping[str, Any] | None = None) -> Outcome:
     """The query block for openclaw.json, written to memtui's config folder and copied; a warning
     names what that OpenClaw will not honour (`keyword`: the config's query.keyword block)."""
+    from ..engine.judgements import write_private_atomic
     from ..interop.export import build_export
     from ..paths import config_dir
-    from ..settings_io import replace_private_file
 
     # shaped for the agent being browsed, as `memtui export-settings --agent` does: pasted, a global
     # block would change every agent
@@ -90,7 +90,7 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
     name = "openclaw-memory.search.json" if export.layout == "2026.9" else "openclaw-memorySearch.json"
     target = config_dir() / name
     try:
-        replace_private_file(target, text + "\n")
+        write_private_atomic(target, text + "\n")
     except OSError as exc:
         return Outcome([Toast(f"Could not export: {safe(describe(exc), False)}", "error")])
     block = "memory.search.query" if export.layout == "2026.9" else "memorySearch.query"
@@ -103,7 +103,7 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
     # One toast, where it wrote first: at 80×24 the whole list as a second toast filled the screen and
     # pushed this line off it. The full list goes beside the export (and `memtui export-settings` prints it).
     try:
-        replace_private_file(notes, not_honoured_notes(export.not_exported, block))
+        write_private_atomic(notes, not_honoured_notes(export.not_exported, block))
         where = f"full list in {notes.name} beside it"
     except OSError as exc:
         where = f"full list not written: {describe(exc)}"
