@@ -56,8 +56,15 @@ async def test_help_lists_the_app_keys_and_ctrl_q_quits_from_it(tmp_path):
 async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
     """The footer followed tui.keys, but the query placeholder and the help text said ctrl+t."""
     app = make_app(copy_demo(tmp_path), tmp_path,
-                   cfg={"tui": {"keys": {"toggle_tuning": "f5", "export_settings": "f6", "clear_time_window": "f4"}}})
+                   cfg={"tui": {"keys": {"toggle_tuning": "f5", "export_settings": "f6", "clear_time_window": "f4",
+                                         "results.mark_relevant": "r", "results.mark_not_relevant": "n",
+                                         "results.clear_mark": "u"}}})
     async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f5")  # the tuning panel, before any judgement: its hint names the keys that judge
+        assert await wait_for(pilot, lambda: "judges" in " ".join(rendered_lines(app.query_one("#metric"))))
+        hint = " ".join(rendered_lines(app.query_one("#metric")))
+        assert "r / n in the result list judges" in hint and "+" not in hint, hint
+        await pilot.press("f5")
         placeholder = app.query_one("#query", Input).placeholder
         assert "f5 to tune" in placeholder and "ctrl+t" not in placeholder
         await pilot.press("f1")
@@ -67,6 +74,7 @@ async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
         assert "Tuning (f5)" in about and "Export (f6)" in about and "f4 ignores the window" in about
         assert "ctrl+t" not in about and "ctrl+e" not in about and "f3" not in about
         assert "Suggest settings\" (ctrl+p)" in about  # the palette's key is not remapped
+        assert "r marks the highlighted result relevant" in about and "n not relevant" in about and "u clears" in about
 
 
 async def test_help_describes_the_score_pane_and_the_panel_as_they_are(tmp_path):

@@ -179,7 +179,8 @@ class MemtuiApp(JudgingMixin, App[None]):
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
-            yield TuningPanel(self.params, self.default_params, id="tuning")
+            yield TuningPanel(self.params, self.default_params, id="tuning",
+                              judge_keys=f"{self.key_for('results.mark_relevant')} / {self.key_for('results.mark_not_relevant')}")
         yield Footer()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -655,13 +656,16 @@ class MemtuiApp(JudgingMixin, App[None]):
             bindings += [b for _, b in self.query_one(ResultList)._bindings]
         about = ABOUT.format(tune=self.key_for("toggle_tuning"), export=self.key_for("export_settings"),
                              time_words=self.key_for("clear_time_window"),
-                             palette=format_key(self.COMMAND_PALETTE_BINDING))
+                             palette=format_key(self.COMMAND_PALETTE_BINDING), relevant=self.key_for("results.mark_relevant"),
+                             not_relevant=self.key_for("results.mark_not_relevant"),
+                             clear_mark=self.key_for("results.clear_mark"))
         self.push_screen(HelpScreen(help_keys(bindings, self.get_key_display), about))
 
     def key_for(self, binding_id: str) -> str:
-        """The first key of the app's binding `binding_id` after the config's remap (tui.keys), spelled
-        for prose (`ctrl+t`, `f5`, `?`), so text that names a key names the one that works."""
-        binding = next(b for b in self.BINDINGS if isinstance(b, Binding) and b.id == binding_id)
+        """The first key of the binding `binding_id` (the app's or the result list's) after the config's
+        remap (tui.keys), spelled for prose (`ctrl+t`, `f5`, `+`), so text that names a key names the
+        one that works."""
+        binding = next(b for b in (*self.BINDINGS, *ResultList.BINDINGS) if isinstance(b, Binding) and b.id == binding_id)
         keys = self._keymap.get(binding_id, binding.key)  # Textual keeps the remap there (set_keymap)
         return format_key(keys.split(",")[0].strip())
 

@@ -186,7 +186,7 @@ class JudgingMixin(_App):
         self.query_one(ResultList).marks = self.marks_for(self.ranked)
 
     def action_mark(self, verdict: str) -> None:
-        """+ relevant, - not relevant, x clear: the highlighted result, for the query on screen."""
+        """Judge the highlighted result for the query on screen: 'relevant', 'not_relevant' or '' (clear)."""
         result, pool = self.selected(), self.ranked.pool
         if result is None or pool is None:
             self.notify("Search, then pick a result to judge", markup=False, timeout=2)

@@ -14,7 +14,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-# {tune}, {export}, {time_words} and {palette} are the keys bound now (the config's tui.keys remaps them)
+# {tune}, {export}, {time_words}, {palette}, {relevant}, {not_relevant} and {clear_mark} are the keys
+# bound now (the config's tui.keys remaps them)
 ABOUT = """\
 Type a query: results update as you type (Enter searches at once and moves to the results).
 Up/Down in the list selects a result; Enter opens the whole file at that chunk; e opens it in
@@ -40,8 +41,8 @@ Save writes them to memtui's config file ([query], a backup kept); Export ({expo
 block the detected OpenClaw accepts to memtui's config folder and the clipboard, and names the settings
 OpenClaw will not honour (the full list in the .not-honoured.txt file beside the export).
 
-Judging: in the list, + marks the highlighted result relevant to the query, - not relevant, x
-clears (✓ ✗ in the list; ! = judged on text that has changed since: mark it again). The tuning
+Judging: in the list, {relevant} marks the highlighted result relevant to the query, {not_relevant} not relevant,
+{clear_mark} clears (✓ ✗ in the list; ! = judged on text that has changed since: mark it again). The tuning
 panel then shows nDCG@10, recall@5 and MRR over every judged question for the current settings,
 against the saved ones; "Suggest settings" ({palette}) searches better ones, cross-validated.
 """

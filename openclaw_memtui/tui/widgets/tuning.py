@@ -19,7 +19,7 @@ from textual.widgets import Button, Input, Label, Select, Switch
 from ...engine.models import InvalidParams
 from ...engine.search.rank import SearchParams
 from ...engine.settings import OPENCLAW_2026_SEARCH_PARAMS, OPENCLAW_SEARCH_PARAMS, TIME_MODES, TimeMode
-from .metric import MetricBox
+from .metric import DEFAULT_JUDGE_KEYS, MetricBox
 from .slider import Slider
 
 # field, label, minimum, maximum, step, tooltip
@@ -116,10 +116,12 @@ class TuningPanel(Vertical):
 
         params: SearchParams
 
-    def __init__(self, params: SearchParams, defaults: SearchParams, *, id: str | None = None) -> None:
+    def __init__(self, params: SearchParams, defaults: SearchParams, *, judge_keys: str = DEFAULT_JUDGE_KEYS,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self.params = params
         self.defaults = defaults
+        self.judge_keys = judge_keys
         self._syncing = False
 
     def compose(self) -> ComposeResult:
@@ -129,7 +131,7 @@ class TuningPanel(Vertical):
             yield Button("Export", id="export", compact=True)
         with VerticalScroll(id="tuning-body"):
             yield Label("[b]Tuning[/b]  (re-ranks instantly)")
-            yield MetricBox(id="metric")
+            yield MetricBox(self.judge_keys, id="metric")
             yield Label(WEIGHTS_NOTE, classes="note", markup=False)
             for field, label, lo, hi, step, tip in SLIDERS:
                 value = float(getattr(self.params, field))
