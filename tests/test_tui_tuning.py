@@ -69,6 +69,13 @@ async def test_overlap_penalty_and_line_weight_sliders_rerank_and_save(tmp_path)
 
         app.query_one("#save", Button).press()
         assert await wait_for(pilot, lambda: config.exists())
+        # Reset now goes back to what was just saved, not to the settings the app started with
+        app.query_one("#sl-line_weight", Slider).focus()
+        await pilot.press("end")
+        assert await wait_for(pilot, lambda: app.params.line_weight == 1.0)
+        app.query_one("#reset", Button).press()
+        assert await wait_for(pilot, lambda: app.params.line_weight == 0.3 and app.params.overlap_penalty == 0.0)
+        assert app.query_one("#in-line_weight", Input).value == "0.30"
     query = tomllib.loads(config.read_text(encoding="utf-8"))["query"]
     assert query["overlapPenalty"] == 0.0 and query["keyword"]["lineWeight"] == 0.3
 

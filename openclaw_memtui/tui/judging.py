@@ -223,11 +223,12 @@ class JudgingMixin(_App):
 
     # -- saving and suggesting settings ---------------------------------------------------------------
     def save_tuned(self, params: SearchParams) -> None:
-        """Save to the config; the panel's delta is then against these."""
+        """Save to the config; the panel's delta is then against these, and Reset goes back to them."""
         outcome = save_settings(params, self.config_path)
         self._tell(outcome)
         if all(t.severity != "error" for t in outcome.toasts):
             self.saved_params = params
+            self.query_one(TuningPanel).defaults = params
             self.rescore()
 
     def action_suggest_settings(self) -> None:

@@ -36,8 +36,8 @@ each with an exact number box: vector and text weight; line weight (the best lin
 text score, 0 = whole chunk only); overlap penalty (how far a chunk repeating lines of a result
 above it is pushed down, 0 = score order); MMR λ (1 = relevance only, lower = more diverse);
 half-life days (with decay on); minScore; maxResults. Then the MMR and decay switches, what time words
-do (boost, filter, ignored) and presets. Reset goes back to the settings memtui started with;
-Save writes them to memtui's config file ([query], a backup kept); Export ({export}) writes the
+do (boost, filter, ignored) and presets. Reset goes back to the saved settings (those memtui
+started with, or the last Save); Save writes them to memtui's config file ([query], a backup kept); Export ({export}) writes the
 block the detected OpenClaw accepts to memtui's config folder and the clipboard, and names the settings
 OpenClaw will not honour (the full list in the .not-honoured.txt file beside the export).
 
