@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, not an installed one
-from _common import RESULTS, table, write_json  # noqa: E402
+from _common import RESULTS, as_installed_env, table, write_json  # noqa: E402
 
 
 def status_process(db: str, ws: str, runs: int, *extra: str) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def status_process(db: str, ws: str, runs: int, *extra: str) -> dict[str, Any]:
     for i in range(runs + 1):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        done = subprocess.run(cmd, capture_output=True, check=True)
+        done = subprocess.run(cmd, capture_output=True, check=True, env=as_installed_env())  # run 0 writes the .pyc
         wall = (time.perf_counter() - t) * 1000
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         status = json.loads(done.stdout)

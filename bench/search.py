@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import table, write_json  # noqa: E402
+from _common import as_installed_env, table, write_json  # noqa: E402
 
 from openclaw_memtui.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.embeddings.base import normalize_rows  # noqa: E402
@@ -132,8 +132,7 @@ def rank_cost() -> dict:
 
 def cli_runs(args: list[str], n: int = 5) -> float:
     """Median wall time of the whole process, as installed: bytecode cached, one warm-up run."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a pip install compiles .pyc files; measure that case
+    env = as_installed_env()
     subprocess.run([sys.executable, "-m", "openclaw_memtui", *args], capture_output=True, env=env, check=True)
     times = []
     for _ in range(n):
