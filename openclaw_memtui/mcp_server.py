@@ -15,6 +15,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 from typing import IO, Any
 
@@ -151,10 +152,43 @@ def _request_id(line: str) -> str | int | None:
         message = json.loads(line)
     except ValueError:
         return None
+    except RecursionError:  # thousands of nested brackets: read the top level only, without recursing
+        message = _top_level(line)
     if not isinstance(message, dict) or "method" not in message:
         return None  # a broken response or notification gets no answer
     request_id = message.get("id")
     return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
+
+
+# a JSON string, or one bracket: what decides the nesting depth of the text around it
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _top_level(line: str) -> dict[str, Any] | None:
+    """The scalar members of the object `line` holds (nested values left out), found in one pass of a
+    regex, never by recursion: a line nested too deeply for `json.loads` may still name its id."""
+    decoder = json.JSONDecoder()
+    found: dict[str, Any] = {}
+    depth = 0
+    for token in _TOKEN.finditer(line):
+        text = token.group()
+        if text in "[{":
+            depth += 1
+        elif text in "]}":
+            depth -= 1
+        elif depth == 1:
+            after = line[token.end():].lstrip()
+            if not after.startswith(":"):
+                continue  # a string value, not a key
+            value_at = len(line) - len(after[1:].lstrip())
+            if line[value_at:value_at + 1] in ("[", "{"):
+                found.setdefault(json.loads(text), None)  # the key is there; its nested value is not read
+                continue
+            try:
+                found.setdefault(json.loads(text), decoder.raw_decode(line, value_at)[0])
+            except ValueError:
+                return None
+    return found if line.lstrip().startswith("{") else None
 
 
 async def serve(server: Any, wire_in: IO[bytes], wire_out: IO[bytes]) -> None:

@@ -331,6 +331,43 @@ def test_a_line_the_sdk_cannot_parse_is_logged_and_answered_when_its_id_is_reada
     assert len(dropped) == 2 and "answered request 7" in dropped[1] and "ud800" not in err
 
 
+def test_a_request_nested_too_deeply_for_pythons_parser_is_answered_and_the_server_goes_on(tmp_path, workspace):
+    """100k nested brackets: the SDK refuses the line, and reading its id with `json.loads` raised
+    RecursionError, which killed the stdin reader: no later request was ever answered."""
+    proc = subprocess.Popen([sys.executable, "-m", "openclaw_memtui", "mcp", *keyword_args(tmp_path, workspace)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env_for_subprocess(), cwd=REPO)
+    deep = "[" * 100_000 + "]" * 100_000
+    nested = ('{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"memory_get",'
+              f'"arguments":{{"path":{deep}}}}}}}')
+    init = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    proc.stdin.write(f"{nested}\n{init}\n".encode())
+    proc.stdin.flush()
+    answers = {}
+    while 8 not in answers:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read().decode()[-2000:]  # the server stopped answering
+        answer = json.loads(line)
+        answers[answer["id"]] = answer
+    proc.stdin.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err[-2000:]
+    assert "cannot read this request" in answers["deep"]["error"]["message"]
+    assert "result" in answers[8] and "Traceback" not in err
+
+
+def test_the_id_of_a_deeply_nested_line_is_read_from_its_top_level_only():
+    from openclaw_memtui.mcp_server import _request_id
+
+    deep = "[" * 50_000 + "]" * 50_000
+    assert _request_id('{"jsonrpc":"2.0","params":{"id":5,"x":' + deep + '},"method":"m","id":"a\\"b"}') == 'a"b'
+    assert _request_id('{"jsonrpc":"2.0","method":"m","id":3,"p":' + deep + "}") == 3
+    assert _request_id('{"jsonrpc":"2.0","id":4,"p":' + deep + "}") is None  # a response: no answer
+    assert _request_id('{"method":"m","p":"id:","q":' + deep + "}") is None  # "id:" is a value, not a key
+    assert _request_id(deep) is None
+
+
 def test_a_bad_agent_is_one_line_on_stderr_before_any_protocol(tmp_path):
     out = subprocess.run([sys.executable, "-m", "openclaw_memtui", "mcp", "--agent", "nobody", "--provider", "none"],
                          input=b"", capture_output=True, env=env_for_subprocess(), cwd=REPO, timeout=60)
