@@ -210,3 +210,24 @@ def test_index_from_an_older_memtui_is_tightened_to_0600(tmp_path, capsys, umask
     os.chmod(db, 0o644)  # as an older memtui created it
     assert run(capsys, "index", "--workspace", str(workspace), "--db", str(db), "--provider", "none")[0] == 0
     assert mode(db) == 0o600
+
+
+@pytest.mark.parametrize("layout", ["legacy", "2026.9"])
+def test_agents_json_never_prints_the_openclaw_configs_keys(tmp_path, capsys, monkeypatch, layout):
+    """`memtui agents --json` printed each agent's effective memorySearch block as read, so the
+    `remote.apiKey`, a credential header and a `user:password@` base URL of openclaw.json reached stdout."""
+    remote = {"apiKey": "oc-config-key-4242-zyx", "baseUrl": "https://bob:pw-77331199@proxy.example/v1",
+              "headers": {"X-Team-Token": "hdr-value-5150-qrs"}}
+    search = {"provider": "openai", "remote": remote}
+    if layout == "legacy":
+        cfg = {"agents": {"defaults": {"memorySearch": search}, "list": [{"id": "main", "default": True}]}}
+    else:
+        cfg = {"memory": {"search": search}, "agents": {"entries": {"main": {}}}}
+    write(tmp_path / "state" / "openclaw.json", json.dumps(cfg))
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "state"))
+    code, out = run(capsys, "agents", "--json")
+    assert code == 0
+    assert_no_key(out, "oc-config-key-4242-zyx", "pw-77331199", "hdr-value-5150-qrs")
+    shown = json.loads(out)["agents"][0]["memory_search"]["remote"]
+    assert shown["apiKey"] == "[redacted]" and shown["headers"] == {"X-Team-Token": "[redacted]"}
+    assert shown["baseUrl"].endswith("@proxy.example/v1")  # where it points is still shown

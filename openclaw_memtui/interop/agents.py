@@ -62,7 +62,11 @@ class Agent:
     memory_search: dict[str, Any] = field(default_factory=dict)  # effective settings, memorySearch-shaped
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The agent as `memtui agents --json` prints it: credentials in `remote` masked (the values
+        memtui uses stay in `memory_search`; only what is shown changes)."""
+        out = asdict(self)
+        out["memory_search"] = _shown_search(out["memory_search"])
+        return out
 
     @property
     def transcripts_db(self) -> str:
@@ -72,6 +76,24 @@ class Agent:
     def sessions_prefix(self) -> str:
         """How OpenClaw names this agent's transcripts in its index: `sessions/<agent>/<id>.jsonl` in 2026.9."""
         return f"sessions/{self.id}" if self.layout == NEW_LAYOUT else "sessions"
+
+
+def _shown_search(ms: dict[str, Any]) -> dict[str, Any]:
+    """`ms` with its API key and header values replaced by "[redacted]" and any credentials in its
+    base URL scrubbed. A secret reference (`{source: "env", id: …}`) only names where a key lives: kept."""
+    from ..engine.scrub import REDACTED, scrub
+
+    remote = ms.get("remote")
+    if not isinstance(remote, dict):
+        return ms
+    shown = dict(remote)
+    if isinstance(shown.get("apiKey"), str) and shown["apiKey"]:
+        shown["apiKey"] = REDACTED
+    if isinstance(shown.get("headers"), dict):
+        shown["headers"] = {name: REDACTED for name in shown["headers"]}
+    if isinstance(shown.get("baseUrl"), str):
+        shown["baseUrl"] = scrub(shown["baseUrl"])
+    return dict(ms, remote=shown)
 
 
 @dataclass
@@ -90,7 +112,7 @@ class Installation:
         return self.config is not None or Path(self.state_dir).is_dir()
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"found": self.found}
+        return asdict(self) | {"agents": [a.to_dict() for a in self.agents], "found": self.found}
 
 
 def config_path(state_dir: Path | None = None) -> Path | None:
