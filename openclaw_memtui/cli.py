@@ -104,8 +104,8 @@ def build_tui_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=f"headless commands (memtui COMMAND --help):\n{commands}")
     parser.add_argument("--version", action="version", version=f"memtui {_version()}")
-    parser.add_argument("workspace_arg", nargs="?", metavar="WORKSPACE", help="workspace to open (default: config, "
-                        "~/.openclaw/workspace, else the bundled demo)")
+    parser.add_argument("workspace_arg", nargs="?", metavar="WORKSPACE", help="workspace to open (default: the config's, "
+                        "else an installed OpenClaw's default agent, else ~/.openclaw/workspace, else the bundled demo)")
     _common(parser)
     parser.add_argument("--now", metavar="ISO", help=argparse.SUPPRESS)  # fixed clock for screenshots
     parser.set_defaults(command=None)
@@ -529,8 +529,26 @@ def main(argv: list[str] | None = None) -> int:
         return _stdout_gone()
 
 
+def _mistyped_command(word: str) -> str | None:
+    """The command `word` was probably meant to be (`serch` → `search`), when it is not a folder: a
+    first word that is no command is read as the workspace, and "workspace serch is not a directory"
+    or "unrecognized arguments: foo" does not tell a newcomer what went wrong."""
+    import difflib
+
+    if word.startswith("-") or Path(word).expanduser().exists():
+        return None
+    match = difflib.get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
 def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in COMMANDS and (meant := _mistyped_command(argv[0])) is not None:
+        from .render import safe
+
+        print(f"memtui: error: unknown command {safe(argv[0], one_line=True)!r}: did you mean `memtui {meant}`? "
+              "(see: memtui --help)", file=sys.stderr)
+        return 2
     parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else build_tui_parser()
     args = parser.parse_args(argv)
     try:

@@ -131,3 +131,22 @@ def test_a_command_builds_only_its_own_parser_and_parses_as_the_full_one():
         assert vars(build_parser(name).parse_args(argv)) == vars(build_parser().parse_args(argv))
     with pytest.raises(SystemExit):
         build_parser("status").parse_args(["status", "--folds", "3"])  # another command's flag is still refused
+
+
+def test_a_mistyped_command_is_named_not_taken_for_a_workspace(tmp_path, monkeypatch, capsys):
+    """`memtui serch foo` used to say "unrecognized arguments: foo", and `memtui statsu` "workspace
+    statsu is not a directory": the first word is read as the workspace. A near miss of a command
+    that is no folder now says which command was meant; a real folder of that name still opens."""
+    from openclaw_memtui.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for argv, meant in ((["serch", "auth"], "memtui search"), (["statsu"], "memtui status"), (["Index"], "memtui index")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"unknown command '{argv[0]}'" in err and meant in err
+    assert main(["nosuchthing"]) == 2  # no command is near: still the workspace's message
+    assert "workspace nosuchthing is not a directory" in capsys.readouterr().err
+    (tmp_path / "serch").mkdir()  # a workspace folder named like a typo is a workspace
+    from openclaw_memtui.cli import _mistyped_command
+
+    assert _mistyped_command("serch") is None and _mistyped_command("--serch") is None
