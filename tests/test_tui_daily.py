@@ -77,6 +77,25 @@ async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
         assert "r marks the highlighted result relevant" in about and "n not relevant" in about and "u clears" in about
 
 
+@pytest.mark.parametrize("export_key", ["ctrl+e", "f6"])
+async def test_help_lists_no_key_a_priority_binding_takes_and_no_row_twice(tmp_path, export_key):
+    """With the query focused, help listed "end ^e  Go to end" for the input, but the app's priority
+    ctrl+e exports the settings (a file and the clipboard) wherever the focus is; and "Copy selected
+    text" came twice (the input's and the screen's). Remapped away, ctrl+e is the input's again."""
+    app = make_app(copy_demo(tmp_path), tmp_path, cfg={"tui": {"keys": {"export_settings": export_key}}})
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert isinstance(app.focused, Input)
+        await pilot.press("f1")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        lines = rendered_lines(app.screen.query_one("#help-text"))
+        rows = [" ".join(line.split()) for line in lines[lines.index("Keys") + 1:]]
+        end = next(row for row in rows if row.endswith("Go to end"))
+        assert end == ("end Go to end" if export_key == "ctrl+e" else "end ^e Go to end")
+        export = next(row for row in rows if row.endswith("Export settings"))
+        assert export.startswith("^e" if export_key == "ctrl+e" else "f6")
+        assert sum(row.endswith("Copy selected text") for row in rows) == 1
+
+
 async def test_help_describes_the_score_pane_and_the_panel_as_they_are(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:

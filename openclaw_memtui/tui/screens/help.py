@@ -59,10 +59,14 @@ def paragraphs(text: str) -> list[str]:
 def help_keys(bindings: Iterable[Binding], key_display: Callable[[Binding], str]) -> Keys:
     """(key, what it does) for every binding with a description where help was asked for: the app's,
     the screen's and the focused widget's, hidden ones included; one line per action."""
+    bindings = list(bindings)
+    # a priority binding (the app's ctrl+e export, ctrl+q) fires whatever has the focus: the query
+    # input's own ctrl+e ("Go to end") never runs, so listing it would tell the user a key that exports
+    claimed = {b.key: b.action for b in bindings if b.priority}
     keys: Keys = []
     seen: dict[str, int] = {}
     for b in bindings:
-        if not b.description or b.system:
+        if not b.description or b.system or claimed.get(b.key, b.action) != b.action:
             continue
         shown = b.key_display or key_display(b)
         if b.action in seen:  # "f1" and "?" both open help: one line, both keys
@@ -72,7 +76,7 @@ def help_keys(bindings: Iterable[Binding], key_display: Callable[[Binding], str]
             continue
         seen[b.action] = len(keys)
         keys.append((shown, b.description))
-    return keys
+    return list(dict.fromkeys(keys))  # the input's copy and the screen's: one "^c super+c  Copy selected text"
 
 
 class HelpScreen(ModalScreen[None]):
