@@ -129,6 +129,29 @@ def test_credentials_in_base_url_are_not_shown(tmp_path, capsys, monkeypatch):
         api.close()
 
 
+@pytest.mark.parametrize("key, header", [("sk-line-break-4711\nsecond", ""), ("sk-accented-é-4711xyz", ""),
+                                         ("sk-fine-key-4711xyz", "café")])
+def test_a_key_or_header_http_cannot_carry_is_one_line_and_the_search_still_runs(tmp_path, capsys, monkeypatch, key,
+                                                                                  header):
+    """A non-ASCII key or header value ended `memtui search` with httpx's UnicodeEncodeError (exit 1, no
+    results); a key with a line break was retried as "cannot reach" the server. Now: keyword-only,
+    with one line saying where the bad value comes from, and never the value itself."""
+    api = EchoAPI(200)
+    try:
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+        monkeypatch.setenv("OPENAI_BASE_URL", api.url)
+        config = write(tmp_path / "c.toml", f'[remote]\nheaders = {{ "X-Org" = "{header}" }}\n' if header else "")
+        ws = write(tmp_path / "ws" / "MEMORY.md", "zebracorn\n").parent
+        code, output = run(capsys, "search", "zebracorn", "--workspace", str(ws), "--db", str(tmp_path / "i.sqlite"),
+                           "--provider", "openai", "--config", str(config))
+        assert code == 0 and "zebracorn" in output and api.requests == 0
+        assert "keyword-only" in output and "cannot carry" in output
+        assert ("'X-Org'" if header else "OPENAI_API_KEY") in output
+        assert_no_key(output, key.split("\n")[0], *([header] if header else []))
+    finally:
+        api.close()
+
+
 def test_scrub_catches_key_shapes_it_was_never_told_about():
     text = ('{"Authorization": "Bearer abcdefghijklmnop", "x-goog-api-key": "AIzaSyA1234567890abcdefghijklmnopqrs"} '
             "token=ghp_abcdefghijklmnopqrstuvwxyz012345 url https://u:p4ss@host/x?key=topsecret123")

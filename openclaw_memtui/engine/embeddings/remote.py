@@ -38,6 +38,17 @@ BYTE_LIMIT = 8000 * 8  # per request; each input is separately capped by the pro
 MAX_INPUT_TOKENS = {"openai": 8192, "mistral": 8192, "voyage": 32000, "gemini": 2048, "ollama": 8192}
 
 
+def _check_sendable(what: str, *values: str) -> None:
+    """An HTTP header carries printable ASCII only: a key pasted with a line break, a non-breaking
+    space or an accented letter used to end the whole command in httpx's UnicodeEncodeError, or in
+    retries of a request that could never be sent. The message names where the value comes from,
+    never the value."""
+    for value in values:
+        if any(not (" " <= ch <= "~" or ch == "\t") for ch in value):
+            raise EmbeddingError(f"{what} holds a character an HTTP header cannot carry (a line break, a control "
+                                 "character or a non-ASCII letter): check it for a stray character")
+
+
 class RemoteProvider:
     """Shared batching, concurrency and validation; subclasses only speak their wire format."""
 
@@ -58,6 +69,9 @@ class RemoteProvider:
         env = DEFAULTS[provider_id][2]
         hint = f" (check {env} or remote.apiKey)" if env else ""
         kwargs = {"sleep": sleep} if sleep else {}
+        _check_sendable(f"the API key{hint}", api_key)
+        for name, value in self.extra_headers.items():
+            _check_sendable(f"remote.headers: {name[:40]!r}", name, value)
         # Registered process-wide too: the sync and the CLI scrub text they never got from this client.
         register_secret(api_key)
         register_headers(self.extra_headers)
