@@ -154,6 +154,17 @@ MINIMUMS: dict[str, tuple[float, bool]] = {
 }
 
 
+# ... and the most allowed, for numbers that reach a clock, a SQL LIMIT or a retry loop: TOML takes any
+# size, and past these the value is no longer a setting but a failure (1e308 s overflowed time_t and
+# ended every command using the provider; a pool past 2^63 overflowed SQLite's LIMIT and searches
+# silently found nothing)
+MAXIMUMS: dict[str, float] = {
+    "remote.timeoutSeconds": 86_400, "remote.maxRetries": 100, "remote.concurrency": 256,
+    "query.hybrid.candidatePool": 100_000, "sync.watchDebounceMs": 3_600_000, "sync.pollSeconds": 86_400,
+    "sync.intervalMinutes": 525_600,
+}
+
+
 def _check_numbers(cfg: dict[str, Any], where: str) -> None:
     """Ranges: the ranking and chunking rule shared with the CLI and the TUI, then the other numbers.
 
@@ -171,6 +182,10 @@ def _check_numbers(cfg: dict[str, Any], where: str) -> None:
         if not math.isfinite(value) or value < least or (strict and value == least):
             bound = f"greater than {least}" if strict else f"at least {least}"
             raise ConfigError(f"{where}: '{key}' must be a number {bound}, got {value!r}")
+    for key, most in MAXIMUMS.items():
+        value = get(cfg, key)
+        if value > most:
+            raise ConfigError(f"{where}: '{key}' must be at most {most:g}, got {value!r}")
 
 
 def validate(given: dict[str, Any], where: str = "config") -> dict[str, Any]:

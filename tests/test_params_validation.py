@@ -102,6 +102,30 @@ def test_other_config_numbers_out_of_range(ws, tmp_path, capsys, toml, key):
     assert code == 2 and f"'{key}' must be a number" in one_error_line(err)
 
 
+@pytest.mark.parametrize("toml,key,most", [
+    ("[remote]\ntimeoutSeconds = 1e308\n", "remote.timeoutSeconds", "86400"),
+    ("[sync]\npollSeconds = 1e10\n", "sync.pollSeconds", "86400"),
+    ("[query.hybrid]\ncandidatePool = 99999999999999999999999\n", "query.hybrid.candidatePool", "100000"),
+    ("[query.hybrid]\ncandidatePool = 9223372036854775807\n", "query.hybrid.candidatePool", "100000"),
+    ("[remote]\nmaxRetries = 99999999999\n", "remote.maxRetries", "100"),
+])
+def test_config_numbers_past_a_clock_or_sql_limit_are_refused(ws, tmp_path, capsys, toml, key, most):
+    """Before: a 1e308 s timeout ended every search using the provider with "timestamp out of range for
+    platform time_t" (exit 1); a pool past 2^63 overflowed SQLite's LIMIT and every search printed
+    "No matches."; 2^63-1 overflowed the line leg's LIMIT (pool x 10) and dropped its scores."""
+    cfg = write(tmp_path / "c.toml", toml)
+    code, _, err = run(capsys, "search", "ibis", "-w", str(ws), "--db", str(tmp_path / "i.sqlite"), "--config", str(cfg),
+                       "--provider", "none")
+    assert code == 2 and f"'{key}' must be at most {most}, got" in one_error_line(err)
+
+
+def test_the_largest_allowed_pool_still_finds_the_keyword_hit(ws, tmp_path, capsys):
+    cfg = write(tmp_path / "c.toml", "[query.hybrid]\ncandidatePool = 100000\n")
+    code, out, _ = run(capsys, "search", "ibis", "-w", str(ws), "--db", str(tmp_path / "i.sqlite"), "--config", str(cfg),
+                       "--provider", "none", "--json")
+    assert code == 0 and json.loads(out)["results"]
+
+
 def test_the_rule_is_one_function_with_one_message():
     with pytest.raises(InvalidParams, match="^MMR lambda must be a number from 0 to 1, got 2$") as info:
         SearchParams(mmr_lambda=2).validate()
