@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 from datetime import UTC
@@ -98,6 +99,10 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     return 0
 
 
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
 def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .engine.evaluation import format_table, load_queries, score_pool, summarize
     from .render import dumps_json, safe
@@ -123,7 +128,9 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     now_ms = parse_now(args.now)
     scored = []
     started = time.perf_counter()
-    with open(args.out, "w", encoding="utf-8") if args.out else contextlib.nullcontext() as out:
+    # the hits name memory files: a new --out is 0600 like `judgements export --out` (an existing file keeps its mode)
+    with (open(args.out, "w", encoding="utf-8", opener=_private_opener) if args.out
+          else contextlib.nullcontext()) as out:
         for q in queries:
             pool = index.retrieve(q["question"], now_ms=now_ms, **retrieve_kwargs(cfg, params))
             hits, m = score_pool(pool, params, q.get("targets"))

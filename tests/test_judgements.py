@@ -279,6 +279,21 @@ def test_cli_import_list_eval_export_round_trip(tmp_path, capsys):
         [json.loads(line)["qid"] for line in source.read_text().splitlines()]
 
 
+def test_cli_eval_out_is_private_like_the_judgements_export(tmp_path, capsys):
+    """`eval --out` was written with the umask's mode (0644 here) while `judgements export --out`,
+    the judgements and the index are 0600: its hits name the memory's files."""
+    from openclaw_memtui.paths import demo_judgements
+
+    out = tmp_path / "hits.jsonl"
+    old = os.umask(0o022)
+    try:
+        assert main(["eval", "--queries", str(demo_judgements()), "--out", str(out), *DEMO]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
+    assert len(out.read_text().splitlines()) == 24 and "hits" in json.loads(out.read_text().splitlines()[0])
+
+
 def test_cli_eval_without_judgements_says_what_to_do(tmp_path, workspace, capsys):
     code = main(["eval", "--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"])
     err = capsys.readouterr().err
