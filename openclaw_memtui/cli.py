@@ -466,7 +466,12 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     cfg, _, _ = apply_agent(args, cfg)
     params = params_from(args, cfg)
     pool = get(cfg, "query.hybrid.candidatePool")
-    target = Path(args.openclaw_config).expanduser() if args.openclaw_config else config_path()
+    target = config_path()
+    if args.openclaw_config:
+        target = Path(args.openclaw_config).expanduser()
+        if not target.is_file():  # a mistyped path printed the legacy block: the wrong shape for 2026.9
+            raise UserError(f"OpenClaw config {safe(str(target), one_line=True)} is not a file "
+                            "(check the path, or drop --openclaw-config to use the discovered one)")
     try:
         # the shape OpenClaw accepts depends on its layout: read it from the config being targeted
         state = target.parent if target is not None else openclaw_state_dir()

@@ -271,6 +271,20 @@ def test_legacy_export_names_every_setting_openclaw_will_not_honour(tmp_path, ca
     assert capsys.readouterr().err == ""
 
 
+def test_export_to_a_mistyped_openclaw_config_is_one_error_not_a_legacy_block(tmp_path, capsys, monkeypatch):
+    """`export-settings --openclaw-config /wrong/path.json` printed the legacy layout's block with no
+    word about the path (with --write it said "cannot read"): for a 2026.9 install, the wrong shape."""
+    from openclaw_memtui.cli import main
+
+    monkeypatch.setenv("MEMTUI_CONFIG_DIR", str(tmp_path / "cfg"))
+    for target in (tmp_path / "missing.json", tmp_path):
+        for write_it in ([], ["--write"]):
+            assert main(["export-settings", "--openclaw-config", str(target), *write_it]) == 2
+            out, err = capsys.readouterr()
+            assert out == "" and err.count("\n") == 1 and f"OpenClaw config {target} is not a file" in err
+    assert not (tmp_path / "missing.json").exists()
+
+
 @pytest.mark.parametrize(("preset", "layout"), [("openclaw-2026", "2026.9"), ("openclaw", "legacy")])
 def test_each_openclaw_preset_is_the_ranking_that_openclaw_uses(preset, layout):
     """Exported to the OpenClaw it is named after, a preset has nothing OpenClaw would rank otherwise
