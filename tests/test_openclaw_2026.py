@@ -271,6 +271,30 @@ def test_stale_report_names_exactly_what_changed(oc, capsys):
     assert "2026.9 layout" in out and "changed since indexed: memory/2026-11-22.md" in out
 
 
+@pytest.mark.parametrize("damage", ["truncated", "overwritten"])
+def test_an_unreadable_agent_database_keeps_the_transcripts_already_indexed(oc, capsys, tmp_path, damage):
+    """A corrupt or half-copied openclaw-agent.sqlite was listed as holding no transcript, so the next
+    sync deleted every live transcript of the agent from the index, without a word."""
+    db = tmp_path / "m.sqlite"
+    assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))[0] == 0
+    assert SESSION_MAIN in indexed_paths(db)
+    agent_db = oc / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    good = agent_db.read_bytes()
+    if damage == "truncated":
+        agent_db.write_bytes(good[: len(good) // 2])
+    else:
+        agent_db.write_bytes(b"\0" * 100 + good[100:])
+    code, out, err = run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))
+    assert code == 0, err
+    assert "0 removed" in out and SESSION_MAIN in indexed_paths(db)
+    code, out, _ = run(capsys, "search", "replication quota Frankfurt", "--agent", "main", "--provider", "none",
+                       "--db", str(db), "--json")
+    assert code == 0 and json.loads(out)["results"][0]["path"] == SESSION_MAIN
+    agent_db.write_bytes(good)  # readable again: nothing to redo
+    code, out, _ = run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))
+    assert code == 0 and "0 indexed" in out and "0 removed" in out
+
+
 def test_missing_agent_database_says_what_to_run(oc, capsys):
     (oc / "state" / "agents" / "research" / "agent" / "openclaw-agent.sqlite").unlink()
     code, _, err = run(capsys, "status", "--agent", "research", "--openclaw-index")

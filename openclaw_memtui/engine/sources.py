@@ -342,24 +342,32 @@ def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
     # a bounded listing takes the transcripts first: they are fewer than notes and the likeliest to have grown
     sessions_first = budget is not None
     if "sessions" in settings.sources and sessions_first:
-        files.extend(_list_transcripts(settings, budget))
+        files.extend(_list_transcripts(settings, budget, known))
     if "memory" in settings.sources and not (budget is not None and budget.spent()):
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
                                        settings.root_files, settings.extra_path_patterns, budget, known, unchanged))
     if "sessions" in settings.sources and not sessions_first:
-        files.extend(_list_transcripts(settings, budget))
+        files.extend(_list_transcripts(settings, budget, known))
     return files
 
 
-def _list_transcripts(settings: IndexSettings, budget: ListingBudget | None) -> list[SourceFile]:
+def _list_transcripts(settings: IndexSettings, budget: ListingBudget | None,
+                      known: dict[str, tuple[float, int]] | None = None) -> list[SourceFile]:
     files = list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget)
     if settings.transcripts_db is not None and not (budget is not None and budget.spent()):
-        files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix))
+        in_folder = {sf.path for sf in files}
+        files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix, known, in_folder))
     return files
 
 
-def list_db_transcripts(db: Path, prefix: str) -> list[SourceFile]:
-    """Live transcripts of an OpenClaw 2026.9 agent database; none (not an error) while it does not exist."""
+def list_db_transcripts(db: Path, prefix: str, known: dict[str, tuple[float, int]] | None = None,
+                        in_folder: set[str] | frozenset[str] = frozenset()) -> list[SourceFile]:
+    """Live transcripts of an OpenClaw 2026.9 agent database; none (not an error) while it does not exist.
+
+    A database that exists but cannot be read (corrupt, truncated, half-copied) is not an empty one:
+    with `known` (the index's stamps) the transcripts indexed from it are listed again with those
+    stamps, so a sync finds them unchanged and keeps them instead of deleting every one of them.
+    """
     if not db.is_file():
         return []
     from .openclaw_db import OpenClawDbError, list_sessions, read_consistent  # only for a 2026.9 agent's database
@@ -367,8 +375,18 @@ def list_db_transcripts(db: Path, prefix: str) -> list[SourceFile]:
     try:
         sessions = read_consistent(db, list_sessions)
     except OpenClawDbError:
-        return []  # `status` reports an unreadable OpenClaw database; the memory files are still indexed
+        return _kept_db_transcripts(prefix, known or {}, in_folder)
     return list_db_sessions([(s.session_id, s.updated_ms, s.size) for s in sessions], prefix)
+
+
+def _kept_db_transcripts(prefix: str, known: dict[str, tuple[float, int]], in_folder: set[str] | frozenset[str],
+                         ) -> list[SourceFile]:
+    """The indexed live transcripts of an agent database that cannot be read now, as they were indexed
+    (what `list_db_sessions` named `<prefix>/<session id>.jsonl`; archives in the folder are listed there)."""
+    head = f"{prefix}/"
+    return [SourceFile(DB_SESSION_PREFIX + path[len(head):-len(".jsonl")], path, "sessions", stamp)
+            for path, stamp in known.items()
+            if path.startswith(head) and path.endswith(".jsonl") and "/" not in path[len(head):] and path not in in_folder]
 
 
 def is_transcript_name(name: str) -> bool:
