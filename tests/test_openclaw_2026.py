@@ -217,6 +217,37 @@ def test_only_the_grown_session_is_reindexed_and_compressed_rows_are_read(oc, ca
     assert "zeppelin" in hit["snippet"]
 
 
+def test_a_compressed_row_stating_more_than_openclaw_stores_is_not_decoded(oc, capsys, tmp_path):
+    """zstd's max_output_size binds only frames that do not state their size, so a small row whose
+    frame states gigabytes was decoded to all of them (memory); a frame over OpenClaw's 4 MiB
+    event limit is now a malformed line, whatever event_utf8_bytes claims."""
+    import zstandard
+
+    db = tmp_path / "m.sqlite"
+    session = "c2b41606-f542-483b-b12e-c1ee957fd8c0"
+    conn = std_sqlite.connect(oc / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite")
+    (seq, last) = conn.execute("SELECT max(seq), max(created_at) FROM transcript_events WHERE session_id = ?",
+                               (session,)).fetchone()
+    text = "the quixotic dirigible ledger " + "x" * (5 << 20)
+    raw = json.dumps({"type": "message", "id": "big", "parentId": None, "timestamp": "2026-11-30T23:30:00.000Z",
+                      "message": {"role": "user", "content": text, "timestamp": last + 1}}).encode()
+    blob = zstandard.ZstdCompressor(level=1).compress(raw)  # states its 5 MiB size in the frame header
+    assert zstandard.frame_content_size(blob) == len(raw) and len(blob) < 1 << 20
+    navigation = json.dumps({"version": 1, "report": {"kind": "canonical"}, "navigation": {}, "reset": {}, "model": {},
+                             "modelBytes": 200, "modelWithoutCheckpointBytes": 200, "withoutCustomDataBytes": 200})
+    conn.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes,"
+                 " navigation_json) VALUES (?, ?, NULL, ?, ?, 200, ?)", (session, seq + 1, last + 1, blob, navigation))
+    conn.commit()
+    conn.close()
+    code, out, err = run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))
+    assert code == 0, err
+    code, out, _ = run(capsys, "search", "quixotic dirigible ledger", "--agent", "main", "--provider", "none",
+                       "--db", str(db), "--json")
+    assert code == 0 and not any("quixotic" in r["snippet"] for r in json.loads(out)["results"])
+    code, out, _ = run(capsys, "status", "--agent", "main", "--provider", "none", "--db", str(db))
+    assert "1 malformed JSONL line(s)" in out
+
+
 def test_watcher_sees_a_new_agent_turn(oc, tmp_path, make_settings):
     from dataclasses import replace
 

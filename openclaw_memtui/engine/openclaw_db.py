@@ -38,6 +38,8 @@ from .errors import MemtuiError
 from .store import SQLITE_HEADER, detect_backend
 
 AGENT_DB_NAME = "openclaw-agent.sqlite"
+# the largest event OpenClaw stores (its schema CHECKs event_utf8_bytes BETWEEN 1 AND 4194304)
+MAX_EVENT_BYTES = 1 << 22
 _ATTEMPTS = 3
 T = TypeVar("T")
 
@@ -201,7 +203,12 @@ def _decode_zstd(blob: bytes, size: int | None) -> str:
     import zstandard
 
     try:
-        raw = zstandard.ZstdDecompressor().decompress(blob, max_output_size=max(int(size or 0), 1 << 22))
+        limit = max(int(size or 0), MAX_EVENT_BYTES)
+        # max_output_size binds only frames that do not state their size: one that does is decoded to
+        # whatever it states (a 32 KB row stating 1 GiB of text took 1 GiB, then 3 as str and copies)
+        if zstandard.frame_content_size(blob) > limit:
+            return "{malformed compressed event}"
+        raw = zstandard.ZstdDecompressor().decompress(blob, max_output_size=limit)
         return raw.decode("utf-8").replace("\n", " ")
     except (zstandard.ZstdError, UnicodeDecodeError, ValueError):
         return "{malformed compressed event}"  # not JSON: counted as a malformed line, the rest is kept
