@@ -30,6 +30,7 @@ from ..engine.errors import MemtuiError
 from ..engine.openclaw_db import AGENT_DB_NAME
 from ..engine.settings import PROVIDERS, SOURCES, IndexSettings
 from ..paths import openclaw_state_dir
+from .envrefs import config_env, read_by_memtui, resolve_refs, secret_ref_value
 
 CONFIG_NAMES = ("openclaw.json", "clawdbot.json")
 DEFAULT_AGENT = "main"
@@ -323,6 +324,16 @@ def effective_memory_search_2026(cfg: dict[str, Any], entry: dict[str, Any]) -> 
     return _normalize_extra_paths(ms)
 
 
+def _resolved_key(ms: dict[str, Any], cfg_env: dict[str, str]) -> dict[str, Any]:
+    """`ms` with an env secret reference as `remote.apiKey` (`{source: "env", id: NAME}`) replaced by
+    NAME's value when it is set; any other reference is left for memtui to ignore."""
+    remote = ms.get("remote")
+    if not isinstance(remote, dict) or not isinstance(remote.get("apiKey"), dict):
+        return ms
+    value = secret_ref_value(remote["apiKey"], cfg_env)
+    return ms if value is None else dict(ms, remote=dict(remote, apiKey=value))
+
+
 def _effective_memory_search_legacy(cfg: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
     defaults = json_object(json_object(cfg.get("agents")).get("defaults"))
     newer = json_object(json_object(cfg.get("memory")).get("search"))
@@ -337,7 +348,10 @@ def load_installation(state_dir: Path | None = None) -> Installation:
     """The OpenClaw installation: its layout, version and agents with their effective settings."""
     state = state_dir or openclaw_state_dir()
     path = config_path(state)
-    cfg = read_config(path)
+    raw = read_config(path)
+    cfg_env = config_env(raw)
+    unset: set[tuple[str, str]] = set()
+    cfg = resolve_refs(raw, cfg_env, unset)  # every string, as OpenClaw loads its config
     layout = detect_layout(cfg, state)
     defaults = json_object(json_object(cfg.get("agents")).get("defaults"))
     roster = _roster(cfg)
@@ -362,6 +376,7 @@ def load_installation(state_dir: Path | None = None) -> Installation:
             index = (Path(os.path.expanduser(store.replace("{agentId}", agent_id))) if isinstance(store, str) and store
                      else state / "memory" / f"{agent_id}.sqlite")
             transcripts = "jsonl"
+        ms = _resolved_key(ms, cfg_env)
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
                             layout, transcripts, list(ms["sources"]), ms))
     version = json_object(cfg.get("meta")).get("lastTouchedVersion")
@@ -369,6 +384,8 @@ def load_installation(state_dir: Path | None = None) -> Installation:
     warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "
                 f"'{normalize_agent_id(key)}' — rename it or run `openclaw doctor --fix`"
                 for key in entries if not _VALID_ID.match(str(key))]
+    warnings += [f"openclaw.json's {where} refers to ${{{name}}}, which is set neither in the environment nor in "
+                 "its env block; memtui uses the text as written" for name, where in sorted(unset) if read_by_memtui(where)]
     return Installation(str(state), str(path) if path else None, layout,
                         version if isinstance(version, str) else None, agents, warnings)
 
