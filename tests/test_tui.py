@@ -180,6 +180,8 @@ async def test_empty_workspace_is_calm(tmp_path):
         await type_query(pilot, app, "anything", expect_results=False)
         preview = str(app.query_one("#preview", Static).render())
         assert "No memory files in" in preview and "MEMORY.md" in preview and "memory/**/*.md" in preview
+        # it said "memtui tui PATH": there is no `tui` command, and that line fails with "unrecognized arguments"
+        assert "(memtui PATH, or --agent ID)" in preview and "memtui tui" not in preview
         assert not [t for s, t in app.toasts if s == "error"]
 
 

@@ -48,4 +48,4 @@ def empty_workspace_text(settings: IndexSettings) -> str:
     if "sessions" in settings.sources and settings.sessions_dir is not None:
         wanted.append(f"{settings.sessions_dir}/*.jsonl")
     return (f"No memory files in {settings.workspace}.\n\nmemtui indexes " + ", ".join(wanted)
-            + ".\nPass another folder (memtui tui PATH, or --agent ID), or try --demo.")
+            + ".\nPass another folder (memtui PATH, or --agent ID), or try --demo.")
