@@ -57,7 +57,12 @@ def retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
             "time_aware": params is None or params.time_mode != "off"}
 
 
+STALE_WARNING = ("the index is out of date: files changed since its last sync are searched as they were, new ones "
+                 "not at all (run `memtui index`)")
+
+
 def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .engine.index import STATUS_DIRTY_BUDGET_S
     from .engine.search.rank import rank, rank_moves
     from .render import dumps_json, safe
 
@@ -65,9 +70,17 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     session = open_session(args, cfg)  # closed by main() when the command ends
     index, cfg = session.index, session.cfg
     params = params_from(args, cfg)
+    stale = False
     if index.is_empty() and not index.syncing:
         index.sync(wait=False)  # a workspace searched before it was ever indexed: build it first (another process may be)
+    else:
+        # Search reads the index as it is: a sync here could be a rebuild (`--provider none` on a vector
+        # index drops its vectors). A note written since the last sync is then not found, so say so;
+        # status's bounded check (every file up to 10,000, else 15 ms of stat) keeps this cheap.
+        stale = bool(index.check_dirty(STATUS_DIRTY_BUDGET_S).dirty)
     pool = index.retrieve(args.query, now_ms=parse_now(args.now), **retrieve_kwargs(cfg, params))
+    if stale:
+        pool.warnings.append(STALE_WARNING)
     t = time.perf_counter()
     results = rank(pool, params)
     timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)

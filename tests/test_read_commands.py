@@ -129,3 +129,28 @@ def test_non_regular_index_paths_are_refused_in_one_line(tmp_path, workspace, ca
         assert code == 2 and err.count("\n") == 1 and f"is {kind}, not a regular file" in err
         assert listing(tmp_path) == names and listing(folder) == set()
     assert {p for p in beside_null if os.path.exists(p)} <= existed
+
+
+def test_search_says_when_the_index_is_out_of_date_and_leaves_it_as_it_is(tmp_path, workspace, capsys):
+    """README said `memtui search` first brings the index up to date; it never did (only an index never
+    built is built), so a note written after the last `memtui index` was silently not found. It still
+    does not sync (with another --provider a sync is a rebuild that drops the vectors), but it says so."""
+    import json
+
+    common = ["--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"]
+    assert main(["index", *common]) == 0
+    capsys.readouterr()
+    assert main(["search", "oolong", *common]) == 0
+    assert "out of date" not in capsys.readouterr().err  # an index in step with the files: no word
+    write(workspace / "memory" / "2026-11-03.md", "# Log\nThe quokka sighting was on Tuesday.\n")
+    before = snapshot(tmp_path)
+    assert main(["search", "quokka", *common]) == 0
+    out, err = capsys.readouterr()
+    assert "No matches." in out and err.count("\n") == 1
+    assert "index is out of date" in err and "run `memtui index`" in err
+    assert main(["search", "quokka", "--json", *common]) == 0
+    assert any("out of date" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+    assert snapshot(tmp_path) == before  # searched as it is: nothing synced, nothing written
+    assert main(["index", *common]) == 0 and main(["search", "quokka", *common]) == 0
+    out, err = capsys.readouterr()
+    assert "memory/2026-11-03.md" in out and "out of date" not in err
