@@ -39,8 +39,19 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _backup(target: Path, mode: int) -> Path:
-    """Copy `target` to `<name>.bak-<time>` (then `-2`, `-3`…): O_EXCL, so a backup is never replaced."""
+def _keep_owner(fd: int, st: os.stat_result) -> None:
+    """Give the file open at `fd` the owner and group of `st` when they are not ours: possible as root
+    (sudo memtui); otherwise the file stays ours."""
+    if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+        with contextlib.suppress(PermissionError):
+            os.fchown(fd, st.st_uid, st.st_gid)
+
+
+def _backup(target: Path, st: os.stat_result) -> Path:
+    """Copy `target` to `<name>.bak-<time>` (then `-2`, `-3`…): O_EXCL, so a backup is never replaced.
+    It gets the original's mode and, when it can, owner: a backup of another user's config, which
+    holds their keys, must not become root's file that they can neither read nor remove."""
+    mode = stat.S_IMODE(st.st_mode)
     data = target.read_bytes()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     n = 1
@@ -53,6 +64,7 @@ def _backup(target: Path, mode: int) -> Path:
             n += 1
     try:
         os.fchmod(fd, mode)  # the original's mode, not the umask's: a 0600 config keeps a 0600 backup
+        _keep_owner(fd, st)
         _write_all(fd, data)
         os.fsync(fd)
     except OSError:
@@ -91,14 +103,13 @@ def rewrite_file(path: Path, text: str) -> Path | None:
         if st is None:
             make_private_dirs(target.parent)
         else:
-            backup = _backup(target, mode)
+            backup = _backup(target, st)
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         tmp = Path(name)
         try:
             os.fchmod(fd, mode)
-            if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
-                with contextlib.suppress(PermissionError):  # possible as root (sudo memtui); else keep ours
-                    os.fchown(fd, st.st_uid, st.st_gid)
+            if st is not None:
+                _keep_owner(fd, st)
             _write_all(fd, data)
             os.fsync(fd)
         finally:

@@ -159,3 +159,17 @@ def test_rewrite_file_returns_the_backup_and_creates_missing_files(tmp_path):
     assert rewrite_file(target, "one") is None and target.read_text() == "one"
     backup = rewrite_file(target, "two")
     assert backup is not None and backup.read_text() == "one" and target.read_text() == "two"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_as_root_the_rewritten_file_and_its_backup_keep_the_owner(tmp_path):
+    """`sudo memtui export-settings --write` on a user's openclaw.json: the file kept its owner, but its
+    backup (the user's keys included) became root's, which the user could neither read nor remove."""
+    cfg = write(tmp_path / "openclaw.json", OPENCLAW)
+    os.chmod(cfg, 0o640)
+    os.chown(cfg, 4321, 4322)
+    backup = rewrite_file(cfg, "{}\n")
+    assert backup is not None and backup.read_text() == OPENCLAW
+    for path in (cfg, backup):
+        st = os.stat(path)
+        assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (4321, 4322, 0o640), path.name
