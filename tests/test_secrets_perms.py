@@ -254,3 +254,54 @@ def test_agents_json_never_prints_the_openclaw_configs_keys(tmp_path, capsys, mo
     shown = json.loads(out)["agents"][0]["memory_search"]["remote"]
     assert shown["apiKey"] == "[redacted]" and shown["headers"] == {"X-Team-Token": "[redacted]"}
     assert shown["baseUrl"].endswith("@proxy.example/v1")  # where it points is still shown
+
+
+class PieceEchoAPI:
+    """A loopback provider answering 400 with pieces of the key it was sent: its first half, its last
+    half and an upper-cased middle, the way some gateways "mask" a key in an error."""
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                half = len(key) // 2
+                raw = json.dumps({"error": f"key {key[:half]}... rejected; ...{key[half:]} unknown; "
+                                           f"({key[4:20].upper()})"}).encode()
+                self.send_response(400)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+
+
+def test_pieces_of_the_key_echoed_by_a_provider_are_never_printed_or_stored(tmp_path, capsys, monkeypatch):
+    """Whole keys were scrubbed, but a provider quoting half of one got that half printed by index and
+    status and stored in the index's meta."""
+    key = "Zq8Xv2Lp9Ws4Nd7Hb3Kf6Mj1Rt5Yc0Ga"
+    api = PieceEchoAPI()
+    try:
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+        monkeypatch.setenv("OPENAI_BASE_URL", api.url)
+        ws = write(tmp_path / "ws" / "MEMORY.md", "zebracorn\n").parent
+        db = tmp_path / "idx" / "i.sqlite"
+        code, output = run(capsys, "index", "--workspace", str(ws), "--db", str(db), "--provider", "openai")
+        assert code == 0 and "HTTP 400" in output and "rejected" in output
+        code, status = run(capsys, "status", "--workspace", str(ws), "--db", str(db), "--provider", "openai")
+        for text in (output, status, stored_bytes(db.parent)):
+            assert_no_key(text, key, key[16:], key[4:20].upper())
+    finally:
+        api.server.shutdown()
+
+
+def test_scrub_removes_every_piece_of_a_known_key_and_nothing_else():
+    key = "Zq8Xv2Lp9Ws4Nd7Hb3Kf6Mj1Rt5Yc0Ga"
+    text = f"head {key[:9]} tail {key[-10:]} mid {key[10:19].lower()} short {key[:7]} other Hb3Kf6 ok"
+    assert scrub(text, [key]) == "head [redacted] tail [redacted] mid [redacted] short Zq8Xv2L other Hb3Kf6 ok"

@@ -87,11 +87,44 @@ def replace_known(text: str, extra: Iterable[str] = ()) -> str:
     return text
 
 
+# A provider may echo part of a key ("Zq8Xv2Lp9Ws4Nd7H…", its last half, a masked middle): any run of
+# FRAGMENT characters of a known secret of at least FRAGMENT_FROM characters is part of it. Eight random
+# characters do not occur in ordinary text by chance (case is ignored: an echo may change it).
+FRAGMENT = 8
+FRAGMENT_FROM = 12
+
+
+@functools.lru_cache(maxsize=8)
+def _fragments(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A lookahead for every FRAGMENT-long piece of `secrets`, so that overlapping pieces all match."""
+    pieces = {s[i:i + FRAGMENT] for s in secrets if len(s) >= FRAGMENT_FROM for i in range(len(s) - FRAGMENT + 1)}
+    return re.compile("(?=(" + "|".join(map(re.escape, sorted(pieces))) + "))", re.I) if pieces else None
+
+
+def _without_fragments(text: str, secrets: tuple[str, ...]) -> str:
+    pattern = _fragments(secrets)
+    if pattern is None:
+        return text
+    spans: list[list[int]] = []
+    for match in pattern.finditer(text):
+        start = match.start()
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = start + FRAGMENT
+        else:
+            spans.append([start, start + FRAGMENT])
+    for start, end in reversed(spans):
+        text = text[:start] + REDACTED + text[end:]
+    return text
+
+
 def scrub(text: str, extra: Iterable[str] = ()) -> str:
-    """`text` with every known secret and anything shaped like a key replaced by "[redacted]"."""
+    """`text` with every known secret (whole, or any piece of one), and anything shaped like a key,
+    replaced by "[redacted]"."""
     if not text:
         return text
-    text = replace_known(text, extra)
+    secrets = known_secrets(extra)
+    text = replace_known(text, secrets)
+    text = _without_fragments(text, tuple(secrets))
     for pattern, replacement in _patterns():
         text = pattern.sub(replacement, text)
     return text
