@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .evaluation import check_query
+from .regular_file import read_regular
 from .store.files import FILE_MODE, make_private_dirs
 from .textutil import sha256_hex
 
@@ -206,7 +207,7 @@ class JudgementStore:
         if src is None:
             return Loaded([], [])
         try:
-            data = src.read_bytes()
+            data = read_regular(src)  # a FIFO here hung eval, `judgements list` and the app's launch
         except OSError as exc:
             return Loaded([], [], f"cannot read {src}: {exc.strerror or exc}")
         return parse_lines(split_lines(data), str(src))

@@ -84,7 +84,7 @@ def _inside(real: str, roots: list[str]) -> bool:
 
 def _read_file(settings: IndexSettings, sf: SourceFile) -> str:
     """The file's text, opened without following a link (unless allowed) and never from outside."""
-    flags = os.O_RDONLY | os.O_CLOEXEC
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO swapped in since the listing must not block open()
     if not settings.follow_symlinks:
         flags |= os.O_NOFOLLOW
     try:

@@ -30,6 +30,7 @@ from .embeddings.base import EmbeddingError, EmbeddingProvider
 from .models import SyncCancelled, SyncProgress, SyncReport
 from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
 from .reads import IndexReader, SkippedFile
+from .regular_file import open_regular, read_regular
 from .scrub import scrub
 from .settings import IndexSettings, fts_tokenize_clause
 from .sources import (
@@ -230,7 +231,7 @@ def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
         before = os.stat(sf.abs_path)
         if before.st_size > max_bytes:
             raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
-        with open(sf.abs_path, "rb") as fh:
+        with open_regular(sf.abs_path) as fh:  # a FIFO swapped in since the listing would block open()
             # read(n) allocates n bytes up front: ask for what the file holds (+1 to notice growth),
             # never for the limit itself (maxFileBytes = 1e11 was a MemoryError)
             data = fh.read(before.st_size + 1)
@@ -312,7 +313,8 @@ def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
         target = settings.sessions_dir / name
     else:
         target = (settings.workspace / path).resolve()
-    return target.read_text(encoding="utf-8", errors="replace")
+    text = read_regular(target).decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as read_text gave them (universal mode)
 
 
 class _DbStamp:

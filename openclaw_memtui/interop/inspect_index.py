@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.openclaw_db import OpenClawDbError, SessionStat, list_sessions, read_consistent, schema_meta, table_names
+from ..engine.regular_file import open_regular
 from ..engine.sources import list_memory_files, list_session_files
 from ..engine.textutil import sha256_hex
 from .agents import LEGACY_LAYOUT, NEW_LAYOUT, ROOT_FILES, Agent, OpenClawError
@@ -136,7 +137,7 @@ def _is_changed(row: tuple[str, str, float, int], sf: Any, session: SessionStat 
         st = os.stat(sf.abs_path)
         if sf.source == "sessions":
             return int(size) != st.st_size or abs(float(mtime) - st.st_mtime_ns / 1e6) > 1
-        with open(sf.abs_path, "rb") as fh:
+        with open_regular(sf.abs_path) as fh:  # never blocks on a FIFO; one counts as changed
             text = fh.read().decode("utf-8", errors="replace")
         return sha256_hex(text) != digest
     except OSError:
