@@ -217,6 +217,26 @@ def test_only_the_grown_session_is_reindexed_and_compressed_rows_are_read(oc, ca
     assert "zeppelin" in hit["snippet"]
 
 
+def test_an_indexed_live_transcript_is_not_dirty_and_not_read_again(oc, capsys, tmp_path, monkeypatch):
+    """The session's stamp (ms from OpenClaw's database) went through nanoseconds and came back
+    1796079440761.9998 for 1796079440762: never equal, so the agent was always dirty, every search
+    warned the index was out of date, and every sync read the transcript from the database again."""
+    from openclaw_memtui.engine import sync
+
+    db = tmp_path / "m.sqlite"
+    base = ("--agent", "main", "--provider", "none", "--db", str(db))
+    assert run(capsys, "index", *base)[0] == 0
+    code, out, err = run(capsys, "status", *base, "--json")
+    assert code == 0 and json.loads(out)["dirty"] is False, err
+    code, out, err = run(capsys, "search", "release", *base, "--json")
+    assert code == 0 and json.loads(out)["warnings"] == [] and err == ""
+    reads: list[str] = []
+    real = sync.read_db_transcript
+    monkeypatch.setattr(sync, "read_db_transcript", lambda sf, *a: reads.append(sf.path) or real(sf, *a))
+    code, out, _ = run(capsys, "index", *base, "--json")
+    assert json.loads(out)["report"]["files_unchanged"] == 7 and reads == []
+
+
 def test_a_compressed_row_stating_more_than_openclaw_stores_is_not_decoded(oc, capsys, tmp_path):
     """zstd's max_output_size binds only frames that do not state their size, so a small row whose
     frame states gigabytes was decoded to all of them (memory); a frame over OpenClaw's 4 MiB

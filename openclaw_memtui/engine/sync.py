@@ -321,6 +321,10 @@ class _DbStamp:
     """The part of an os.stat_result the sync uses, for a transcript kept in a database."""
 
     def __init__(self, mtime_ms: float, size: int) -> None:
+        # kept as given: mtime_ms -> ns -> ms is not exact in floating point (1796079440762 came back
+        # as 1796079440761.9998), and a stored stamp that never equals the listed one made every live
+        # transcript "changed": status always dirty, every search warned, every sync re-read it
+        self.mtime_ms = mtime_ms
         self.st_mtime_ns = int(round(mtime_ms * 1e6))
         self.st_size = size
 
@@ -512,7 +516,7 @@ class Syncer:
         except Deferred:
             report.files_deferred += 1
             return None
-        mtime_ms = st.st_mtime_ns / 1e6
+        mtime_ms = st.mtime_ms if isinstance(st, _DbStamp) else st.st_mtime_ns / 1e6  # as the listing stamps it
         digest, rows, malformed = build_chunks(sf, text, mtime_ms, self.settings)
         if malformed:
             skipped.append(SkippedFile(sf.path, sf.source, f"{malformed} malformed JSONL line(s) skipped"))
