@@ -111,9 +111,22 @@ def check_arguments(tool: str, arguments: dict[str, Any] | None) -> dict[str, An
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise BadArguments(f"{tool}: {name!r} must be a number, got {value!r}")
         if kind != "string" and not spec.get("minimum", -math.inf) <= value <= spec.get("maximum", math.inf):
-            raise BadArguments(f"{tool}: {name!r} must be between {spec.get('minimum')} and {spec.get('maximum')}, "
-                               f"got {value!r}")
+            raise BadArguments(f"{tool}: {name!r} must be {_range(spec)}, got {_brief(value)}")
     return given
+
+
+def _range(spec: dict[str, Any]) -> str:
+    """The allowed range in words; a bound the schema leaves open is not named ("between 1 and None")."""
+    low, high = spec.get("minimum"), spec.get("maximum")
+    if low is not None and high is not None:
+        return f"between {low} and {high}"
+    return f"at least {low}" if low is not None else f"at most {high}"
+
+
+def _brief(value: object) -> str:
+    """A bad value as the message quotes it: 1e308 sent as a whole number is 309 digits, not worth a screen."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} digits)"
 
 
 def hide_secrets(text: str) -> str:

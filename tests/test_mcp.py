@@ -188,9 +188,24 @@ async def test_bad_arguments_are_tool_errors_that_say_what_to_pass(tmp_path, wor
     assert "'maxResults' must be a whole number" in typed
     assert "'minScore' must be between 0 and 1" in ranged
     assert "no argument 'max_results'" in unknown and "maxResults" in unknown
-    assert "'from' must be between 1" in bad_from
+    assert "'from' must be at least 1, got 0" in bad_from
     assert "memory_delete" in no_tool
     assert after["results"][0]["path"] == "MEMORY.md"  # the server is still there
+
+
+def test_a_range_message_names_only_the_bounds_there_are_and_a_huge_number_briefly():
+    from openclaw_memtui.mcp_tools import BadArguments, check_arguments
+
+    def refusal(tool: str, **arguments) -> str:
+        with pytest.raises(BadArguments) as caught:
+            check_arguments(tool, arguments)
+        return str(caught.value)
+
+    assert refusal("memory_get", path="MEMORY.md", **{"from": -5}) == "memory_get: 'from' must be at least 1, got -5"
+    huge = refusal("memory_search", query="tea", maxResults=1e308)  # a JSON number a client may send
+    assert huge.startswith("memory_search: 'maxResults' must be between 1 and 100, got 100000000000… (309 digits)")
+    assert refusal("memory_search", query="tea", minScore=-0.5) == (
+        "memory_search: 'minScore' must be between 0 and 1, got -0.5")
 
 
 async def test_a_failing_provider_leaves_a_keyword_search_with_a_warning_and_no_key(tmp_path, workspace):
