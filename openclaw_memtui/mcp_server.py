@@ -122,11 +122,28 @@ class CheckedLines:
             if not line.strip():
                 continue
             try:
-                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as exc:
                 await self._refuse(line, exc)
                 continue
+            if isinstance(message, types.JSONRPCNotification) and _has_id(line):
+                await self._refuse_id()
+                continue
             yield line
+
+    async def _refuse_id(self) -> None:
+        """A request whose id the SDK cannot keep (an object, a fraction, null, true) is read as a
+        notification, which is never answered: the client would wait for ever. JSON-RPC answers a
+        request whose id cannot be read with an error whose id is null."""
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        log.warning("dropped a request whose id is not a string or a whole number; answered with an error")
+        if self.write_stream is None:
+            return
+        message = "the request id must be a string or a whole number; send one JSON-RPC message per line"
+        await self.write_stream.send(SessionMessage(types.JSONRPCError(
+            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=message))))
 
     async def _refuse(self, line: str, exc: Exception) -> None:
         import mcp_types as types
@@ -158,6 +175,19 @@ def _request_id(line: str) -> str | int | None:
         return None  # a broken response or notification gets no answer
     request_id = message.get("id")
     return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
+
+
+def _has_id(line: str) -> bool:
+    """Whether the message in `line` (valid JSON-RPC to the SDK) has an `id` member at its top level."""
+    if '"id"' not in line:  # every notification passes here: most never need parsing again
+        return False
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    except RecursionError:
+        message = _top_level(line)
+    return isinstance(message, dict) and "id" in message
 
 
 # a JSON string, or one bracket: what decides the nesting depth of the text around it

@@ -346,6 +346,33 @@ def test_a_line_the_sdk_cannot_parse_is_logged_and_answered_when_its_id_is_reada
     assert len(dropped) == 2 and "answered request 7" in dropped[1] and "ud800" not in err
 
 
+def test_a_request_whose_id_the_sdk_cannot_keep_is_answered_not_taken_for_a_notification(tmp_path, workspace):
+    """The SDK read `"id": {"a": 1}` (or 1.5, null, true) as a notification: no answer, no word, and
+    the client waited for ever. JSON-RPC answers it with an error whose id is null."""
+    proc = subprocess.Popen([sys.executable, "-m", "openclaw_memtui", "mcp", *keyword_args(tmp_path, workspace)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env_for_subprocess(), cwd=REPO)
+    bad_ids = ['{"a":1}', "1.5", "null", "true"]
+    lines = [f'{{"jsonrpc":"2.0","id":{bad},"method":"ping"}}' for bad in bad_ids]
+    init = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    initialized = '{"jsonrpc":"2.0","method":"notifications/initialized"}'  # a real notification: no answer
+    proc.stdin.write("\n".join([*lines, init, initialized, '{"jsonrpc":"2.0","id":9,"method":"ping"}', ""]).encode())
+    proc.stdin.flush()
+    answers = []
+    while not answers or answers[-1].get("id") != 9:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read().decode()[-2000:]
+        answers.append(json.loads(line))
+    proc.stdin.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err[-2000:]
+    refused_ = [a for a in answers if a["id"] is None]
+    assert len(refused_) == len(bad_ids) and len(answers) == len(bad_ids) + 2
+    assert all(a["error"]["code"] == -32600 and "string or a whole number" in a["error"]["message"] for a in refused_)
+    assert err.count("dropped a request whose id is not a string or a whole number") == len(bad_ids)
+
+
 def test_a_request_nested_too_deeply_for_pythons_parser_is_answered_and_the_server_goes_on(tmp_path, workspace):
     """100k nested brackets: the SDK refuses the line, and reading its id with `json.loads` raised
     RecursionError, which killed the stdin reader: no later request was ever answered."""
