@@ -54,3 +54,22 @@ def test_config_nested_100k_deep_is_one_line(ws, tmp_path, capsys, text):
     cfg = write(tmp_path / "c.toml", text + "\n")
     err = one_error_line(capsys, ["status", "-w", str(ws), "--db", str(tmp_path / "i.sqlite"), "--config", str(cfg)])
     assert err == f"memtui: error: config {cfg} is nested too deeply to read"
+
+
+def test_eval_groups_any_category_instead_of_failing_on_it(ws, tmp_path, capsys):
+    """`category` is optional and free: "multi-hop" or a list stopped every eval with
+    "invalid literal for int()"; LoCoMo's numbers (also as "2" or 2.0) keep their names."""
+    import json
+
+    target = '"targets": [{"path": "memory/n.md", "line": 1}]'
+    lines = [f'{{"qid": "{i}", "question": "heron", "category": {cat}, {target}}}'
+             for i, cat in enumerate(['"multi-hop"', '["x", "y"]', '"2"', "2.0", "true", '"\\u001b[31mred"'])]
+    queries = write(tmp_path / "q.jsonl", "\n".join(lines) + "\n")
+    argv = ["eval", "--queries", str(queries), "-w", str(ws), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"]
+    assert main([*argv, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert set(summary) == {"all", "multi-hop", "['x', 'y']", "2 temporal", "2.0 temporal", "True", "\x1b[31mred"}
+    assert summary["all"]["n"] == 6
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| \\x1b[31mred | 1 |" in out and "\x1b" not in out  # the table is escaped

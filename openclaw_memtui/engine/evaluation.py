@@ -119,9 +119,21 @@ def summarize(per_query: list[tuple[dict[str, Any], dict[str, float]]]) -> dict[
         groups["all"].append(m)
         cat = q.get("category")
         if cat is not None:
-            groups[f"{cat} {CATEGORY_NAMES.get(int(cat), '')}".strip()].append(m)
+            groups[category_group(cat)].append(m)
     return {g: {"n": len(ms), **{k: sum(m[k] for m in ms) / len(ms) for k in METRICS}}
             for g, ms in sorted(groups.items(), key=lambda kv: (kv[0] != "all", kv[0]))}
+
+
+def category_group(cat: object) -> str:
+    """The table row of a query's `category`: LoCoMo's numbers (1, "1", 1.0) get their names; anything
+    else ("multi-hop", a list) is a row of its own, as written (int() of it stopped the whole eval)."""
+    number: int | None = None
+    if isinstance(cat, int) and not isinstance(cat, bool):
+        number = cat
+    elif (isinstance(cat, float) and cat.is_integer()) or (isinstance(cat, str) and cat.strip().isdecimal()):
+        number = int(cat)
+    name = CATEGORY_NAMES.get(number, "") if number is not None else ""
+    return f"{cat} {name}".strip()
 
 
 def format_table(summary: dict[str, dict[str, float]]) -> str:
