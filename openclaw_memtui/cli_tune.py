@@ -123,14 +123,14 @@ def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def _export(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    import json
-
     from .engine.judgements import write_private_atomic
-    from .render import safe
+    from .render import dumps_json, safe
 
     session = open_session(args, cfg, read_only=True)
     loaded = load_judgements(session)
-    text = "".join(json.dumps(j.to_json(), ensure_ascii=False) + "\n" for j in loaded.judgements)
+    # dumps_json: a question or target quoting a bidi override or C1 control reaches the terminal as
+    # its \u escape (the same JSON value), not as the raw character that reorders or hijacks the line
+    text = "".join(dumps_json(j.to_json()) + "\n" for j in loaded.judgements)
     if args.out:
         out = Path(args.out)
         try:
@@ -160,7 +160,8 @@ def _list(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
                      "stale": states.count("stale"), "moved": states.count("moved")})
     store = session.judgements()
     if args.json:
-        print(dumps_json({"file": str(store.path), "seeded_from": str(store.source()) if store.source() != store.path else None,
+        seed = store.source()
+        print(dumps_json({"file": str(store.path), "seeded_from": None if seed in (None, store.path) else str(seed),
                           "index_out_of_date": out_of_date, "questions": rows}, indent=2))
         return 0
     print(f"{len(rows)} judged question(s) in {safe(str(store.path), one_line=True)}"

@@ -501,3 +501,22 @@ def test_suggest_searches_the_overlap_penalty():
     assert not isinstance(found, NeedMore) and found.better
     assert found.best.overlap_penalty == 1.0 and found.changes()["overlap_penalty"] == (0.5, 1.0)
     assert "overlap penalty 0.50 → 1.00" in describe_suggestion(found)
+
+
+def test_cli_list_and_export_with_no_judgements_or_hostile_text(tmp_path, workspace, capsys):
+    """With no judgements file and no seed, `seeded_from` was the string "None"; and export printed
+    a question's bidi override (U+202E) raw to the terminal, where it reversed the rest of the line."""
+    argv = ["-w", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"]
+    assert main(["index", *argv]) == 0
+    capsys.readouterr()
+    assert main(["judgements", "list", "--json", *argv]) == 0
+    assert json.loads(capsys.readouterr().out)["seeded_from"] is None
+    question = "oolong\u202e\u0085 tea\x1b[2J"
+    queries = write(tmp_path / "q.jsonl", json.dumps({"qid": "q\u202e1", "question": question,
+                                                      "targets": [{"path": "MEMORY.md", "line": 3}]}) + "\n")
+    assert main(["judgements", "import", str(queries), *argv]) == 0
+    capsys.readouterr()
+    assert main(["judgements", "export", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "\u202e" not in out and "\x85" not in out and "\x1b" not in out and "\\u202e" in out
+    assert json.loads(out)["question"] == question and json.loads(out)["qid"] == "q\u202e1"  # the same value
