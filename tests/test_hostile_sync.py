@@ -427,3 +427,39 @@ def test_integrity_check_runs_once_per_index_change(tmp_path, make_settings, mon
     write(ws / "memory" / "b.md", "beta\n")
     index.sync()
     assert index.status(check_dirty=False).integrity["chunks"] == 2 and len(calls) == 2
+
+
+def test_a_folder_that_cannot_be_read_is_said_not_silently_emptied(tmp_path, capsys, monkeypatch):
+    """A `chmod 000` folder (root reads it anyway, so its refusal is simulated at os.scandir) made its
+    notes drop out of the index without a word; now it is listed under `skipped` with the reason,
+    and once it can be read again its notes come back."""
+    from openclaw_memtui.engine import sources
+
+    ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
+    write(ws / "memory" / "a.md", "alpaca\n")
+    write(ws / "memory" / "locked" / "b.md", "bonobo\n")
+    transcript(ws / "sessions" / "s.jsonl", [("user", "capybara")])
+    assert run(capsys, *index_cmd(ws, db))[0] == 0
+    assert status_json(capsys, ws, db)["files"] == 3
+    real = os.scandir
+    refused = {os.path.normpath(ws / "memory" / "locked"), os.path.normpath(ws / "sessions")}
+
+    def scandir(path="."):
+        if os.path.normpath(os.fspath(path)) in refused:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(sources.os, "scandir", scandir)
+    code, _, err = run(capsys, *index_cmd(ws, db))
+    assert code == 0, err
+    status = status_json(capsys, ws, db)
+    assert status["files"] == 1
+    assert sorted((s["path"], s["source"], s["reason"]) for s in status["skipped"]) == [
+        ("memory/locked/", "memory", "folder cannot be read (Permission denied); the files in it are not indexed"),
+        ("sessions/", "sessions", "folder cannot be read (Permission denied); the files in it are not indexed")]
+    code, out, _ = run(capsys, "status", "-w", str(ws), "--db", str(db), "--provider", "none")
+    assert "memory/locked/: folder cannot be read (Permission denied)" in out
+    monkeypatch.setattr(sources.os, "scandir", real)
+    assert run(capsys, *index_cmd(ws, db))[0] == 0
+    status = status_json(capsys, ws, db)
+    assert status["files"] == 3 and status["skipped"] == []

@@ -126,7 +126,7 @@ _BUDGET_STRIDE = 16
 
 def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: ListingBudget | None = None,
                    known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
-                   ) -> list[SourceFile]:
+                   unreadable: list[Unreadable] | None = None) -> list[SourceFile]:
     """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
 
     The stat is taken here, from the folder entry, so a re-sync lists and stats in one pass, and
@@ -136,7 +136,8 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
     so a link is skipped without asking `is_symlink` of every entry. With a `budget`, the walk stops
     once it is spent (the list is then partial: `budget.exhausted`). With `known` (a re-sync: the
     index's stamps by path), a file whose stamp is the known one is not listed: only its path goes to
-    `unchanged`, so 100,000 unchanged files cost no SourceFile and no sorting.
+    `unchanged`, so 100,000 unchanged files cost no SourceFile and no sorting. A folder that cannot
+    be read (permission denied) goes to `unreadable`, so the sync can say why its notes are missing.
     """
     known_get = known.get if known is not None else None
     unchanged_append = unchanged.append if unchanged is not None else None
@@ -196,7 +197,8 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
                                 stack.append(entry.path)
                     except OSError:
                         continue
-        except OSError:
+        except OSError as exc:
+            _note_unreadable(unreadable, exc, prefix or "./", "memory")
             continue
         if subfolders:
             subfolders.sort()
@@ -206,6 +208,20 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
 
 
 _by_abs_path = operator.itemgetter(0)
+
+
+class Unreadable(NamedTuple):
+    """A folder the listing could not read: its files are missing from the list, not deleted."""
+
+    path: str  # workspace-relative, ending in "/"
+    source: str
+    reason: str
+
+
+def _note_unreadable(unreadable: list[Unreadable] | None, exc: OSError, path: str, source: str) -> None:
+    # a folder removed or replaced while walked is simply gone; only one that is there and cannot be read is said
+    if unreadable is not None and not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+        unreadable.append(Unreadable(display_path(path), source, exc.strerror or type(exc).__name__))
 
 
 def _folder_mtime(entry: os.DirEntry[str]) -> int:
@@ -270,7 +286,8 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
                       follow_symlinks: bool = False, root_files: tuple[str, ...] = DEFAULT_ROOT_FILES,
                       patterns: tuple[tuple[str, str], ...] = (),
                       budget: ListingBudget | None = None, known: dict[str, tuple[float, int]] | None = None,
-                      unchanged: list[str] | None = None) -> list[SourceFile]:
+                      unchanged: list[str] | None = None, unreadable: list[Unreadable] | None = None,
+                      ) -> list[SourceFile]:
     """The memory files of `workspace`. `patterns` limits a folder of `extra_paths` to the files
     matching one of its globs (OpenClaw 2026.9's `{path, pattern}` entries). With a `budget` the list
     may be partial (see ListingBudget). `known` and `unchanged` (see _walk_markdown) apply to memory/
@@ -290,7 +307,7 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     if os.path.isdir(mem_dir) and (follow_symlinks or not os.path.islink(mem_dir)):
         if extra or follow_symlinks:
             known = unchanged = None  # every file listed: the same file may be found twice, by real path below
-        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget, known, unchanged))
+        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget, known, unchanged, unreadable))
     if not extra and not follow_symlinks:
         return candidates  # root files and memory/ cannot name one file twice
     for raw in extra:
@@ -302,7 +319,7 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             continue
         if p.is_dir():
             root = os.path.normpath(p)  # walked from its normalised path: every path found below is normalised
-            found = _walk_markdown(root, follow_symlinks, ws, budget)
+            found = _walk_markdown(root, follow_symlinks, ws, budget, unreadable=unreadable)
             if raw in globs:
                 keep = _pattern_filter(Path(root), globs[raw])
                 found = [f for f in found if keep(f.abs_path)]
@@ -333,11 +350,11 @@ def _listed_file(workspace: str, path: str) -> SourceFile:
 
 def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
                  known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
-                 ) -> list[SourceFile]:
+                 unreadable: list[Unreadable] | None = None) -> list[SourceFile]:
     """Every file the index should hold, each with its stamp; with a `budget` perhaps only some of them
     (`budget.exhausted` then says so). With `known` and `unchanged` (a re-sync), a memory file whose
     stamp is known may be left out of the list and only named in `unchanged` (see list_memory_files):
-    the list and `unchanged` together name every file."""
+    the list and `unchanged` together name every file. Folders that cannot be read go to `unreadable`."""
     files: list[SourceFile] = []
     # a bounded listing takes the transcripts first: they are fewer than notes and the likeliest to have grown
     sessions_first = budget is not None
@@ -345,15 +362,18 @@ def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
         files.extend(_list_transcripts(settings, budget, known))
     if "memory" in settings.sources and not (budget is not None and budget.spent()):
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
-                                       settings.root_files, settings.extra_path_patterns, budget, known, unchanged))
+                                       settings.root_files, settings.extra_path_patterns, budget, known, unchanged,
+                                       unreadable))
     if "sessions" in settings.sources and not sessions_first:
-        files.extend(_list_transcripts(settings, budget, known))
+        files.extend(_list_transcripts(settings, budget, known, unreadable))
     return files
 
 
 def _list_transcripts(settings: IndexSettings, budget: ListingBudget | None,
-                      known: dict[str, tuple[float, int]] | None = None) -> list[SourceFile]:
-    files = list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget)
+                      known: dict[str, tuple[float, int]] | None = None,
+                      unreadable: list[Unreadable] | None = None) -> list[SourceFile]:
+    files = list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget,
+                               unreadable)
     if settings.transcripts_db is not None and not (budget is not None and budget.spent()):
         in_folder = {sf.path for sf in files}
         files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix, known, in_folder))
@@ -402,7 +422,8 @@ def list_db_sessions(sessions: list[tuple[str, float, int]], prefix: str) -> lis
 
 
 def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False, prefix: str = "sessions",
-                       budget: ListingBudget | None = None) -> list[SourceFile]:
+                       budget: ListingBudget | None = None, unreadable: list[Unreadable] | None = None,
+                       ) -> list[SourceFile]:
     """Transcripts in `sessions_dir`. The symlink rule is the one `memory/` follows: a linked folder
     or file is only read when `followSymlinks` is on (a linked `sessions/` used to be followed always)."""
     if sessions_dir is None or not sessions_dir.is_dir():
@@ -412,7 +433,8 @@ def list_session_files(sessions_dir: Path | None, follow_symlinks: bool = False,
     out = []
     try:
         entries = sorted(os.scandir(sessions_dir), key=lambda e: e.name)
-    except OSError:
+    except OSError as exc:
+        _note_unreadable(unreadable, exc, f"{prefix}/", "sessions")
         return []
     for i, entry in enumerate(entries):
         if budget is not None and budget.spent_at(i):

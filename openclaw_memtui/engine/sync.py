@@ -37,6 +37,7 @@ from .sources import (
     DB_SESSION_PREFIX,
     DEFAULT_ROOT_FILES,
     SourceFile,
+    Unreadable,
     flatten_session,
     has_undecodable_name,
     is_evergreen,
@@ -412,11 +413,14 @@ class Syncer:
         writer = IndexWriter(store.conn)
         self.progress(SyncProgress("scan", 0, 0, "", "listing files"))
         unchanged: list[str] = []  # files the listing found unchanged: their paths only
+        unreadable: list[Unreadable] = []  # folders it could not read: said, or their notes vanish without a word
         with cyclic_gc_paused():
             known = writer.file_stamps()
-            files = list_sources(self.settings, known=None if force else known, unchanged=unchanged)
+            files = list_sources(self.settings, known=None if force else known, unchanged=unchanged,
+                                 unreadable=unreadable)
         report.files_total = len(files) + len(unchanged)
-        skipped: list[SkippedFile] = []
+        skipped = [SkippedFile(u.path, u.source, f"folder cannot be read ({u.reason}); the files in it are not indexed")
+                   for u in unreadable]
         # an unchanged file is not read again, so the note of its malformed lines is carried over
         self._previous_skips = {s.path: s for s in IndexReader(store.conn).skipped() if "malformed" in s.reason}
         has_vec = store.vec_dims() is not None
