@@ -85,3 +85,34 @@ def test_polling_fallback_reports_itself(workspace, make_settings):
         assert any(p.endswith("MEMORY.md") for batch in recorder.seen for p in batch)
     finally:
         watcher.stop()
+
+
+def test_an_extra_file_is_watched_without_watching_everything_below_its_folder(tmp_path, workspace, make_settings):
+    """extraPaths = ["~/notes.md"] watched the note's folder recursively: an inotify watch on every
+    folder of $HOME, and a callback (then a sync) for any note anywhere below it."""
+    home = tmp_path / "home"
+    extra = home / "notes.md"  # not there yet when the app starts: its creation is seen too
+    deep = home / "projects" / "repo" / "docs"
+    write(deep / "unrelated.md", "not memory\n")
+    recorder = Recorder()
+    watcher = MemoryWatcher(make_settings(workspace, extra_paths=(str(extra),), watch_debounce_ms=200), recorder)
+    assert home not in watcher._recursive_roots()
+    watcher.start()
+    try:
+        assert write_until_fired(recorder, lambda n: write(extra, f"team notes {n}\n"))  # the extra file is live
+        recorder.reset()
+        write(deep / "unrelated.md", "still not memory\n")
+        write(home / "other.md", "a note beside it that is not an extra path\n")
+        write(extra, "the marker edit\n")  # changes arrive in order: once this is seen, the others were not sent
+
+        def marker_seen() -> bool:
+            return any(p == str(extra) for batch in list(recorder.seen) for p in batch)
+
+        deadline = time.monotonic() + 10
+        while not marker_seen() and time.monotonic() < deadline:
+            recorder.fired.clear()
+            recorder.fired.wait(0.5)
+        assert marker_seen()
+        assert all(p == str(extra) for batch in recorder.seen for p in batch), recorder.seen
+    finally:
+        watcher.stop()

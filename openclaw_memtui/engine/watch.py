@@ -29,6 +29,11 @@ def _relevant(path: str) -> bool:
     return name.endswith(".md") or is_transcript_name(name) or "." not in name  # folders come and go too
 
 
+def _is_file_path(path: Path) -> bool:
+    """An extra path naming a file: one that is, or a `.md` not created yet (its creation is watched too)."""
+    return path.is_file() or (path.name.endswith(".md") and not path.exists())
+
+
 class MemoryWatcher:
     def __init__(self, settings: IndexSettings, on_change: ChangeFn, force_polling: bool = False) -> None:
         self.settings = settings
@@ -48,6 +53,8 @@ class MemoryWatcher:
         self.state = "watching"
         self._spawn(self._watch_loop, [p for p in roots if p.is_dir()], True)
         self._spawn(self._watch_loop, [self.settings.workspace], False)
+        for folder, names in self._extra_files().items():  # its folder alone, never all below it
+            self._spawn(self._watch_loop, [folder], False, lambda path, names=names: Path(path).name in names)
         db = self._transcripts_db()
         if db is not None:
             self._when_present(db.parent, self._watch_database)
@@ -94,16 +101,28 @@ class MemoryWatcher:
         self._threads.append(thread)
         thread.start()
 
+    def _extra_paths(self) -> list[Path]:
+        s = self.settings
+        paths = [Path(os.path.expanduser(raw.strip())) for raw in s.extra_paths if raw.strip()]
+        return [p if p.is_absolute() else s.workspace / p for p in paths]
+
     def _recursive_roots(self) -> list[Path]:
         s = self.settings
         roots = [s.workspace / "memory"]
-        for raw in s.extra_paths:
-            p = Path(os.path.expanduser(raw.strip()))
-            p = p if p.is_absolute() else s.workspace / p
-            roots.append(p if p.is_dir() else p.parent)
+        # an extra path that is a file is watched in _extra_files: watching its folder recursively put
+        # an inotify watch on every folder below it (extraPaths = ["~/notes.md"] walked all of $HOME)
+        roots += [p for p in self._extra_paths() if not _is_file_path(p)]
         if "sessions" in s.sources and s.sessions_dir is not None:
             roots.append(s.sessions_dir)
         return roots
+
+    def _extra_files(self) -> dict[Path, set[str]]:
+        """Extra paths that are files, by folder: each folder is watched alone, for those names only."""
+        out: dict[Path, set[str]] = {}
+        for p in self._extra_paths():
+            if _is_file_path(p) and p.parent.is_dir():
+                out.setdefault(p.parent, set()).add(p.name)
+        return out
 
     # -- native watching ---------------------------------------------------------------------
     def _watch_loop(self, roots: list[Path], recursive: bool, relevant: Callable[[str], bool] = _relevant) -> None:
