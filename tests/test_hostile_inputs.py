@@ -73,3 +73,11 @@ def test_eval_groups_any_category_instead_of_failing_on_it(ws, tmp_path, capsys)
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "| \\x1b[31mred | 1 |" in out and "\x1b" not in out  # the table is escaped
+
+
+def test_eval_out_on_a_full_disk_is_one_line_without_empty_parentheses(ws, tmp_path, capsys):
+    """/dev/full fails every write with ENOSPC and no file name: the line read "No space left on device ()"."""
+    queries = write(tmp_path / "q.jsonl", '{"qid": "a", "question": "heron", "targets": [{"path": "memory/n.md", "line": 1}]}\n')
+    err = one_error_line(capsys, ["eval", "--queries", str(queries), "--out", "/dev/full", "-w", str(ws),
+                                  "--db", str(tmp_path / "i.sqlite"), "--provider", "none"])
+    assert err == "memtui: error: No space left on device"

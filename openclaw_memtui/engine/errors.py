@@ -34,7 +34,8 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, (FileExistsError, NotADirectoryError)):
         return f"{getattr(exc, 'filename', '') or text} is a file, not a folder; choose another --db or workspace path"
     if isinstance(exc, OSError):
-        return f"{exc.strerror or text} ({getattr(exc, 'filename', '') or ''})".strip()
+        where = getattr(exc, "filename", "") or ""
+        return f"{exc.strerror or text} ({where})" if where else exc.strerror or text  # never a bare "()"
     if isinstance(exc, MemtuiError):
         return text
     return f"{text} ({name}; rerun with MEMTUI_DEBUG=1 for details)"
