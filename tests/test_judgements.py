@@ -520,3 +520,15 @@ def test_cli_list_and_export_with_no_judgements_or_hostile_text(tmp_path, worksp
     out = capsys.readouterr().out
     assert "\u202e" not in out and "\x85" not in out and "\x1b" not in out and "\\u202e" in out
     assert json.loads(out)["question"] == question and json.loads(out)["qid"] == "q\u202e1"  # the same value
+
+
+def test_a_store_tells_when_another_process_rewrote_its_file(tmp_path):
+    path = tmp_path / "j.jsonl"
+    mine, theirs = JudgementStore(path), JudgementStore(path)
+    assert mine.load().judgements == [] and not mine.changed_on_disk()
+    mine.save([Judgement("q1", "one", [chunk_target()])])
+    assert not mine.changed_on_disk()  # its own write is not a change
+    theirs.load()
+    theirs.save([Judgement("q1", "one", [chunk_target()]), Judgement("q2", "two", [chunk_target()])])
+    assert mine.changed_on_disk() and not theirs.changed_on_disk()
+    assert len(mine.load().judgements) == 2 and not mine.changed_on_disk()

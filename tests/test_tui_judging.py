@@ -255,3 +255,46 @@ async def test_the_focused_slider_is_drawn_apart_and_left_moves_it(tmp_path):
         await pilot.press("tab", "left")
         assert await wait_for(pilot, lambda: first.value == 0.35 and app.params.vector_weight == 0.35)
         assert "◉" in "".join(rendered_lines(first))
+
+
+async def test_judgements_imported_while_the_app_is_open_are_counted_and_kept_by_the_next_mark(tmp_path):
+    """`memtui judgements import` while the app ran: the app kept its old list, so the panel never counted
+    the imported questions and the next mark saved that list over them (24 questions gone)."""
+    from openclaw_memtui.cli import main
+
+    ws = copy_demo(tmp_path)
+    app = make_app(ws, tmp_path)
+    app.fixed_now_ms = DEMO_NOW_MS
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: app.judged is not None)
+        assert app.judgements == []
+        code = main(["judgements", "import", str(demo_judgements()), "--workspace", str(ws),
+                     "--db", str(tmp_path / "tui.sqlite"), "--provider", "none"])
+        assert code == 0
+        await pilot.press("ctrl+t")  # the panel counts what was imported
+        assert await wait_for(pilot, lambda: app.metric_view.judged == 24, 30)
+        await settled_search(pilot, app, "database migration")
+        app.query_one(ResultList).focus()
+        await pilot.press("plus")
+        store = app.judgement_store
+        assert await wait_for(pilot, lambda: len(store.load().judgements) == 25)
+        assert await wait_for(pilot, lambda: app.metric_view.judged == 25, 30)
+
+
+async def test_a_mark_right_after_an_import_keeps_the_imported_questions(tmp_path):
+    """The same without opening the panel first: the mark itself reads the file again before saving."""
+    from openclaw_memtui.cli import main
+
+    ws = copy_demo(tmp_path)
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled_search(pilot, app, "database migration")
+        assert await wait_for(pilot, lambda: app.judgements_read and app.judged is not None)
+        assert main(["judgements", "import", str(demo_judgements()), "--workspace", str(ws),
+                     "--db", str(tmp_path / "tui.sqlite"), "--provider", "none"]) == 0
+        app.query_one(ResultList).focus()
+        await pilot.press("plus")
+        store = app.judgement_store
+        assert await wait_for(pilot, lambda: len(store.load().judgements) == 25)
+        questions = {j.question for j in store.load().judgements}
+        assert "database migration" in questions and len(app.judgements) == 25

@@ -196,13 +196,31 @@ class JudgementStore:
         self.seed = seed
         self._lock = threading.Lock()
         self._written = -1  # the newest snapshot written: an older one arriving late is dropped
+        # The file as this store last read or wrote it. Another process (`memtui judgements import`,
+        # a second app) may replace it meanwhile; a caller holding the old list in memory must read
+        # it again before saving, or that save drops what the other process stored.
+        self._stamp: tuple[int, int, int] | None = None
 
     def source(self) -> Path | None:
         if self.path.exists():
             return self.path
         return self.seed if self.seed is not None and self.seed.is_file() else None
 
+    def _current_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns, st.st_size
+
+    def changed_on_disk(self) -> bool:
+        """Whether the file is no longer the one this store last read or wrote (another process wrote it)."""
+        with self._lock:
+            return self._current_stamp() != self._stamp
+
     def load(self) -> Loaded:
+        with self._lock:
+            self._stamp = self._current_stamp()  # before reading: a write after it shows as a change
         src = self.source()
         if src is None:
             return Loaded([], [])
@@ -226,6 +244,7 @@ class JudgementStore:
                     return
                 self._written = snapshot
             write_private_atomic(self.path, text)
+            self._stamp = self._current_stamp()
 
 
 def write_private_atomic(path: Path, text: str | bytes) -> None:

@@ -479,6 +479,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         panel.toggle_class("visible")
         if panel.has_class("visible"):
             panel.query_one("Slider").focus()
+            self.reread_judgements_if_changed()  # imported since the app read them: the metric counts them
         else:
             self.query_one("#query", Input).focus()
 

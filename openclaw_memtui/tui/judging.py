@@ -78,11 +78,19 @@ class JudgingMixin(_App):
     # -- the judged questions, retrieved once ---------------------------------------------------
     def load_judged(self) -> None:
         """(Re)retrieve every judged question: at launch and after each sync (the pools changed)."""
+        if self.judgements_read and self.judgement_store.changed_on_disk():
+            self.judgements_read = False  # `memtui judgements import` rewrote the file: read it again
         self.judged_generation += 1
         self._judged_cancel.set()  # a retrieval still running for an older sync stops between questions
         self._judged_cancel = threading.Event()
         self._load_judged(self.judged_generation, None if not self.judgements_read else list(self.judgements),
                           self.judge_snapshot, self._judged_cancel)
+
+    def reread_judgements_if_changed(self) -> None:
+        """Another process wrote the judgements since the app read them (`memtui judgements import`,
+        a second app): read them again, so the metric counts them and the next mark keeps them."""
+        if self.judgements_read and self.judgement_store.changed_on_disk():
+            self.load_judged()
 
     @work(thread=True, exclusive=True, group="judged", exit_on_error=False)
     def _load_judged(self, generation: int, judgements: list[Judgement] | None, snapshot: int,
@@ -194,6 +202,12 @@ class JudgingMixin(_App):
         if not self.judgements_read:  # a mark now would be saved over the judgements not read yet
             self.notify("The stored judgements are still being read; mark again in a moment", markup=False, timeout=3)
             return
+        # The list in memory is saved whole: read the file again first if another process wrote it,
+        # or this save would drop what `memtui judgements import` stored while the app was open
+        reread = self.judgement_store.changed_on_disk()
+        if reread:
+            loaded = self.judgement_store.load()  # one short line per question: read on the spot
+            self.judgements, self.unreadable_lines = loaded.judgements, loaded.unreadable
         text = next((c.text for c in pool.candidates if c.id == result.id), result.snippet)
         target = Target.of_chunk(result.path, result.start_line, result.end_line, text)
         question = normalize_question(pool.query)
@@ -205,7 +219,8 @@ class JudgingMixin(_App):
         if self.judged is not None:
             qid = judgement.qid if judgement is not None else next(
                 (p.qid for p in self.judged.pools if normalize_question(p.question) == question), "")
-            if self._time_ignored():  # f3: the pool on screen ignored the time words; a judged one does not
+            # f3: the pool on screen ignored the time words, a judged one does not; reread: new questions
+            if reread or self._time_ignored():
                 self.load_judged()
             else:
                 self.judged = self.judged.with_question(qid, judgement, pool)
