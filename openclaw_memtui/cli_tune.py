@@ -239,6 +239,11 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if saved:
         _warn(f"saved the suggested settings to {safe(str(saved), one_line=True)}: they apply to every workspace "
               "that uses this config")
+        from .session import agent_overrides_note
+
+        replaced = agent_overrides_note(session.agent, found.best)
+        if replaced:
+            _warn(f"not for this one as saved: {replaced}")
     return 0
 
 

@@ -19,6 +19,7 @@ from .errors import UserError
 if TYPE_CHECKING:  # imported lazily at run time: `memtui search` must start fast
     from .engine.index import MemoryIndex
     from .engine.judgements import JudgementStore
+    from .engine.search.rank import SearchParams
     from .interop.agents import Agent
 
 
@@ -88,6 +89,46 @@ def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str
         return validate(deep_merge(cfg, overrides), f"agent {agent_id}"), f"agent {agent_id}", agent
     except ConfigError as exc:
         raise UserError(str(exc)) from None
+
+
+# a ranking setting OpenClaw's config can hold, and the `memtui export-settings` flag that writes it there
+_OVERRIDABLE: list[tuple[str, str, str]] = [  # memtui config key under query, SearchParams field, flag
+    ("maxResults", "max_results", "--max-results"), ("minScore", "min_score", "--min-score"),
+    ("hybrid.vectorWeight", "vector_weight", "--vector-weight"), ("hybrid.textWeight", "text_weight", "--text-weight"),
+    ("hybrid.mmr.enabled", "mmr", "--mmr"), ("hybrid.mmr.lambda", "mmr_lambda", "--mmr-lambda"),
+    ("hybrid.temporalDecay.enabled", "decay", "--decay"),
+    ("hybrid.temporalDecay.halfLifeDays", "half_life_days", "--half-life-days"),
+]
+
+
+def _flag(flag: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return flag if value else flag.replace("--", "--no-", 1)
+    return f"{flag} {value:g}"
+
+
+def agent_overrides_note(agent: Agent | None, params: SearchParams) -> str:
+    """One sentence for a Save: the saved ranking settings that `agent`'s OpenClaw settings replace
+    whenever memtui opens that agent (`apply_agent`: the app, every command, `memtui mcp`), with
+    OpenClaw's values and the command that writes the saved ones there; "" when none is replaced."""
+    if agent is None:
+        return ""
+    from .interop.agents import memtui_overrides
+
+    query: Any = memtui_overrides(agent.memory_search).get("query") or {}
+    theirs, flags = [], []
+    for key, field_name, flag in _OVERRIDABLE:
+        value: Any = query
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        mine = getattr(params, field_name)
+        if value is not None and value != mine:
+            theirs.append(f"{key.rsplit('hybrid.', 1)[-1]} {str(value).lower() if isinstance(value, bool) else f'{value:g}'}")
+            flags.append(_flag(flag, mine))
+    if not theirs:
+        return ""
+    return (f"agent {agent.id}'s OpenClaw settings set {', '.join(theirs)}, which win when memtui opens that agent; "
+            f"`memtui export-settings --agent {agent.id} --write {' '.join(flags)}` puts the saved values there")
 
 
 def installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> str | None:

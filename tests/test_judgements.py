@@ -532,3 +532,32 @@ def test_a_store_tells_when_another_process_rewrote_its_file(tmp_path):
     theirs.save([Judgement("q1", "one", [chunk_target()]), Judgement("q2", "two", [chunk_target()])])
     assert mine.changed_on_disk() and not theirs.changed_on_disk()
     assert len(mine.load().judgements) == 2 and not mine.changed_on_disk()
+
+
+def test_cli_tune_save_for_an_agent_says_which_saved_values_openclaw_replaces(tmp_path, capsys, monkeypatch):
+    """Saved for every workspace, but the agent's own openclaw.json minScore wins when memtui opens it:
+    `tune --save --agent` said only "saved", and the next `tune` started again from OpenClaw's value."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    from openclaw_memtui.paths import demo_judgements, demo_workspace
+
+    with_vectors(monkeypatch)
+    ws = tmp_path / "ws"
+    shutil.copytree(demo_workspace(), ws)
+    state = Path(os.environ["OPENCLAW_STATE_DIR"])
+    write(state / "openclaw.json", json.dumps({
+        "meta": {"lastTouchedVersion": "2026.9.6"},
+        "agents": {"entries": {"main": {"default": True, "workspace": str(ws)}}},
+        "memory": {"search": {"query": {"minScore": 0.99}}}}))  # a floor that drops every answer: tune lowers it
+    config = write(tmp_path / "memtui.toml", "# mine\n")
+    agent = ["--agent", "main", "--config", str(config)]
+    assert main(["judgements", "import", str(demo_judgements()), *agent, "--provider", "none"]) == 0
+    capsys.readouterr()
+    assert main(["tune", "--json", "--save", "--now", "2026-11-30T12:00:00Z", *agent]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["saved"] == str(config) and report["suggested"]["params"]["min_score"] < 0.99
+    assert "not for this one as saved: agent main's OpenClaw settings set minScore 0.99, which win" in err
+    assert f"--min-score {report['suggested']['params']['min_score']:g}" in err

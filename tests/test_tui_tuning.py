@@ -4,6 +4,7 @@ keeps every control and its buttons on screen at 120×36 and at 80×24."""
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 import pytest
 from textual.widgets import Button, Input
@@ -205,3 +206,61 @@ async def test_the_judging_hint_and_the_stale_count_share_one_line(tmp_path):
             await pilot.pause()
             lines = [line for line in rendered_lines(box) if line.strip()]
             assert len(lines) == 1 and all(w in lines[0] for w in words), lines
+
+
+def openclaw_with_agent(tmp_path, ws):
+    """A 2026.9 OpenClaw state whose agent `main` (workspace `ws`) sets maxResults, and minScore globally."""
+    import json
+    import os
+
+    state = Path(os.environ["OPENCLAW_STATE_DIR"])
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "openclaw.json").write_text(json.dumps({
+        "meta": {"lastTouchedVersion": "2026.9.6"},
+        "agents": {"entries": {"main": {"default": True, "workspace": str(ws),
+                                        "memory": {"search": {"query": {"maxResults": 4}}}}}},
+        "memory": {"search": {"query": {"minScore": 0.2}}}}), encoding="utf-8")
+    return state / "openclaw.json"
+
+
+async def test_a_save_browsing_an_agent_says_which_saved_values_its_openclaw_settings_replace(tmp_path, capsys):
+    """The agent's openclaw.json values win over memtui's config whenever memtui opens that agent, so a
+    saved maxResults 8 came back as 4 at the next launch while the toast only said "Saved"."""
+    import argparse
+
+    from openclaw_memtui.cli import main
+    from openclaw_memtui.config import load_config, search_params
+    from openclaw_memtui.engine.search.rank import SearchParams
+    from openclaw_memtui.interop.agents import find_agent
+    from openclaw_memtui.session import apply_agent
+
+    ws = copy_demo(tmp_path)
+    openclaw_with_agent(tmp_path, ws)
+    config = tmp_path / "memtui.toml"
+    app = make_app(ws, tmp_path, config_path=config, agent=find_agent("main"))
+    app.default_params = app.params = SearchParams(max_results=4, min_score=0.2)  # as the agent's launch ranks
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+t")
+        app.query_one("#save", Button).press()  # the agent's own values: nothing is replaced
+        assert await wait_for(pilot, lambda: any("Saved search settings" in t for _, t in app.toasts))
+        assert not any(s == "warning" for s, _ in app.toasts)
+        box = app.query_one("#in-max_results", Input)
+        box.focus()
+        box.value = "8"
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: app.params.max_results == 8)
+        app.query_one("#save", Button).press()
+        assert await wait_for(pilot, lambda: any(s == "warning" for s, _ in app.toasts))
+    warning = next(t for s, t in app.toasts if s == "warning")
+    assert "agent main's OpenClaw settings set maxResults 4, which win" in warning and "minScore" not in warning
+    command = warning.split("`")[1]
+    assert command == "memtui export-settings --agent main --write --max-results 8"
+    # what the warning says is true: opening the agent ranks with its maxResults, not the saved one
+    saved, _ = load_config(config, explicit=True)
+    assert saved["query"]["maxResults"] == 8
+    args = argparse.Namespace(agent="main")
+    assert search_params(apply_agent(args, saved)[0]).max_results == 4
+    # and its command puts the saved value there
+    assert main([*command.split()[1:], "--config", str(config)]) == 0
+    capsys.readouterr()
+    assert search_params(apply_agent(args, saved)[0]).max_results == 8

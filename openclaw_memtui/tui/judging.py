@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..engine.index import MemoryIndex
     from ..engine.search.rank import Result
+    from ..interop.agents import Agent
     from .settings_actions import Outcome
 
     class _App(App[None]):
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         pool_size: int
         keyword_mode: Literal["and-or", "and"]
         config_path: Path | None
+        agent: Agent | None
         ranked: RankedResults
 
         def now_ms(self) -> float: ...
@@ -239,7 +241,7 @@ class JudgingMixin(_App):
     # -- saving and suggesting settings ---------------------------------------------------------------
     def save_tuned(self, params: SearchParams) -> None:
         """Save to the config; the panel's delta is then against these, and Reset goes back to them."""
-        outcome = save_settings(params, self.config_path)
+        outcome = save_settings(params, self.config_path, self.agent)
         self._tell(outcome)
         if all(t.severity != "error" for t in outcome.toasts):
             self.saved_params = params

@@ -35,9 +35,11 @@ class Outcome:
     clipboard: str | None = None
 
 
-def save_settings(params: SearchParams, config_path: Path | None) -> Outcome:
-    """Write the search settings into memtui's config file (comments kept, a backup made)."""
+def save_settings(params: SearchParams, config_path: Path | None, agent: Agent | None = None) -> Outcome:
+    """Write the search settings into memtui's config file (comments kept, a backup made); browsing an
+    OpenClaw agent, a warning names the saved values its own settings replace at the next launch."""
     from ..paths import default_config_path
+    from ..session import agent_overrides_note
     from ..settings_io import save_to_config
 
     path = config_path or default_config_path()
@@ -46,7 +48,11 @@ def save_settings(params: SearchParams, config_path: Path | None) -> Outcome:
     except Exception as exc:
         return Outcome([Toast(f"Could not save settings: {safe(describe(exc), False)}", "error")])
     note = f" (backup {backup.name})" if backup else ""
-    return Outcome([Toast(safe(f"Saved search settings to {path}{note}", one_line=True))])
+    saved = Toast(safe(f"Saved search settings to {path}{note}", one_line=True))
+    replaced = agent_overrides_note(agent, params)
+    if not replaced:
+        return Outcome([saved])
+    return Outcome([saved, Toast(safe(f"Not what memtui will show for it: {replaced}", one_line=True), "warning", 15)])
 
 
 def save_theme(theme: str, config_path: Path | None) -> Outcome:
