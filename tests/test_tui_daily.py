@@ -432,3 +432,56 @@ async def test_the_header_keeps_the_workspaces_origin_and_name_at_any_width(tmp_
         assert cell_len(f"{app.title} — {app.sub_title}") <= width - 20
         header = "".join(strip.text for strip in app.screen.query_one("HeaderTitle").render_lines(Region(0, 0, width, 1)))
         assert "[demo]" in header
+
+
+class GatedProvider(SeededProvider):
+    """Embeds a batch only once released: a sync is caught in the middle of embedding."""
+
+    def __init__(self):
+        self.embedding, self.release = threading.Event(), threading.Event()
+        self.batches = 0
+
+    def embed_batch(self, texts):
+        self.batches += 1
+        self.embedding.set()
+        self.release.wait(10)
+        return super().embed_batch(texts)
+
+
+async def test_quitting_during_a_sync_stops_it_and_says_what_the_exit_waits_for(tmp_path, capsys):
+    """ctrl+q while the local model embedded a batch left a blank terminal for seconds (the exit waits
+    for that batch): the sync is cancelled and one line says why it waits and that the rest resumes."""
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    provider = GatedProvider()
+    use_provider(app.index, provider)
+    synced, real_sync = threading.Event(), app.index.sync
+
+    def sync(*args, **kwargs):
+        try:
+            return real_sync(*args, **kwargs)
+        finally:
+            synced.set()
+
+    app.index.sync = sync
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, provider.embedding.is_set)
+        await pilot.press("ctrl+q")
+        assert app._cancel.is_set()  # the sync stops after this batch, not after every chunk is embedded
+        provider.release.set()
+    assert synced.wait(15) and provider.batches == 1
+    err = " ".join(capsys.readouterr().err.split())  # printed to the terminal's width
+    assert "memtui: finishing the sync's current batch before quitting; the rest resumes at the next start" in err
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    index = MemoryIndex(app.index.settings, provider_name="none")  # the app's is closed with it
+    use_provider(index, SeededProvider())
+    assert 0 < index.unembedded() < index.status().chunks
+    index.close()
+
+
+async def test_quitting_with_no_sync_running_says_nothing(tmp_path, capsys):
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await pilot.press("ctrl+q")
+    assert "memtui:" not in capsys.readouterr().err and app.return_code == 0

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -647,6 +648,16 @@ class MemtuiApp(JudgingMixin, App[None]):
         self._cancel.set()
 
     # -- other actions ---------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        """Quit now. A sync stops between batches only, and the exit waits for the batch it is embedding
+        (seconds with the local model) after the screen is gone: the terminal sat blank meanwhile, so
+        say what it is waiting for. Vectors not embedded yet are built at the next start."""
+        if not self.sync_state.running:
+            self.exit()
+            return
+        self._cancel.set()
+        self.exit(message=Text("memtui: finishing the sync's current batch before quitting; the rest resumes at the next start"))
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
