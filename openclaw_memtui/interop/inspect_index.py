@@ -76,8 +76,9 @@ def inspect_openclaw_index(path: Path, agent: Agent | None = None, workspace: Pa
     """OpenClaw's index for `agent` (or the file at `path`): meta, counts and, given a workspace, what is stale."""
     path = Path(path)
     if not path.is_file():
+        # the agent's own id in the commands: "--agent ID" left the reader to work out which
         hint = "has the agent run `openclaw memory index`?" if agent is None or agent.layout == LEGACY_LAYOUT else \
-            "has OpenClaw run this agent yet? (`openclaw agent --agent ID …` or `openclaw memory index --agent ID`)"
+            f"has OpenClaw run this agent yet? `openclaw memory index --agent {agent.id}` builds it"
         raise OpenClawError(f"no OpenClaw index at {path} ({hint})")
     try:
         snap = read_consistent(path, lambda conn: _snapshot(conn, path))
