@@ -39,9 +39,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", metavar="PATH", help="index file (default: one per workspace in the user data dir)")
     p.add_argument("--config", metavar="FILE", help="config TOML (default: user config dir; env MEMTUI_CONFIG)")
     p.add_argument("--demo", action="store_true", help="use the bundled demo workspace")
-    p.add_argument("--provider", choices=PROVIDER_CHOICES, help="embedding provider (default from config: auto)")
+    p.add_argument("--provider", choices=PROVIDER_CHOICES,
+                   help="embedding provider (default: the config's `provider`, auto when unset)")
     p.add_argument("--model", help="embedding model for the provider")
-    p.add_argument("--agent", metavar="ID", help="use an OpenClaw agent's workspace, transcripts and memorySearch settings")
+    p.add_argument("--agent", metavar="ID", help="use an OpenClaw agent's workspace, transcripts and memory search settings")
 
 
 def _ranking_flags(p: argparse.ArgumentParser) -> None:
@@ -61,7 +62,7 @@ def _ranking_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overlap-penalty", type=float, metavar="X",
                    help="push down a result repeating lines of a higher one from the same file (0 = never)")
     p.add_argument("--time", dest="time_mode", choices=TIME_MODES,
-                   help="what a time expression in the query does (default from config: boost)")
+                   help="what a time expression in the query does (default: the config's query.time.mode, boost when unset)")
 
 
 # every headless command with its one-line purpose: the subparsers and the app's --help both list them

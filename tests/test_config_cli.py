@@ -150,3 +150,17 @@ def test_a_mistyped_command_is_named_not_taken_for_a_workspace(tmp_path, monkeyp
     from openclaw_memtui.cli import _mistyped_command
 
     assert _mistyped_command("serch") is None and _mistyped_command("--serch") is None
+
+
+def test_help_names_where_a_default_comes_from_not_a_value_the_config_may_change(capsys):
+    """`--provider … (default from config: auto)` read as the config's value even with provider = "none"."""
+    from openclaw_memtui.cli import main
+
+    for command in ("search", "eval", "tune", "index"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "default from config" not in text
+        assert "embedding provider (default: the config's `provider`, auto when unset)" in text
+        if command != "index":
+            assert "(default: the config's query.time.mode, boost when unset)" in text
