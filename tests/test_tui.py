@@ -128,6 +128,18 @@ async def test_broken_theme_is_one_toast_and_app_starts(tmp_path):
         assert app.theme == "okay" and "nord-memtui" in app.available_themes
 
 
+async def test_a_broken_file_of_the_configured_theme_is_one_toast_too(tmp_path):
+    """tui.theme naming the broken file's theme said it twice: the file's error, then "no theme named"."""
+    themes = tmp_path / "themes"
+    write(themes / "mine.toml", "name = 'mine'\n[colors\n")
+    app = make_app(copy_demo(tmp_path), tmp_path, theme_dirs=[themes], cfg={"tui": {"theme": "mine"}})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        errors = [t for s, t in app.toasts if s == "error"]
+        assert len(errors) == 1 and errors[0].startswith("theme mine.toml: cannot read it") and app.theme == "memtui-dark"
+
+
 async def test_remapped_key(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path, cfg={"tui": {"keys": {"toggle_tuning": "f5"}}})
     async with app.run_test(size=(120, 36)) as pilot:

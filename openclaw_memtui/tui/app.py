@@ -232,7 +232,9 @@ class MemtuiApp(JudgingMixin, App[None]):
         for theme in themes:
             self.register_theme(theme)
         wanted = self.cfg.get("tui", {}).get("theme") or "memtui-dark"
-        if wanted not in self.available_themes:
+        # the configured theme's own file failing to load is already said: "no theme named" would say it twice
+        broken_file = any(error.startswith(f"theme {wanted}.toml:") for error in errors)
+        if wanted not in self.available_themes and not broken_file:
             errors.append(f"tui.theme: no theme named '{wanted}'")
         self.theme = wanted if wanted in self.available_themes else "memtui-dark"
         self._saved_theme = self.theme
