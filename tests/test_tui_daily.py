@@ -485,3 +485,44 @@ async def test_quitting_with_no_sync_running_says_nothing(tmp_path, capsys):
         assert await wait_for(pilot, lambda: not app.sync_running)
         await pilot.press("ctrl+q")
     assert "memtui:" not in capsys.readouterr().err and app.return_code == 0
+
+
+async def test_a_huge_note_opens_at_once_showing_a_window_around_the_match(tmp_path):
+    """100,000 lines (5 MB, under maxFileBytes) froze the app for minutes while Textual wrapped every
+    line; the view now shows WINDOW_LINES around the match, says what it left out, and opens at the match."""
+    from openclaw_memtui.tui.screens.file_view import CONTEXT_ABOVE, WINDOW_LINES
+
+    ws = tmp_path / "ws"
+    lines = [f"- routine line {n} " + "x" * 30 for n in range(1, 100_001)]
+    lines[60_000] = "- the narwhal budget was approved at forty thousand"  # line 60,001
+    write(ws / "MEMORY.md", "# Memory\n")
+    write(ws / "memory" / "big.md", "\n".join(lines) + "\n")
+    app = make_app(ws, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "narwhal budget")
+        start = app.selected().start_line
+        assert app.selected().path == "memory/big.md" and start > 59_000
+        app.query_one(OptionList).focus()
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen", 30)
+        scroll = app.screen.query_one("#file-body")
+        text = app.screen.query_one("#file-text", Static)
+        assert await wait_for(pilot, lambda: scroll.scroll_y > 0)
+        assert text.render_line(round(scroll.scroll_y)).text.startswith(f"{start - 2:5} ")
+        shown = app.screen.body.plain.splitlines()
+        assert len(shown) == WINDOW_LINES + 2
+        first = start - CONTEXT_ABOVE
+        assert shown[0].startswith(f"… lines 1-{first - 1} not shown") and shown[1].startswith(f"{first:5} ")
+        assert shown[-1].startswith(f"… lines {first + WINDOW_LINES}-100001 not shown")
+
+
+def test_a_line_of_megabytes_is_cut_in_the_file_view_and_the_match_still_marked():
+    from openclaw_memtui.tui.screens.file_view import MATCHED, MAX_LINE_CHARS, render_file
+
+    body, row = render_file(lambda: "# Note\nzebu " + "\x1b" * 10 + "x" * 5_000_000 + "\nafter\n", "memory/n.md", 2, 2,
+                            "memory")
+    lines = body.plain.split("\n")
+    assert row == 1 and lines[2] == "    3 after"
+    left_out = len("zebu ") + 10 + 5_000_000 - MAX_LINE_CHARS
+    assert lines[1].startswith("    2 zebu \\x1b") and lines[1].endswith(f" … [{left_out:,} more characters]")
+    assert len(lines[1]) < MAX_LINE_CHARS * 4 and any(span.style == MATCHED for span in body.spans)

@@ -27,6 +27,30 @@ def file_title(result: Result) -> Text:
 
 MATCHED = "on #3a3320"
 
+# What the view lays out. Textual wraps every line of the Static on the UI thread, ~0.1 ms a line
+# here: a 5 MB note of 100,000 lines froze the app for minutes, one 5 MB line for 17 s. So the view
+# shows a window of lines around the match, each cut to a length a screen can show; the editor (e
+# in the result list) has the whole file.
+WINDOW_LINES = 2000
+CONTEXT_ABOVE = 500
+MAX_LINE_CHARS = 4000
+ELSEWHERE = "open the file in your editor to see all of it"
+
+
+def _window(count: int, first_match: int) -> range:
+    """The 0-based rows shown: up to CONTEXT_ABOVE before row `first_match`, at most WINDOW_LINES in all."""
+    start = max(0, min(first_match - CONTEXT_ABOVE, count - WINDOW_LINES))
+    return range(start, min(count, start + WINDOW_LINES))
+
+
+def _cut(line: str) -> str:
+    extra = len(line) - MAX_LINE_CHARS
+    return line if extra <= 0 else f"{line[:MAX_LINE_CHARS]} … [{extra:,} more characters]"
+
+
+def _not_shown(body: Text, what: str) -> None:
+    body.append(f"… {what} not shown: {ELSEWHERE}\n", style="dim italic")
+
 
 def render_file(read: Callable[[], str], path: str, start_line: int, end_line: int, source: str) -> tuple[Text, int]:
     """The file's current text (from `read`), numbered, lines start_line..end_line marked, and the
@@ -41,12 +65,19 @@ def render_file(read: Callable[[], str], path: str, start_line: int, end_line: i
         return Text(f"cannot read {name}: {exc.strerror}"), 0
     if source == "sessions":
         return render_conversation(raw, start_line, end_line)
+    lines = raw.split("\n")
+    shown = _window(len(lines), start_line - 1)
     body = Text()
-    for n, line in enumerate(raw.split("\n"), 1):
+    if shown.start:
+        _not_shown(body, f"lines 1-{shown.start}")
+    for i in shown:
+        n = i + 1
         inside = start_line <= n <= end_line
         body.append(f"{n:5} ", style="bold" if inside else "dim")
-        body.append(safe(line) + "\n", style=MATCHED if inside else "")
-    return body, max(0, start_line - 1)
+        body.append(safe(_cut(lines[i])) + "\n", style=MATCHED if inside else "")
+    if shown.stop < len(lines):
+        _not_shown(body, f"lines {shown.stop + 1}-{len(lines)}")
+    return body, max(0, start_line - 1 - shown.start) + (1 if shown.start else 0)
 
 
 def render_conversation(raw: str, start_line: int, end_line: int) -> tuple[Text, int]:
@@ -56,19 +87,24 @@ def render_conversation(raw: str, start_line: int, end_line: int) -> tuple[Text,
     flat = flatten_session(raw, redact=True)  # the very text the index holds, masked the same way
     if not flat.content:
         return Text("This transcript has no user or assistant messages.", style="dim"), 0
+    rows = list(zip(flat.content.split("\n"), flat.line_map, flat.timestamps_ms, strict=True))
+    first = next((i for i, (_, jsonl_line, _) in enumerate(rows) if start_line <= jsonl_line <= end_line), 0)
+    shown = _window(len(rows), first)
     body = Text()
-    scroll_to = -1
-    for row, (line, jsonl_line, ts) in enumerate(zip(flat.content.split("\n"), flat.line_map, flat.timestamps_ms, strict=True)):
+    if shown.start:
+        _not_shown(body, f"{shown.start} earlier message line(s)")
+    for i in shown:
+        line, jsonl_line, ts = rows[i]
         speaker, _, text = line.partition(": ")
         inside = start_line <= jsonl_line <= end_line
-        if inside and scroll_to < 0:
-            scroll_to = row
         when = datetime.fromtimestamp(ts / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ts > 0 else " " * 16
         body.append(f"{jsonl_line:5} ", style="bold" if inside else "dim")
         body.append(f"{when}  ", style="dim")
         body.append(f"{speaker:<9} ", style="bold cyan" if speaker == "User" else "bold magenta")
-        body.append(safe(text) + "\n", style=MATCHED if inside else "")
-    return body, max(0, scroll_to)
+        body.append(safe(_cut(text)) + "\n", style=MATCHED if inside else "")
+    if shown.stop < len(rows):
+        _not_shown(body, f"{len(rows) - shown.stop} later message line(s)")
+    return body, first - shown.start + (1 if shown.start else 0)
 
 
 class FileScreen(Screen):
