@@ -404,6 +404,9 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         print(f"  {safe(source, one_line=True):9} {c['files']} files · {c['chunks']} chunks")
     if "stale" in report:
         print(f"Stale:          {'yes' if report['stale'] else 'no'}")
+        if report.get("scope_changed"):
+            print("  index scope changed: OpenClaw built it for other extra paths or multimodal settings "
+                  "and will rebuild it (`openclaw memory index`)")
         for key, label in (("changed_since_indexed", "changed since indexed"), ("not_indexed", "on disk, never indexed"),
                            ("indexed_but_missing", "indexed, no longer on disk")):
             for item in report[key]:

@@ -322,6 +322,49 @@ def test_stale_report_names_exactly_what_changed(oc, capsys):
     assert "2026.9 layout" in out and "changed since indexed: memory/2026-11-22.md" in out
 
 
+def test_scope_hashes_are_the_ones_the_real_openclaw_wrote():
+    """Values read from indexes OpenClaw 2026.9.6 built (make-state.sh; the research agent's extraPaths
+    is ["projects"]; the second state was moved and re-indexed by `openclaw memory index --force`)."""
+    from openclaw_memtui.interop.openclaw_scope import expected_scope_hashes
+
+    none = {"extraPaths": [], "multimodal": {}}
+    projects = {"extraPaths": ["projects"], "multimodal": {"enabled": None, "modalities": None, "maxFileBytes": None}}
+    assert expected_scope_hashes("/tmp/anywhere", none) == {
+        "e861c1d291b583b9f4bf96233b72b9e6984cc92320671a0805e1063946e4b1a1"}
+    assert "b9df41163083c5cf8f9f9e7ceec2c07e6628b0d85f83ae4127eb6c4929d6231c" in expected_scope_hashes(
+        "/tmp/hostile-oc/ws-research", projects)
+    assert "3e7073b6c5b3268d07e07225f297b86fa9d2a5c1e3c3f7f141fddbdb509dc5e0" in expected_scope_hashes(
+        "/tmp/hostile-oc-copy3/ws-research", dict(projects, extraPaths=[" projects ", {"path": "projects"}]))
+    assert expected_scope_hashes("/w", {"extraPaths": [], "multimodal": {"enabled": True}}) is None  # not ported
+    three = {"extraPaths": ["b", {"path": "a", "pattern": "**/*.md"}, "/abs/C"], "multimodal": {}}
+    assert len(expected_scope_hashes("/w", three)) == 6  # every order of three: OpenClaw sorts with ICU
+
+
+def test_stale_report_says_when_openclaw_built_its_index_for_other_extra_paths(oc, capsys):
+    """OpenClaw reports such an index dirty ("index scope changed") and rebuilds it; memtui compared only
+    files and called it current. The fixture was moved from where OpenClaw built it, so the research
+    agent's extra path `projects` resolves elsewhere: OpenClaw says mismatched there too."""
+    code, out, _ = run(capsys, "status", "--agent", "main", "--openclaw-index", "--json")
+    assert json.loads(out)["scope_changed"] is False
+    code, out, _ = run(capsys, "status", "--agent", "research", "--openclaw-index", "--json")
+    report = json.loads(out)
+    assert report["scope_changed"] is True and report["stale"] is True and report["changed_since_indexed"] == []
+    cfg = oc / "state" / "openclaw.json"
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    data["agents"]["entries"]["main"].setdefault("memory", {}).setdefault("search", {})["extraPaths"] = ["notes"]
+    cfg.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run(capsys, "status", "--agent", "main", "--openclaw-index", "--json")
+    report = json.loads(out)
+    assert report["scope_changed"] is True and report["stale"] is True
+    code, out, _ = run(capsys, "status", "--agent", "main", "--openclaw-index")
+    assert "Stale:          yes\n  index scope changed: OpenClaw built it for other extra paths" in out
+    from openclaw_memtui.interop.agents import find_agent
+    from openclaw_memtui.tui.screens.status_rows import openclaw_rows
+
+    rows = dict(openclaw_rows(find_agent("main")))  # the app's status screen (f2)
+    assert rows["  scope"].startswith("changed: OpenClaw built it for other extra paths")
+
+
 @pytest.mark.parametrize("damage", ["truncated", "overwritten"])
 def test_an_unreadable_agent_database_keeps_the_transcripts_already_indexed(oc, capsys, tmp_path, damage):
     """A corrupt or half-copied openclaw-agent.sqlite was listed as holding no transcript, so the next

@@ -31,6 +31,7 @@ from ..engine.openclaw_db import AGENT_DB_NAME
 from ..engine.settings import PROVIDERS, SOURCES, IndexSettings
 from ..paths import openclaw_state_dir
 from .envrefs import config_env, read_by_memtui, resolve_refs, secret_ref_value
+from .openclaw_scope import scope_inputs
 
 CONFIG_NAMES = ("openclaw.json", "clawdbot.json")
 DEFAULT_AGENT = "main"
@@ -61,11 +62,14 @@ class Agent:
     transcripts: str = "jsonl"  # "sqlite": live transcripts in index_path's transcript_events
     sources: list[str] = field(default_factory=lambda: ["memory"])  # what OpenClaw indexes for it
     memory_search: dict[str, Any] = field(default_factory=dict)  # effective settings, memorySearch-shaped
+    # 2026.9: what OpenClaw's index scope is made of (openclaw_scope.scope_inputs); not printed
+    scope: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as `memtui agents --json` prints it: credentials in `remote` masked (the values
         memtui uses stay in `memory_search`; only what is shown changes)."""
         out = asdict(self)
+        out.pop("scope")
         out["memory_search"] = _shown_search(out["memory_search"])
         return out
 
@@ -377,8 +381,9 @@ def load_installation(state_dir: Path | None = None) -> Installation:
                      else state / "memory" / f"{agent_id}.sqlite")
             transcripts = "jsonl"
         ms = _resolved_key(ms, cfg_env)
+        scope = scope_inputs(cfg, entry) if layout == NEW_LAYOUT else {}
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
-                            layout, transcripts, list(ms["sources"]), ms))
+                            layout, transcripts, list(ms["sources"]), ms, scope))
     version = json_object(cfg.get("meta")).get("lastTouchedVersion")
     entries = json_object(json_object(cfg.get("agents")).get("entries"))
     warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "

@@ -26,6 +26,7 @@ from ..engine.regular_file import open_regular
 from ..engine.sources import list_memory_files, list_session_files
 from ..engine.textutil import sha256_hex
 from .agents import LEGACY_LAYOUT, NEW_LAYOUT, ROOT_FILES, Agent, OpenClawError
+from .openclaw_scope import expected_scope_hashes
 
 META_KEY = "memory_index_meta_v1"
 META_FIELDS = ("model", "provider", "chunkTokens", "chunkOverlap", "chunkingVersion", "vectorDims", "ftsTokenizer",
@@ -125,8 +126,19 @@ def _compare(snap: dict[str, Any], workspace: Path, agent: Agent | None) -> dict
         elif _is_changed(row, on_disk.get(rel), sessions.get(rel)):
             changed.append(rel)
     gone = sorted(set(files) - set(on_disk) - set(sessions))
+    scope_changed = _scope_changed(snap, workspace, agent)
     return {"changed_since_indexed": changed, "not_indexed": never, "indexed_but_missing": gone,
-            "stale": bool(changed or never or gone)}
+            "scope_changed": scope_changed, "stale": bool(changed or never or gone or scope_changed)}
+
+
+def _scope_changed(snap: dict[str, Any], workspace: Path, agent: Agent | None) -> bool | None:
+    """Whether OpenClaw 2026.9 finds its index built for other extra paths or multimodal settings
+    (it then reports it mismatched and rebuilds it); None when that cannot be told."""
+    stored = snap["meta"].get("scopeHash")
+    if snap["layout"] != NEW_LAYOUT or agent is None or not agent.scope or not isinstance(stored, str):
+        return None
+    expected = expected_scope_hashes(str(workspace), agent.scope)
+    return None if expected is None else stored not in expected
 
 
 def _is_changed(row: tuple[str, str, float, int], sf: Any, session: SessionStat | None) -> bool:

@@ -62,6 +62,8 @@ def openclaw_rows(agent: Agent | None) -> Rows:
         ("  stale", f"{len(r['changed_since_indexed'])} changed, {len(r['not_indexed'])} never indexed, "
                     f"{len(r['indexed_but_missing'])} missing on disk"),
     ]
+    if r.get("scope_changed"):
+        rows.append(("  scope", "changed: OpenClaw built it for other extra paths or multimodal settings and will rebuild it"))
     shown = OPENCLAW_NAMES_SHOWN
     for key, label in (("changed_since_indexed", "  changed"), ("not_indexed", "  never indexed"),
                        ("indexed_but_missing", "  gone")):
