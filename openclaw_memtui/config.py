@@ -205,10 +205,14 @@ def load_config(path: Path | None = None, explicit: bool = False) -> tuple[dict[
     import tomllib  # only when there is a config file to read
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
+        if text.startswith("\ufeff"):  # invisible in an editor: "Invalid statement at line 1, column 1" did not help
+            raise ConfigError(f"config {path} starts with a byte order mark (U+FEFF), which TOML does not allow; "
+                              "save it as UTF-8 without BOM") from None
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
     except RecursionError:  # tomllib parses arrays and inline tables recursively
         raise ConfigError(f"config {path} is nested too deeply to read") from None

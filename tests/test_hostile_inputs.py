@@ -81,3 +81,14 @@ def test_eval_out_on_a_full_disk_is_one_line_without_empty_parentheses(ws, tmp_p
     err = one_error_line(capsys, ["eval", "--queries", str(queries), "--out", "/dev/full", "-w", str(ws),
                                   "--db", str(tmp_path / "i.sqlite"), "--provider", "none"])
     assert err == "memtui: error: No space left on device"
+
+
+def test_config_saved_with_a_byte_order_mark_says_so(ws, tmp_path, capsys):
+    """Notepad's "UTF-8 with BOM": tomllib said "Invalid statement (at line 1, column 1)" about a file that
+    looks perfectly valid in any editor."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_bytes(b'\xef\xbb\xbfprovider = "none"\n')
+    err = one_error_line(capsys, ["status", "-w", str(ws), "--db", str(tmp_path / "i.sqlite"), "--config", str(cfg)])
+    assert err == (f"memtui: error: config {cfg} starts with a byte order mark (U+FEFF), which TOML does not allow; "
+                   "save it as UTF-8 without BOM")
+    assert cfg.read_bytes().startswith(b"\xef\xbb\xbf")  # left as it is
