@@ -340,6 +340,20 @@ def test_scope_hashes_are_the_ones_the_real_openclaw_wrote():
     assert len(expected_scope_hashes("/w", three)) == 6  # every order of three: OpenClaw sorts with ICU
 
 
+def test_scope_changed_is_unknown_past_the_orders_it_can_try():
+    """Up to MAX_PERMUTED extra paths every order is tried, so a hash matching none is a changed scope;
+    past that only two orders are, and a miss may be OpenClaw's ICU order: unknown, not "changed"."""
+    from openclaw_memtui.interop.openclaw_scope import MAX_PERMUTED, expected_scope_hashes, scope_changed
+
+    few = {"extraPaths": ["b", "a"], "multimodal": {}}
+    assert scope_changed(min(expected_scope_hashes("/w", few)), "/w", few) is False
+    assert scope_changed("0" * 64, "/w", few) is True
+    many = {"extraPaths": [f"p{i}" for i in range(MAX_PERMUTED + 1)], "multimodal": {}}
+    assert scope_changed(min(expected_scope_hashes("/w", many)), "/w", many) is False
+    assert scope_changed("0" * 64, "/w", many) is None
+    assert scope_changed("0" * 64, "/w", {"extraPaths": [], "multimodal": {"enabled": True}}) is None
+
+
 def test_stale_report_says_when_openclaw_built_its_index_for_other_extra_paths(oc, capsys):
     """OpenClaw reports such an index dirty ("index scope changed") and rebuilds it; memtui compared only
     files and called it current. The fixture was moved from where OpenClaw built it, so the research

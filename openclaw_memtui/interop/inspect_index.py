@@ -26,7 +26,7 @@ from ..engine.regular_file import open_regular
 from ..engine.sources import list_memory_files, list_session_files
 from ..engine.textutil import sha256_hex
 from .agents import LEGACY_LAYOUT, NEW_LAYOUT, ROOT_FILES, Agent, OpenClawError
-from .openclaw_scope import expected_scope_hashes
+from .openclaw_scope import scope_changed
 
 META_KEY = "memory_index_meta_v1"
 META_FIELDS = ("model", "provider", "chunkTokens", "chunkOverlap", "chunkingVersion", "vectorDims", "ftsTokenizer",
@@ -137,8 +137,7 @@ def _scope_changed(snap: dict[str, Any], workspace: Path, agent: Agent | None) -
     stored = snap["meta"].get("scopeHash")
     if snap["layout"] != NEW_LAYOUT or agent is None or not agent.scope or not isinstance(stored, str):
         return None
-    expected = expected_scope_hashes(str(workspace), agent.scope)
-    return None if expected is None else stored not in expected
+    return scope_changed(stored, str(workspace), agent.scope)
 
 
 def _is_changed(row: tuple[str, str, float, int], sf: Any, session: SessionStat | None) -> bool:

@@ -23,7 +23,8 @@ from typing import Any
 DEFAULT_MULTIMODAL_MAX_FILE_BYTES = 10_485_760  # OpenClaw's DEFAULT_MEMORY_MULTIMODAL_MAX_FILE_BYTES
 # OpenClaw sorts the entries with JavaScript's localeCompare (ICU collation), which Python cannot
 # reproduce exactly: every order of up to this many entries is tried, so an unchanged scope is
-# always recognised (a false "changed" would need a sha256 collision)
+# always recognised (a false "changed" would need a sha256 collision). Past it only two likely
+# orders are tried, and a hash matching neither cannot be told from a changed scope.
 MAX_PERMUTED = 6
 
 
@@ -57,6 +58,17 @@ def _entries(workspace: str, extra: list[Any]) -> list[Any]:
         resolved = os.path.normpath(os.path.join(workspace, os.path.expanduser(raw))).replace("\\", "/")
         out.append({"path": resolved, "pattern": pattern.replace("\\", "/")} if pattern else resolved)
     return out
+
+
+def scope_changed(stored: str, workspace: str, inputs: dict[str, Any]) -> bool | None:
+    """Whether the `stored` scopeHash is not the one OpenClaw would write for this configuration now;
+    None when memtui cannot tell (see expected_scope_hashes, and MAX_PERMUTED)."""
+    expected = expected_scope_hashes(workspace, inputs)
+    if expected is None:
+        return None
+    if stored in expected:
+        return False
+    return True if len(_entries(workspace, list(inputs.get("extraPaths") or []))) <= MAX_PERMUTED else None
 
 
 def expected_scope_hashes(workspace: str, inputs: dict[str, Any]) -> set[str] | None:
