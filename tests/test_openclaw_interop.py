@@ -222,6 +222,11 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
     with pytest.raises(OpenClawError, match="JSON5"):
         write_export(json5_cfg, export)
     assert json5_cfg.read_text() == "// keep me\n{agents: {}}\n"
+    # plain JSON saved with a byte order mark is JSON, not JSON5: rewritten, and the mark kept
+    bom_cfg = write(tmp_path / "bom.json", "\ufeff" + json.dumps({"gateway": {"port": 2}}))
+    assert write_export(bom_cfg, export) is not None
+    text = bom_cfg.read_text(encoding="utf-8")
+    assert text.startswith("\ufeff{") and json.loads(text[1:])["agents"]["defaults"]["memorySearch"]["query"]["maxResults"] == 5
 
 
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):

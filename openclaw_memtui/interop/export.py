@@ -238,6 +238,9 @@ def write_export(config_file: Path, export: Export, agent_id: str | None = None)
         raise OpenClawError(f"cannot read {config_file}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise OpenClawError(f"{config_file} is not UTF-8 text; memtui will not rewrite it") from None
+    # a byte order mark (Windows editors add one) is kept as found: OpenClaw's JSON5 reads it as space
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text[len(bom):]
     try:
         data = json.loads(text)
     except ValueError:
@@ -251,7 +254,7 @@ def write_export(config_file: Path, export: Export, agent_id: str | None = None)
     if _leaves(data) == _leaves(json.loads(text)):
         return None
     try:
-        backup = rewrite_file(config_file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        backup = rewrite_file(config_file, bom + json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     except RewriteError as exc:
         raise OpenClawError(str(exc)) from None
     if backup is None:  # the file was read above, so it existed; a vanished file is reported, not assumed
