@@ -479,7 +479,8 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     try:
         # the shape OpenClaw accepts depends on its layout: read it from the config being targeted
         state = target.parent if target is not None else openclaw_state_dir()
-        layout = detect_layout(read_config(target) if target is not None and target.is_file() else {}, state)
+        # a folder or dangling link there is read, so the error names it (OPENCLAW_CONFIG_PATH may name a file not made yet)
+        layout = detect_layout(read_config(target) if target is not None and os.path.lexists(target) else {}, state)
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
     # 2026.9: write only the keys given as flags (none given: both tuned values); never a value the

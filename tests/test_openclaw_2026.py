@@ -108,6 +108,19 @@ def test_agents_without_an_openclaw_says_none_is_installed(capsys):
     assert code == 0 and "memorySearch" in out and "no OpenClaw config found" in err
 
 
+def test_an_openclaw_json_that_is_not_a_file_is_named_not_taken_for_no_config(capsys):
+    state = Path(os.environ["OPENCLAW_STATE_DIR"])
+    (state / "openclaw.json").mkdir(parents=True)
+    code, _, err = run(capsys, "agents")
+    assert code != 0 and "openclaw.json" in err and "Is a directory" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "export-settings")
+    assert code != 0 and "Is a directory" in err and "no OpenClaw config found" not in err
+    (state / "openclaw.json").rmdir()
+    (state / "openclaw.json").symlink_to(state / "gone.json")
+    code, _, err = run(capsys, "agents")
+    assert code != 0 and "No such file" in err and "Traceback" not in err
+
+
 def test_agents_text_output_names_layout_and_existing_index(oc, capsys):
     code, out, _ = run(capsys, "agents")
     assert code == 0

@@ -126,7 +126,9 @@ def config_path(state_dir: Path | None = None) -> Path | None:
         return Path(os.path.expanduser(env))
     state = state_dir or openclaw_state_dir()
     for name in CONFIG_NAMES:
-        if (state / name).is_file():
+        # a folder or a dangling link by that name is a broken config, not a missing one: returned, so
+        # reading it says what is wrong instead of memtui describing an OpenClaw with no settings
+        if os.path.lexists(state / name):
             return state / name
     return None
 
@@ -141,7 +143,8 @@ def read_config(path: Path | None) -> dict[str, Any]:
     try:
         data = json5.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise OpenClawError(f"cannot read OpenClaw config {path}: {exc.strerror}") from None
+        raise OpenClawError(f"cannot read OpenClaw config {path}: {exc.strerror} (make it OpenClaw's JSON file, "
+                            "or point OPENCLAW_CONFIG_PATH at the right one)") from None
     except ValueError as exc:
         raise OpenClawError(f"OpenClaw config {path} is not valid JSON5: {exc}") from None
     except RecursionError:  # json5 parses recursively: 100k nested brackets exhaust the stack
