@@ -561,3 +561,16 @@ def test_cli_tune_save_for_an_agent_says_which_saved_values_openclaw_replaces(tm
     assert report["saved"] == str(config) and report["suggested"]["params"]["min_score"] < 0.99
     assert "not for this one as saved: agent main's OpenClaw settings set minScore 0.99, which win" in err
     assert f"--min-score {report['suggested']['params']['min_score']:g}" in err
+
+
+def test_a_symlinked_judgements_file_is_written_through_and_stays_a_link(tmp_path):
+    real = tmp_path / "dotfiles" / "judgements.jsonl"
+    real.parent.mkdir()
+    real.write_text("")
+    link = tmp_path / "data" / "judgements.jsonl"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    JudgementStore(link).save([Judgement("q1", "one", [chunk_target()])])
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert [j.qid for j in JudgementStore(real).load().judgements] == ["q1"]
+    assert list(link.parent.iterdir()) == [link]  # no temp file left beside the link

@@ -249,7 +249,9 @@ class JudgementStore:
 
 def write_private_atomic(path: Path, text: str | bytes) -> None:
     """`text` (str: as UTF-8) into `path` 0600 via a temp file in the same folder, fsynced and renamed:
-    a crash leaves the old file or the new one, never half of one."""
+    a crash leaves the old file or the new one, never half of one. A symlink is written through, as
+    settings saves are: its target changes and the link stays (judgements kept in a dotfiles repo)."""
+    path = Path(os.path.realpath(path))
     make_private_dirs(path.parent)
     data = text.encode("utf-8") if isinstance(text, str) else text
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
