@@ -265,6 +265,25 @@ def test_sync_rate_eta_and_no_stale_advice_while_syncing():
     assert "(run a sync)" in info_line(RankedResults(pool), SyncState(checking=False)).plain
 
 
+async def test_a_running_sync_shows_at_80_columns_even_behind_a_time_window(tmp_path):
+    """The line under the query is one row: with a time window (or a warning) its end, where the sync's
+    progress was, fell off an 80-column screen, so results looked final while vectors were still coming."""
+    from dataclasses import replace
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled_search(pilot, app, "what did we decide last week")
+        assert app.pool.time_window is not None
+        app.sync_state = replace(app.sync_state, running=True).advanced(SyncProgress("embed", 16, 300), now=1.0)
+        await pilot.pause()
+        shown = rendered_lines(app.query_one("#info"))[0].strip()
+        assert shown.startswith("syncing embed 16/300 · time window “last week”"), shown
+        app.sync_state = replace(app.sync_state, running=False, progress=None, dirty=True)
+        await pilot.pause()
+        assert rendered_lines(app.query_one("#info"))[0].strip().startswith("changes waiting to sync")
+
+
 async def test_f3_toggles_the_time_window_and_says_so(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path)
     app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z

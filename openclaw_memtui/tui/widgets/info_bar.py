@@ -22,7 +22,15 @@ RUN_A_SYNC = "(run a sync)"
 
 def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", now: float | None = None,
               time_key: str = "f3") -> Text:
+    # The sync's state first: the line is one row, and at 80 columns a time window or a warning filled it,
+    # so a running sync (the reason results are keyword-only) was cut off the end
     parts: list[str] = []
+    if sync.running and sync.progress is not None:
+        p = sync.progress
+        speed = format_rate_eta(sync.rate_eta(time.monotonic() if now is None else now), phase_unit(p.phase))
+        parts.append(f"syncing {p.phase} {p.done}/{p.total}" + (f" · {speed}" if speed else ""))
+    elif sync.dirty:
+        parts.append("changes waiting to sync")
     pool = ranked.pool
     if pool is not None and pool.time_window is not None:
         w = pool.time_window.to_dict()
@@ -33,12 +41,6 @@ def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", 
         parts.append(f"{len(ranked.results)} of {len(pool.candidates)} candidates · {MODE_NAMES[pool.mode]}")
         # the engine's advice to run a sync is stale while one runs
         parts.extend(w.replace(RUN_A_SYNC, "(sync running)") if sync.running else w for w in pool.warnings)
-    if sync.running and sync.progress is not None:
-        p = sync.progress
-        speed = format_rate_eta(sync.rate_eta(time.monotonic() if now is None else now), phase_unit(p.phase))
-        parts.append(f"syncing {p.phase} {p.done}/{p.total}" + (f" · {speed}" if speed else ""))
-    elif sync.dirty:
-        parts.append("changes waiting to sync")
     return Text(safe(" · ".join(parts), False))
 
 
