@@ -129,6 +129,9 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             queries = load_queries(path)
         except ValueError as exc:
             raise UserError(str(exc)) from None
+        if not queries:  # it printed an empty table and exit code 0, as if every query had been scored
+            raise UserError(f"{safe(str(path), one_line=True)} holds no queries: give one JSON object per line, "
+                            "with qid, question and targets")
     session = open_session(args, cfg)
     index, cfg = session.index, session.cfg
     if index.is_dirty() or index.is_empty():

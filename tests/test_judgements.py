@@ -574,3 +574,13 @@ def test_a_symlinked_judgements_file_is_written_through_and_stays_a_link(tmp_pat
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert [j.qid for j in JudgementStore(real).load().judgements] == ["q1"]
     assert list(link.parent.iterdir()) == [link]  # no temp file left beside the link
+
+
+def test_cli_eval_of_an_empty_queries_file_says_so_and_builds_nothing(tmp_path, workspace, capsys):
+    empty = write(tmp_path / "none.jsonl", "\n\n")
+    db = tmp_path / "i.sqlite"
+    code = main(["eval", "--queries", str(empty), "--workspace", str(workspace), "--db", str(db), "--provider", "none"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{empty} holds no queries: give one JSON object per line, with qid, question and targets" in err
+    assert not db.exists()  # refused before the index is opened
