@@ -222,6 +222,24 @@ async def test_command_palette_offers_the_app_commands(tmp_path):
         assert await wait_for(pilot, lambda: app.params.text_weight == 0.8)
 
 
+async def test_palette_copy_and_edit_with_no_result_say_why_nothing_happened(tmp_path):
+    """Copy snippet / Copy result as JSON from the palette before any search did nothing at all."""
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    edited = []
+    app.run_editor = lambda command: edited.append(command) or 0
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        commands = {c.title: c.callback for c in app.get_system_commands(app.screen)}
+        for title in ("Copy snippet", "Copy result as JSON"):
+            commands[title]()
+        app.action_open_in_editor()
+        await pilot.pause()
+        said = [t for _, t in app.toasts if t.startswith("No result to")]
+        assert said == ["No result to copy: search, then pick one in the list"] * 2 + [
+            "No result to open: search, then pick one in the list"] and edited == []
+        assert app.clipboard == ""
+
+
 # -- architecture: widgets render what they are given, the index is read off the event loop ------------------
 
 async def test_launch_and_status_screen_read_the_index_off_the_event_loop(tmp_path):

@@ -704,6 +704,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         """Open the selected result in $VISUAL / $EDITOR at its first line; the app comes back after."""
         result = self.selected()
         if result is None:
+            self._nothing_selected("open")
             return
         target = editable_path(self.index.settings, result.path, result.source)
         if target is None:
@@ -728,17 +729,25 @@ class MemtuiApp(JudgingMixin, App[None]):
         with self.suspend():
             return subprocess.run(command, check=False).returncode
 
+    def _nothing_selected(self, verb: str) -> None:
+        """The palette offers copy and edit with no result on screen: say why nothing happened."""
+        self.notify(f"No result to {verb}: search, then pick one in the list", markup=False, timeout=3)
+
     def action_copy_snippet(self) -> None:
         result = self.selected()
-        if result:
-            self.copy_to_clipboard(result.snippet)
-            self.notify("Snippet copied", markup=False, timeout=2)
+        if result is None:
+            self._nothing_selected("copy")
+            return
+        self.copy_to_clipboard(result.snippet)
+        self.notify("Snippet copied", markup=False, timeout=2)
 
     def action_copy_json(self) -> None:
         result = self.selected()
-        if result:
-            self.copy_to_clipboard(dumps_json(result.to_dict(), indent=2))
-            self.notify("Result copied as JSON", markup=False, timeout=2)
+        if result is None:
+            self._nothing_selected("copy")
+            return
+        self.copy_to_clipboard(dumps_json(result.to_dict(), indent=2))
+        self.notify("Result copied as JSON", markup=False, timeout=2)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
