@@ -271,12 +271,19 @@ async def test_judgements_imported_while_the_app_is_open_are_counted_and_kept_by
         code = main(["judgements", "import", str(demo_judgements()), "--workspace", str(ws),
                      "--db", str(tmp_path / "tui.sqlite"), "--provider", "none"])
         assert code == 0
-        await pilot.press("ctrl+t")  # the panel counts what was imported
+        import threading
+
+        store, release = app.judgement_store, threading.Event()
+        real_load = store.load
+        store.load = lambda: release.wait(10) and real_load()
+        await pilot.press("ctrl+t")  # the panel counts what was imported, and says it is reading them meanwhile
+        assert await wait_for(pilot, lambda: "reading the judgements again" in " ".join(rendered_lines(app.query_one(MetricBox))))
+        release.set()
         assert await wait_for(pilot, lambda: app.metric_view.judged == 24, 30)
+        store.load = real_load
         await settled_search(pilot, app, "database migration")
         app.query_one(ResultList).focus()
         await pilot.press("plus")
-        store = app.judgement_store
         assert await wait_for(pilot, lambda: len(store.load().judgements) == 25)
         assert await wait_for(pilot, lambda: app.metric_view.judged == 25, 30)
 
