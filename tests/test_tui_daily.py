@@ -53,6 +53,22 @@ async def test_help_lists_the_app_keys_and_ctrl_q_quits_from_it(tmp_path):
         assert await wait_for(pilot, lambda: quits == [1])
 
 
+async def test_the_help_screen_says_how_to_close_it(tmp_path):
+    """Over the main screen, help showed the main screen's footer (quit, help, sync) and nothing that closes it."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        await pilot.pause()
+        shown = [(k.key_display, k.description) for k in app.screen.query(FooterKey) if k.region.height]
+        assert ("esc", "Close") in shown, shown
+        assert all(k.region.bottom == app.screen.region.bottom for k in app.screen.query(FooterKey))  # the last row
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MainScreen")
+
+
 async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
     """The footer followed tui.keys, but the query placeholder and the help text said ctrl+t."""
     app = make_app(copy_demo(tmp_path), tmp_path,

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 # {tune}, {export}, {time_words}, {palette}, {relevant}, {not_relevant} and {clear_mark} are the keys
 # bound now (the config's tui.keys remaps them)
@@ -103,3 +103,5 @@ class HelpScreen(ModalScreen[None]):
             keys.add_row(Text(key), Text(description))
         with VerticalScroll():
             yield Static(Group(about, Text("Keys", style="bold"), Padding(keys, (0, 0, 0, 2))), id="help-text")
+        # its own footer: the main screen's, below, lists the main screen's keys and not how to close this
+        yield Footer()
