@@ -243,7 +243,7 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
         replaced = agent_overrides_note(session.agent, found.best)
         if replaced:
-            _warn(f"not for this one as saved: {replaced}")
+            _warn(replaced)
     return 0
 
 

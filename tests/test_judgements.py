@@ -559,7 +559,7 @@ def test_cli_tune_save_for_an_agent_says_which_saved_values_openclaw_replaces(tm
     out, err = capsys.readouterr()
     report = json.loads(out)
     assert report["saved"] == str(config) and report["suggested"]["params"]["min_score"] < 0.99
-    assert "not for this one as saved: agent main's OpenClaw settings set minScore 0.99, which win" in err
+    assert "memtui: agent main's OpenClaw settings set minScore 0.99, which win when memtui opens that agent" in err
     assert f"--min-score {report['suggested']['params']['min_score']:g}" in err
 
 

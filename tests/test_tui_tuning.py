@@ -252,7 +252,8 @@ async def test_a_save_browsing_an_agent_says_which_saved_values_its_openclaw_set
         app.query_one("#save", Button).press()
         assert await wait_for(pilot, lambda: any(s == "warning" for s, _ in app.toasts))
     warning = next(t for s, t in app.toasts if s == "warning")
-    assert "agent main's OpenClaw settings set maxResults 4, which win" in warning and "minScore" not in warning
+    assert warning.startswith("Agent main's OpenClaw settings set maxResults 4, which win when memtui opens that agent")
+    assert "minScore" not in warning
     command = warning.split("`")[1]
     assert command == "memtui export-settings --agent main --write --max-results 8"
     # what the warning says is true: opening the agent ranks with its maxResults, not the saved one

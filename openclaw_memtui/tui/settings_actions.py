@@ -52,7 +52,7 @@ def save_settings(params: SearchParams, config_path: Path | None, agent: Agent |
     replaced = agent_overrides_note(agent, params)
     if not replaced:
         return Outcome([saved])
-    return Outcome([saved, Toast(safe(f"Not what memtui will show for it: {replaced}", one_line=True), "warning", 15)])
+    return Outcome([saved, Toast(safe(replaced[0].upper() + replaced[1:], one_line=True), "warning", 15)])
 
 
 def save_theme(theme: str, config_path: Path | None) -> Outcome:
