@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ if TYPE_CHECKING:  # imported lazily at run time: `memtui search` must start fas
     from .engine.index import MemoryIndex
     from .engine.judgements import JudgementStore
     from .engine.search.rank import SearchParams
+    from .engine.settings import IndexSettings
     from .interop.agents import Agent
 
 
@@ -174,6 +176,8 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
         from .interop.agents import agent_index_settings
 
         settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
+    if args.db:
+        refuse_memory_file_as_index(settings)
     provider = args.provider or cfg["provider"]
     model = args.model if args.model is not None else cfg["model"]
     try:
@@ -184,6 +188,24 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     session = Session(index=index, cfg=cfg, origin=origin, agent=agent)
     _OPENED.append(session)
     return session
+
+
+def refuse_memory_file_as_index(settings: IndexSettings) -> None:
+    """`--db` naming one of the files the index is built from (`--db MEMORY.md`, a typo away from a
+    real path): `memtui index` and the app set a file that is not an index aside and wrote an SQLite
+    file in its place, so OpenClaw then read a database as the agent's MEMORY.md."""
+    db = settings.db_path
+    if not db.is_file():
+        return  # a new file is never one of the notes
+    from .engine.memory_files import AccessRefused, find_source
+    from .render import safe
+
+    try:
+        source = find_source(settings, os.path.realpath(db))
+    except AccessRefused:
+        return
+    raise UserError(f"--db {safe(str(db), one_line=True)} is {safe(source.path, one_line=True)}, one of the files this "
+                    "index is built from; memtui will not write its index there: pass another file path, or drop --db")
 
 
 # Sessions a command opened, closed by `cli.main` when the command ends. A command that exits with

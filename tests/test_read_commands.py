@@ -66,6 +66,28 @@ def test_only_index_moves_an_invalid_file_aside(foreign_files, workspace, capsys
     assert "moved it to" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("note", ["MEMORY.md", "memory/2026-11-01.md", "sessions/s1.jsonl"])
+@pytest.mark.parametrize("command", ["index", "status", "search"])
+def test_a_memory_file_given_as_the_index_is_refused_and_kept(workspace, capsys, note, command):
+    """`--db MEMORY.md`: index set the note aside as "not an index" and wrote an SQLite file in its place,
+    so OpenClaw read a database as the agent's long-term memory."""
+    before = snapshot(workspace) | {f"memory/{k}": v for k, v in snapshot(workspace / "memory").items()}
+    argv = {"index": ["index"], "status": ["status"], "search": ["search", "oolong"]}[command]
+    code = main([*argv, "--workspace", str(workspace), "--db", str(workspace / note), "--provider", "none"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"is {note}, one of the files this index is built from; memtui will not write its index there" in err
+    after = snapshot(workspace) | {f"memory/{k}": v for k, v in snapshot(workspace / "memory").items()}
+    assert after == before  # same files, bytes and mtimes: nothing set aside, no lock beside the note
+
+
+def test_a_relative_db_naming_a_note_is_refused_too(workspace, capsys, monkeypatch):
+    monkeypatch.chdir(workspace / "memory")
+    assert main(["index", "--workspace", str(workspace), "--db", "../MEMORY.md", "--provider", "none"]) == 2
+    assert "is MEMORY.md, one of the files" in capsys.readouterr().err
+    assert list(workspace.glob("MEMORY.md.*")) == []
+
+
 def test_status_on_a_missing_index_creates_nothing(tmp_path, workspace, capsys):
     folder = tmp_path / "nothing-here"
     code = main(["status", "--workspace", str(workspace), "--db", str(folder / "i.sqlite"), "--provider", "none"])
