@@ -72,15 +72,23 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     params = params_from(args, cfg)
     stale = False
     if index.is_empty() and not index.syncing:
-        index.sync(wait=False)  # a workspace searched before it was ever indexed: build it first (another process may be)
+        # a workspace searched before it was ever indexed: build it first (None: another process is)
+        report = index.sync(wait=False)
+        no_files = report is not None and report.files_total == 0
     else:
         # Search reads the index as it is: a sync here could be a rebuild (`--provider none` on a vector
         # index drops its vectors). A note written since the last sync is then not found, so say so;
         # status's bounded check (every file up to 10,000, else 15 ms of stat) keeps this cheap.
         stale = bool(index.check_dirty(STATUS_DIRTY_BUDGET_S).dirty)
+        no_files = not stale and index.is_empty()
     pool = index.retrieve(args.query, now_ms=parse_now(args.now), **retrieve_kwargs(cfg, params))
     if stale:
         pool.warnings.append(STALE_WARNING)
+    if no_files and not pool.candidates:  # "No matches." alone read as if there were notes to search
+        from .session import memory_wanted
+
+        pool.warnings.append(f"no memory files in {index.settings.workspace}: memtui indexes {memory_wanted(index.settings)} "
+                             "(pass another folder with --workspace DIR or --agent ID, or try --demo)")
     t = time.perf_counter()
     results = rank(pool, params)
     timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)

@@ -190,6 +190,14 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     return session
 
 
+def memory_wanted(settings: IndexSettings) -> str:
+    """The files an index is built from, as a reader looks for them: `MEMORY.md, memory/**/*.md, …`."""
+    wanted = [*settings.root_files[:1], "memory/**/*.md"]
+    if "sessions" in settings.sources and settings.sessions_dir is not None:
+        wanted.append(f"{settings.sessions_dir}/*.jsonl")
+    return ", ".join(wanted)
+
+
 def refuse_memory_file_as_index(settings: IndexSettings) -> None:
     """`--db` naming one of the files the index is built from (`--db MEMORY.md`, a typo away from a
     real path): `memtui index` and the app set a file that is not an index aside and wrote an SQLite

@@ -164,3 +164,26 @@ def test_help_names_where_a_default_comes_from_not_a_value_the_config_may_change
         assert "embedding provider (default: the config's `provider`, auto when unset)" in text
         if command != "index":
             assert "(default: the config's query.time.mode, boost when unset)" in text
+
+
+def test_search_of_an_empty_workspace_says_there_are_no_notes_not_to_run_a_sync(tmp_path, capsys):
+    """It said "keyword-only: no chunk has a vector yet (run a sync)" and "No matches.": a sync changes nothing."""
+    import json
+
+    from openclaw_memtui.cli import main
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    argv = ["search", "tea", "--workspace", str(empty), "--db", str(tmp_path / "i.sqlite"), "--provider", "local"]
+    for _ in range(2):  # built by the first search, found empty by the second
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert out == "No matches.\n" and "run a sync" not in err
+        assert err == (f"memtui: no memory files in {empty}: memtui indexes MEMORY.md, memory/**/*.md, {empty}/sessions/*.jsonl "
+                       "(pass another folder with --workspace DIR or --agent ID, or try --demo)\n")
+    assert main([*argv, "--json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert len(warnings) == 1 and warnings[0].startswith(f"no memory files in {empty}")
+    (empty / "MEMORY.md").write_text("Oolong tea.\n", encoding="utf-8")  # a note now: that warning is gone
+    assert main(argv) == 0
+    assert "no memory files" not in capsys.readouterr().err

@@ -247,3 +247,17 @@ async def test_the_app_says_to_sync_when_a_search_switched_to_the_fallback(tmp_p
                               and index.status().embedded == 6, 30)
         app.start_search()
         assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")
+
+
+def test_an_index_with_no_chunks_does_not_advise_a_sync(tmp_path):
+    """Nothing to embed: "no chunk has a vector yet (run a sync)" sent users to a sync that changes nothing."""
+    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    index = MemoryIndex(index_settings(validate({}), empty, tmp_path / "i.sqlite"), provider_name="local")
+    index.sync()
+    pool = index.retrieve("kayak trip")
+    assert pool.mode == "keyword" and pool.candidates == [] and pool.warnings == []
+    index.close()

@@ -44,8 +44,7 @@ def editable_path(settings: IndexSettings, path: str, source: str) -> Path | Non
 
 def empty_workspace_text(settings: IndexSettings) -> str:
     """What an index with no files looks for, and where."""
-    wanted = [*settings.root_files[:1], "memory/**/*.md"]
-    if "sessions" in settings.sources and settings.sessions_dir is not None:
-        wanted.append(f"{settings.sessions_dir}/*.jsonl")
-    return (f"No memory files in {settings.workspace}.\n\nmemtui indexes " + ", ".join(wanted)
-            + ".\nPass another folder (memtui PATH, or --agent ID), or try --demo.")
+    from ..session import memory_wanted
+
+    return (f"No memory files in {settings.workspace}.\n\nmemtui indexes {memory_wanted(settings)}"
+            ".\nPass another folder (memtui PATH, or --agent ID), or try --demo.")

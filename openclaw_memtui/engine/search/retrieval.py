@@ -106,7 +106,8 @@ def vector_leg(ctx: RetrievalContext, pool: Pool, pool_size: int,
     generation = ctx.generation()  # one read serves the counts and the vector cache
     embedded, total = ctx.chunk_counts(model, generation)
     if not embedded:
-        pool.warnings.append("keyword-only: no chunk has a vector yet (run a sync)")
+        if total:  # an index with no chunks at all: a sync has nothing to embed, so do not advise one
+            pool.warnings.append("keyword-only: no chunk has a vector yet (run a sync)")
         return [], None
     t = time.perf_counter()
     qvec = None
