@@ -551,12 +551,34 @@ def _mistyped_command(word: str) -> str | None:
     return match[0] if match else None
 
 
+# the app's options that take a value: the word after one is that value, never a command
+_VALUE_OPTIONS = {"--workspace", "-w", "--db", "--config", "--provider", "--model", "--agent"}
+
+
+def _command_after_options(argv: list[str]) -> int | None:
+    """Where a command stands after the app's options (`memtui --db x status`), or None. Parsed as the
+    app, the command became its WORKSPACE ("workspace status is not a directory") or the words after
+    it were "unrecognized arguments": neither said that options go after the command."""
+    for i, word in enumerate(argv):
+        if word.startswith("-") or (i and argv[i - 1] in _VALUE_OPTIONS):
+            continue
+        return i if word in COMMANDS and not Path(word).exists() else None
+    return None
+
+
 def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in COMMANDS and (meant := _mistyped_command(argv[0])) is not None:
         from .render import safe
 
         print(f"memtui: error: unknown command {safe(argv[0], one_line=True)!r}: did you mean `memtui {meant}`? "
+              "(see: memtui --help)", file=sys.stderr)
+        return 2
+    if argv and argv[0] not in COMMANDS and (at := _command_after_options(argv)) is not None:
+        from .render import safe
+
+        moved = [argv[at], *argv[:at], *argv[at + 1:]]
+        print(f"memtui: error: options go after the command: `memtui {safe(' '.join(moved), one_line=True)}` "
               "(see: memtui --help)", file=sys.stderr)
         return 2
     parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else build_tui_parser()

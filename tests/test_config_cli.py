@@ -187,3 +187,27 @@ def test_search_of_an_empty_workspace_says_there_are_no_notes_not_to_run_a_sync(
     (empty / "MEMORY.md").write_text("Oolong tea.\n", encoding="utf-8")  # a note now: that warning is gone
     assert main(argv) == 0
     assert "no memory files" not in capsys.readouterr().err
+
+
+def test_options_before_the_command_say_they_go_after_it(tmp_path, capsys, monkeypatch):
+    """`memtui --db x status` said "workspace status is not a directory"; `memtui --demo search tea` said
+    "unrecognized arguments: tea". Neither told a newcomer that options go after the command."""
+    from openclaw_memtui.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    cases = {("--db", "x.sqlite", "status"): "memtui status --db x.sqlite",
+             ("--demo", "search", "tea", "--json"): "memtui search --demo tea --json",
+             ("-w", "ws", "index", "--force"): "memtui index -w ws --force",
+             ("--provider=none", "status"): "memtui status --provider=none"}
+    for argv, fixed in cases.items():
+        assert main(list(argv)) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"memtui: error: options go after the command: `{fixed}` (see: memtui --help)\n"
+    assert not (tmp_path / "x.sqlite").exists()
+    # an option's value that happens to be a command's name, or a folder of that name, is left alone
+    assert main(["--agent", "status", "--demo"]) == 2
+    assert "options go after" not in capsys.readouterr().err
+    (tmp_path / "index").mkdir()
+    from openclaw_memtui.cli import _command_after_options
+
+    assert _command_after_options(["--demo", "index"]) is None
