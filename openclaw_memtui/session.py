@@ -206,7 +206,16 @@ def refuse_memory_file_as_index(settings: IndexSettings) -> None:
     if not db.is_file():
         return  # a new file is never one of the notes
     from .engine.memory_files import AccessRefused, find_source
+    from .engine.regular_file import open_regular
+    from .engine.store import SQLITE_HEADER
     from .render import safe
+
+    try:
+        with open_regular(db) as fh:
+            if fh.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                return  # an index (the usual case): no note is SQLite, and listing 100,000 notes took 0.7 s
+    except OSError:
+        return  # unreadable here: opening the index says so
 
     try:
         source = find_source(settings, os.path.realpath(db))

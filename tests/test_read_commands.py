@@ -88,6 +88,19 @@ def test_a_relative_db_naming_a_note_is_refused_too(workspace, capsys, monkeypat
     assert list(workspace.glob("MEMORY.md.*")) == []
 
 
+def test_an_existing_index_given_as_db_is_not_checked_against_every_note(tmp_path, workspace, capsys, monkeypatch):
+    """The check above listed every note whenever --db named an existing file: status over 100,000 notes
+    took 0.9 s instead of 0.15 s. An SQLite file is never a note, so no listing is needed for it."""
+    from openclaw_memtui.engine import memory_files
+
+    db = tmp_path / "i.sqlite"
+    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(memory_files, "list_sources", lambda *a, **k: pytest.fail("every note was listed"))
+    assert main(["search", "oolong", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    assert "oolong" in capsys.readouterr().out.lower()
+
+
 def test_status_on_a_missing_index_creates_nothing(tmp_path, workspace, capsys):
     folder = tmp_path / "nothing-here"
     code = main(["status", "--workspace", str(workspace), "--db", str(folder / "i.sqlite"), "--provider", "none"])
