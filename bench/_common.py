@@ -55,3 +55,16 @@ def memory_mb() -> dict[str, float]:
             if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
                 fields[key] = int(value.split()[0]) / 1024
     return fields
+
+
+# LoCoMo's question categories, in the column order of every ablation table
+CATEGORIES = ("multi-hop", "temporal", "open-domain", "single-hop")
+
+
+def category_cells(summary: dict[str, dict[str, float]]) -> list[str]:
+    """An ablation table's cells: nDCG@10 (recall@5) for all questions, then each category."""
+    out = [f"{summary['all']['ndcg@10']:.3f} ({summary['all']['recall@5']:.3f})"]
+    for cat in CATEGORIES:
+        group = next((g for g in summary if cat in g), None)  # --convs may leave a category without questions
+        out.append(f"{summary[group]['ndcg@10']:.3f} ({summary[group]['recall@5']:.3f})" if group else "—")
+    return out

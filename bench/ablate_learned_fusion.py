@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import table, write_json  # noqa: E402
+from _common import CATEGORIES, category_cells, table, write_json  # noqa: E402
 
 from openclaw_memtui.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.evaluation import METRICS, hits_of, load_queries, score_hits, summarize  # noqa: E402
@@ -46,7 +46,6 @@ from openclaw_memtui.engine.search.query import extract_keywords  # noqa: E402
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, overlap_fraction, rank  # noqa: E402
 
 BASE = SearchParams(min_score=0.0, max_results=10)
-CATEGORIES = ("multi-hop", "temporal", "open-domain", "single-hop")
 LIMIT = 10
 # Per-candidate features available at query time, each roughly in [0, 1].
 FEATURES = ("vector", "chunk_bm25", "best_line", "keyword_match", "age", "length", "lines",
@@ -309,14 +308,6 @@ def weights_text(w: np.ndarray) -> str:
     return " ".join(f"{f}={x:+.2f}" for f, x in zip(FEATURES, w, strict=True) if abs(x) > 1e-12)
 
 
-def cells(summary: dict[str, dict[str, float]]) -> list[str]:
-    out = [f"{summary['all']['ndcg@10']:.3f} ({summary['all']['recall@5']:.3f})"]
-    for cat in CATEGORIES:
-        group = next((g for g in summary if cat in g), None)  # --convs may leave a category without questions
-        out.append(f"{summary[group]['ndcg@10']:.3f} ({summary[group]['recall@5']:.3f})" if group else "—")
-    return out
-
-
 def load(root: Path, db_dir: Path, wanted: set[str]) -> tuple[list[Question], float]:
     questions = []
     feature_seconds = 0.0
@@ -366,9 +357,9 @@ def main() -> int:
 
     def add(name: str, items: Scored, note: str, extra: dict[str, Any] | None = None) -> None:
         summary = summarize(items)
-        rows.append([name, *cells(summary), note])
+        rows.append([name, *category_cells(summary), note])
         out[name] = {"summary": summary, **(extra or {})}
-        log(f"{name}: {cells(summary)[0]}")
+        log(f"{name}: {category_cells(summary)[0]}")
 
     # a. the default, by rank() itself, and by this script's own placement (must agree)
     t = time.perf_counter()
@@ -413,11 +404,11 @@ def main() -> int:
             f"fitted {fitted[1]} {cover_out[name]['fitted']['all']['ndcg@10']:.3f}")
     best_variant = max(COVERAGE, key=lambda n: cover_out[n]["held_out"]["all"]["ndcg@10"])
     bv = cover_out[best_variant]
-    rows.append([f"best coverage held-out: {best_variant}", *cells(bv["held_out"]),
+    rows.append([f"best coverage held-out: {best_variant}", *category_cells(bv["held_out"]),
                  "β picks " + " ".join(f"{p[1]:g}" for p in bv["picks"])])
-    rows.append([f"  same, β fitted on all ({bv['fitted_best'][1]:g})", *cells(bv["fitted"]), "optimistic"])
+    rows.append([f"  same, β fitted on all ({bv['fitted_best'][1]:g})", *category_cells(bv["fitted"]), "optimistic"])
     av = cover_out["coverage, any variant"]
-    rows.append(["coverage, variant and β held-out", *cells(av["held_out"]),
+    rows.append(["coverage, variant and β held-out", *category_cells(av["held_out"]),
                  "picks " + "; ".join(f"{p[0].removeprefix('coverage, ')} {p[1]:g}" for p in av["picks"])])
     out["coverage"] = cover_out
 

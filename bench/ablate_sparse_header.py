@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import table, write_json  # noqa: E402
+from _common import CATEGORIES, category_cells, table, write_json  # noqa: E402
 
 from openclaw_memtui.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.evaluation import hits_of, load_queries, score_hits, summarize  # noqa: E402
@@ -43,7 +43,6 @@ from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import Pool, SearchParams, rank  # noqa: E402
 
 BASE = SearchParams(min_score=0.0, max_results=10)
-CATEGORIES = ("multi-hop", "temporal", "open-domain", "single-hop")
 VECTOR_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5)
 SPARSE_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.6)
 TEXT_WEIGHT = 0.6
@@ -149,14 +148,6 @@ def held_out(grid: dict[Setting, PerConv], keys: list[Setting]) -> tuple[dict[st
     return summarize(held), picks
 
 
-def cells(summary: dict[str, dict[str, float]]) -> list[str]:
-    out = [f"{summary['all']['ndcg@10']:.3f} ({summary['all']['recall@5']:.3f})"]
-    for cat in CATEGORIES:
-        group = next((g for g in summary if cat in g), None)  # --convs may leave a category without questions
-        out.append(f"{summary[group]['ndcg@10']:.3f} ({summary[group]['recall@5']:.3f})" if group else "—")
-    return out
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default="/tmp/locomo-dev")
@@ -218,11 +209,11 @@ def main() -> int:
     }
     out: dict[str, Any] = {}
     for name, items in alone.items():
-        rows_out.append([name, *cells(summarize(items)), "—"])
+        rows_out.append([name, *category_cells(summarize(items)), "—"])
         out[name] = {"dev": summarize(items)}
     for name, choice in choices.items():
         summary, picks = held_out(grid, choice)
-        rows_out.append([name, *cells(summary), " ".join(f"{'h' if h else ''}{vw}/{ws}" for h, vw, ws in picks)])
+        rows_out.append([name, *category_cells(summary), " ".join(f"{'h' if h else ''}{vw}/{ws}" for h, vw, ws in picks)])
         out[name] = {"held_out": summary, "picks": picks}
     print(table(rows_out, ["held-out (leave one conversation out)", "all", *CATEGORIES, "picks (vw/ws)"]))
     dev = {f"{'header ' if h else ''}vw {vw} ws {ws}": summarize([x for v in grid[(h, vw, ws)].values() for x in v])
