@@ -92,6 +92,7 @@ class JudgingMixin(_App):
         """Another process wrote the judgements since the app read them (`memtui judgements import`,
         a second app): read them again, so the metric counts them and the next mark keeps them."""
         if self.judgements_read and self.judgement_store.changed_on_disk():
+            self.judgements_read = False  # what load_judged would find: said here, so the file is stat-ed once
             self.judged = self.scorer = None  # the panel says it is retrieving them, not the old numbers
             self._show_metric(MetricView(loading="reading the judgements again"))
             self.load_judged()
