@@ -7,7 +7,7 @@ from textual.widgets import OptionList, Static
 from openclaw_memtui.tui.widgets.slider import Slider
 from openclaw_memtui.tui.widgets.tuning import TuningPanel
 
-from .app_helpers import copy_demo, make_app, wait_for
+from .app_helpers import RecordingApp, copy_demo, make_app, wait_for
 from .helpers import write
 
 
@@ -115,29 +115,30 @@ async def test_editing_a_file_updates_index_and_results(tmp_path):
         assert app.index.status(check_dirty=False).files == 19
 
 
-async def test_broken_theme_is_one_toast_and_app_starts(tmp_path):
+async def started_with_themes(tmp_path, files: dict[str, str], theme: str) -> tuple[list[str], RecordingApp]:
+    """The error toasts of an app started with these theme files and `tui.theme`, and the app after."""
     themes = tmp_path / "themes"
-    write(themes / "broken.toml", "name = 'broken'\nprimary = 'not-a-colour'\n")
-    write(themes / "ok.toml", "name = 'okay'\nprimary = '#123456'\ndark = true\n")
-    app = make_app(copy_demo(tmp_path), tmp_path, theme_dirs=[themes], cfg={"tui": {"theme": "okay"}})
+    for name, text in files.items():
+        write(themes / name, text)
+    app = make_app(copy_demo(tmp_path), tmp_path, theme_dirs=[themes], cfg={"tui": {"theme": theme}})
     async with app.run_test(size=(80, 24)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        errors = [t for s, t in app.toasts if s == "error"]
-        assert len(errors) == 1 and "broken.toml" in errors[0]
-        assert app.theme == "okay" and "nord-memtui" in app.available_themes
+    return [t for s, t in app.toasts if s == "error"], app
+
+
+async def test_broken_theme_is_one_toast_and_app_starts(tmp_path):
+    errors, app = await started_with_themes(tmp_path, {
+        "broken.toml": "name = 'broken'\nprimary = 'not-a-colour'\n",
+        "ok.toml": "name = 'okay'\nprimary = '#123456'\ndark = true\n"}, "okay")
+    assert len(errors) == 1 and "broken.toml" in errors[0]
+    assert app.theme == "okay" and "nord-memtui" in app.available_themes
 
 
 async def test_a_broken_file_of_the_configured_theme_is_one_toast_too(tmp_path):
     """tui.theme naming the broken file's theme said it twice: the file's error, then "no theme named"."""
-    themes = tmp_path / "themes"
-    write(themes / "mine.toml", "name = 'mine'\n[colors\n")
-    app = make_app(copy_demo(tmp_path), tmp_path, theme_dirs=[themes], cfg={"tui": {"theme": "mine"}})
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        errors = [t for s, t in app.toasts if s == "error"]
-        assert len(errors) == 1 and errors[0].startswith("theme mine.toml: cannot read it") and app.theme == "memtui-dark"
+    errors, app = await started_with_themes(tmp_path, {"mine.toml": "name = 'mine'\n[colors\n"}, "mine")
+    assert len(errors) == 1 and errors[0].startswith("theme mine.toml: cannot read it") and app.theme == "memtui-dark"
 
 
 async def test_remapped_key(tmp_path):
