@@ -136,7 +136,8 @@ async def test_a_preset_that_flips_mmr_or_decay_keeps_its_move_marks(tmp_path):
         await pilot.press("ctrl+t")
         app.apply_preset("recent-first")  # turns decay on: the switch's own Changed event arrives after
         assert await wait_for(pilot, lambda: app.params.decay)
-        for _ in range(5):
+        assert await wait_for(pilot, lambda: any(m != 0 for m in app.moves.values())), app.moves
+        for _ in range(5):  # the switch's late Changed event, and any re-rank it starts, are processed
             await pilot.pause()
         assert any(m != 0 for m in app.moves.values()), app.moves
 
