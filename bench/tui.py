@@ -265,13 +265,13 @@ async def launch_lag(tmp: Path, notes: int) -> dict:
         launch, launch_cpu = sorted(max(0.0, x) for x in app.lags), max(app.cpu_ms)
         app.lags.clear()
         app.cpu_ms.clear()
-        opening_ms = await open_status_screen(app, pilot)
+        shown_ms, opening_ms = await open_status_screen(app, pilot)
         await pilot.pause(0.3)
         status, status_cpu = sorted(max(0.0, x) for x in app.lags), max(app.cpu_ms)
     index.close()
     return {"first_results_s": first, "ticks": len(launch), "max_ms": launch[-1], "p50_ms": statistics.median(launch),
             "max_cpu_ms": launch_cpu, "status_max_ms": status[-1], "status_max_cpu_ms": status_cpu,
-            "status_screen_ms": opening_ms}
+            "status_screen_ms": opening_ms, "status_screen_shown_ms": shown_ms}
 
 
 async def main_async(notes: int) -> int:
@@ -334,20 +334,31 @@ async def launch_only(notes: int) -> int:
     return 0
 
 
-async def open_status_screen(app: MemtuiApp, pilot) -> float:
-    """F2 → the status screen mounted with its children's pending messages processed, in ms.
+async def open_status_screen(app: MemtuiApp, pilot) -> tuple[float, float]:
+    """F2 → (the status screen mounted with its children's pending messages processed, the screen
+    showing its counts), in ms. The screen opens at once saying it is reading and fills in when its
+    worker's status read answers; the second figure is the one a person waits for.
 
     The key goes straight to the driver: `pilot.press` also waits for the whole process to look
     idle (textual's wait_for_idle, up to 1 s twice), which a background thread loading vectors never
     does, so it measured 2 s whatever the app did."""
     from textual import events
+    from textual.widgets import Static
+
+    def counts_shown() -> bool:
+        found = app.screen.query("#sync-status")
+        return bool(found) and "Files / chunks" in str(found.first(Static).render())
 
     started = time.perf_counter()
     app._driver.send_message(events.Key("f2", None))
     while app.screen.__class__.__name__ != "SyncScreen" and time.perf_counter() - started < 60:
         await asyncio.sleep(0.002)
-    await pilot._wait_for_screen()  # the screen composed, mounted and its first status set
-    return (time.perf_counter() - started) * 1000
+    await pilot._wait_for_screen()  # the screen composed, mounted, its first frame laid out
+    shown = (time.perf_counter() - started) * 1000
+    while not counts_shown() and time.perf_counter() - started < 60:
+        await asyncio.sleep(0.002)
+    await pilot._wait_for_screen()  # ... and the counts' update processed
+    return shown, (time.perf_counter() - started) * 1000
 
 
 def process_age_s() -> float:
@@ -392,7 +403,7 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
         out["launch_max_gap_ms"], out["launch_max_gap_cpu_ms"] = max(app.lags), max(app.cpu_ms)
         app.lags.clear()
         app.cpu_ms.clear()
-        out["status_screen_ms"] = await open_status_screen(app, pilot)
+        out["status_screen_shown_ms"], out["status_screen_ms"] = await open_status_screen(app, pilot)
         await pilot.pause(0.3)
         out["status_max_gap_ms"], out["status_max_gap_cpu_ms"] = max(app.lags), max(app.cpu_ms)
         await pilot.press("escape")
@@ -405,7 +416,7 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
             box.insert_text_at_cursor(" w" + str(typed % 50))
             typed += 1
             if typed % 10 == 5:  # the status screen while it loads
-                status_while_loading.append(await open_status_screen(app, pilot))
+                status_while_loading.append((await open_status_screen(app, pilot))[1])
                 await pilot.press("escape")
             await asyncio.sleep(0.3)
         out["matrix_loaded_s"] = time.perf_counter() - started
@@ -466,7 +477,8 @@ def launch_rows(opening: dict, notes: int) -> list[list[str]]:
         [f"UI loop blocked from launch to first results ({notes:,} files indexed, {opening['first_results_s']:.2f} s)",
          f"p50 {opening['p50_ms']:.1f} ms, max {opening['max_ms']:.1f} ms (loop thread's CPU {opening['max_cpu_ms']:.1f} ms)",
          "goal never > 100 ms"],
-        ["  and while the status screen (F2) opens", f"opens in {opening['status_screen_ms']:.0f} ms; loop gap max "
+        ["  and while the status screen (F2) opens", f"shows in {opening['status_screen_shown_ms']:.0f} ms, its counts in "
+         f"{opening['status_screen_ms']:.0f} ms; loop gap max "
          f"{opening['status_max_ms']:.1f} ms (loop thread's CPU {opening['status_max_cpu_ms']:.1f} ms)",
          "goal never > 100 ms"],
     ]

@@ -84,6 +84,19 @@ async def wait_for(pilot, predicate, seconds=15.0):
     return False
 
 
+def status_screen_text(app) -> str:
+    """What the status screen (F2) shows, "" while another screen is up."""
+    found = app.screen.query("#sync-status")
+    return str(found.first().render()) if found else ""
+
+
+async def open_status_screen(pilot, app) -> str:
+    """Press F2 and wait until the screen shows its first status read (it opens saying it is reading)."""
+    await pilot.press("f2")
+    assert await wait_for(pilot, lambda: status_screen_text(app) and "reading the index" not in status_screen_text(app))
+    return status_screen_text(app)
+
+
 def copy_demo(tmp_path: Path) -> Path:
     target = tmp_path / "demo"
     shutil.copytree(demo_workspace(), target)

@@ -174,7 +174,7 @@ async def test_tui_panes_toasts_and_file_view_show_nothing_raw(hostile_ws, tmp_p
 
     from openclaw_memtui.tui.screens.file_view import FileScreen
 
-    from .app_helpers import make_app, wait_for
+    from .app_helpers import make_app, open_status_screen, wait_for
 
     api = _HostileProvider("bad \x1b[2J " + "".join(EVERY))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")
@@ -202,9 +202,7 @@ async def test_tui_panes_toasts_and_file_view_show_nothing_raw(hostile_ws, tmp_p
                 assert raw_found(text) == [], widget
             assert "\\u202e" in str(app.screen.query_one("#file-text", Static).render())
             await pilot.press("escape")
-            await pilot.press("f2")
-            assert await wait_for(pilot, lambda: app.screen.query("#sync-status"))
-            status = str(app.screen.query_one("#sync-status", Static).render())
+            status = await open_status_screen(pilot, app)
             assert raw_found(status) == [] and "skip\\x01" in status
     finally:
         api.close()

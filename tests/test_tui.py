@@ -7,7 +7,7 @@ from textual.widgets import OptionList, Static
 from openclaw_memtui.tui.widgets.slider import Slider
 from openclaw_memtui.tui.widgets.tuning import TuningPanel
 
-from .app_helpers import RecordingApp, copy_demo, make_app, wait_for
+from .app_helpers import RecordingApp, copy_demo, make_app, open_status_screen, status_screen_text, wait_for
 from .helpers import write
 
 
@@ -97,9 +97,7 @@ async def test_sync_streams_progress_and_toasts(tmp_path):
         assert "index" in app.sync_events and app.last_report.files_indexed == 300
         assert any("Sync started" in t for _, t in app.toasts)
         assert any("Sync finished: 300 indexed" in t for _, t in app.toasts)
-        await pilot.press("f2")
-        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
-        status = str(app.screen.query_one("#sync-status", Static).render())
+        status = await open_status_screen(pilot, app)
         assert "300 files" in status and "sqlite" in status.lower()
 
 
@@ -262,11 +260,59 @@ async def test_launch_and_status_screen_read_the_index_off_the_event_loop(tmp_pa
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: bool(app.results))
         assert not app.sync_state.busy and app.sync_state.last_report is None  # no sync was needed
-        await pilot.press("f2")
-        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
-        assert "files" in str(app.screen.query_one("#sync-status", Static).render())
+        assert "files" in await open_status_screen(pilot, app)
     assert set(threads) == {"is_empty", "is_dirty", "status", "retrieve"}
     assert all(main not in names for names in threads.values()), threads
+
+
+async def test_status_screen_opens_before_its_status_read_answers(tmp_path):
+    """F2 shows the screen at once, saying it is reading; the counts follow when the worker answers
+    (issue #17: at 1M chunks the read used to run before the screen was even pushed)."""
+    import threading
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    app.index.sync()
+    release, real_status = threading.Event(), app.index.status
+
+    def slow_status(*a, **k):
+        release.wait(10)
+        return real_status(*a, **k)
+
+    app.index.status = slow_status
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f2")
+        assert await wait_for(pilot, lambda: "reading the index" in status_screen_text(app))
+        assert app.screen.__class__.__name__ == "SyncScreen"
+        release.set()
+        assert await wait_for(pilot, lambda: "Files / chunks" in status_screen_text(app))
+        assert "reading the index" not in status_screen_text(app)
+        await pilot.press("escape", "f2", "f2")  # asked twice: one screen on the stack
+        assert await wait_for(pilot, lambda: "Files / chunks" in status_screen_text(app))
+        assert sum(s.__class__.__name__ == "SyncScreen" for s in app.screen_stack) == 1
+
+
+async def test_status_screen_bar_shows_what_the_index_holds_embedded(tmp_path):
+    """The bar is the share of chunks with a vector (a cancelled embed is not 100 %), the sync's own
+    progress while one runs, and full for a keyword-only index."""
+    from dataclasses import replace
+
+    from openclaw_memtui.tui.screens.status_rows import StatusSnapshot
+    from openclaw_memtui.tui.state import SyncProgress, SyncState
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    app.index.sync()
+
+    def bar() -> str:
+        return "".join(s.text for s in app.screen.query_one("#sync-bar").render_line(0)).strip()
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_status_screen(pilot, app)
+        assert bar().endswith(" 100%")  # provider none: nothing waits for a vector
+        status = app.screen.snapshot.status
+        app.screen.snapshot = StatusSnapshot(replace(status, provider="seeded", chunks=40, embedded=10))
+        assert await wait_for(pilot, lambda: bar().endswith(" 25%"))
+        app.screen.sync_state = SyncState(running=True, progress=SyncProgress("embed", 3, 4))
+        assert await wait_for(pilot, lambda: bar().endswith(" 75%"))
 
 
 async def test_tuning_buttons_post_messages_the_app_acts_on(tmp_path):

@@ -27,11 +27,18 @@ OPENCLAW_NAMES_SHOWN = 6  # the CLI (`memtui status --agent ID --openclaw-index`
 
 @dataclass(frozen=True)
 class StatusSnapshot:
-    """What one read of the index status found; `status` is None when the read failed (`error`)."""
+    """What one read of the index status found; `status` is None when the read failed (`error`) or
+    has not answered yet (`pending`)."""
 
     status: Status | None
     openclaw: Rows = field(default_factory=list)
     error: str = ""
+    pending: bool = False
+
+    @classmethod
+    def reading(cls) -> StatusSnapshot:
+        """What the status screen shows until its first read answers."""
+        return cls(None, pending=True)
 
 
 def read_status(index: MemoryIndex, agent: Agent | None) -> StatusSnapshot:
@@ -92,6 +99,8 @@ def dirty_text(status: Status, sync: SyncState) -> str:
 def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState) -> Rows:
     """Index, provider and sync facts; dirty and watcher come from the app's live state."""
     status = snapshot.status
+    if snapshot.pending:
+        return [("Status", "reading the index…")]
     if status is None:
         return [("Status", f"could not read the index: {snapshot.error}")]
     rows = [

@@ -1,9 +1,10 @@
 """Index status and live sync progress (F2).
 
-The screen is given what it shows: the index, where it came from and a first status read at
-construction (the app reads it in a worker before pushing the screen), then each new `SyncState`
-the app sets on it. While a sync runs a timer asks a worker for a fresh status once a second, since
-counts grow while vectors fill in; the worker answers with `StatusLoaded`.
+The screen is given the index, where it came from and the app's `SyncState`, and the app sets
+each new `SyncState` on it. It shows at once, saying it is reading, and asks a worker for the
+status as it mounts (the read overlaps the screen's compose and layout, which cost more); while a
+sync runs a timer asks again once a second, since counts grow while vectors fill in. The worker
+answers with `StatusLoaded`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, Static
+from textual.widgets import Footer, Header, Static
 
 from ...engine.index import MemoryIndex
 from ...render import safe
 from ..messages import StatusLoaded
 from ..state import SyncState, format_rate_eta, phase_unit
+from ..widgets.progress_line import ProgressLine
 from .status_rows import StatusSnapshot, read_status, rows_text, status_rows, unembedded
 
 if TYPE_CHECKING:
@@ -54,25 +56,24 @@ class SyncScreen(Screen[None]):
     ]
 
     sync_state: reactive[SyncState] = reactive(SyncState, init=False)
-    snapshot: reactive[StatusSnapshot] = reactive(lambda: StatusSnapshot(None), init=False)
+    snapshot: reactive[StatusSnapshot] = reactive(StatusSnapshot.reading, init=False)
 
-    def __init__(self, index: MemoryIndex, origin: str, agent: Agent | None, sync_state: SyncState,
-                 snapshot: StatusSnapshot) -> None:
+    def __init__(self, index: MemoryIndex, origin: str, agent: Agent | None, sync_state: SyncState) -> None:
         super().__init__()
         self.index, self.origin, self.agent = index, origin, agent
         self.set_reactive(SyncScreen.sync_state, sync_state)
-        self.set_reactive(SyncScreen.snapshot, snapshot)
         self._status_generation = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="sync-phase")
-        yield ProgressBar(id="sync-bar", show_eta=False)
+        yield ProgressLine(id="sync-bar")
         with VerticalScroll():
             yield Static(id="sync-status")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.load_status()
         self._show_progress()
         self._show_status()
         self.set_interval(STATUS_REFRESH_DURING_SYNC_S, self._refresh_while_syncing)
@@ -93,14 +94,14 @@ class SyncScreen(Screen[None]):
 
     def _show_progress(self) -> None:
         sync = self.sync_state
-        bar = self.query_one("#sync-bar", ProgressBar)
+        bar = self.query_one("#sync-bar", ProgressLine)
         status = self.snapshot.status
         if sync.running and sync.progress is not None:
-            bar.update(total=max(1, sync.progress.total), progress=sync.progress.done)
+            bar.show(sync.progress.done, sync.progress.total)
         elif status is not None and status.chunks:  # what the index holds: a cancelled embed is not 100 %
-            bar.update(total=status.chunks, progress=status.chunks - unembedded(status))
+            bar.show(status.chunks - unembedded(status), status.chunks)
         else:
-            bar.update(total=1, progress=1 if sync.last_report and not sync.last_report.cancelled else 0)
+            bar.show(1 if sync.last_report and not sync.last_report.cancelled else 0, 1)
         self.query_one("#sync-phase", Static).update(progress_label(sync))
 
     def _show_status(self) -> None:
