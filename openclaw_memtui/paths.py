@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import re
-from importlib import resources
 from pathlib import Path
 
 import platformdirs
 
 APP_NAME = "memtui"
+# The package's own folder: memtui is installed as files (its SQLite indexes and themes are read by
+# path), never from a zip, so importlib.resources (~3 ms of imports at every start) adds nothing.
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def config_dir() -> Path:
@@ -37,12 +39,12 @@ def default_db_path(workspace: Path) -> Path:
 
 def demo_workspace() -> Path:
     """The bundled demo workspace that ships inside the package."""
-    return Path(str(resources.files("openclaw_memtui") / "demo" / "workspace"))
+    return PACKAGE_DIR / "demo" / "workspace"
 
 
 def demo_judgements() -> Path:
     """Judged questions about the demo workspace, read while the demo index has none of its own."""
-    return Path(str(resources.files("openclaw_memtui") / "demo" / "judgements.jsonl"))
+    return PACKAGE_DIR / "demo" / "judgements.jsonl"
 
 
 def openclaw_state_dir() -> Path:
