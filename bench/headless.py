@@ -4,9 +4,12 @@
         [--check-files]
 
 Each `--index LABEL DB WS` is an index built by `bench/sync.py --dir` (or `bench/scale.py`): the status
-command runs on it as a whole process (`sys.executable -m openclaw_memtui` from this checkout, bytecode
+command runs on it as a whole process (`PYTHON -m openclaw_memtui` from this checkout, bytecode
 cached), wall and own CPU (the child's rusage: what load from other processes does not inflate), with
 the bounded dirty check `status` runs by default and, with `--check-files`, also with the full one.
+The same interpreter's bare start (`PYTHON -c pass`) is timed beside it: a site hook of the machine
+(this sandbox imports certifi from a .pth at every start, ~35 ms) is not memtui's. `--python` picks
+the interpreter, e.g. a plain venv's (`python3 -m venv` + `pip install -e .`), as a user installs it.
 `--resync LABEL DB WS` times a no-op re-sync of a keyword-only index built by `bench/sync.py --dir`,
 then a one-file change (a line appended to one note, three times): it writes the index and that note,
 so never give it a shared one. The first-index figures come from bench/results/<name>.json
@@ -34,17 +37,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, not an installed one
 from _common import RESULTS, as_installed_env, table, write_json  # noqa: E402
 
+CHECKOUT = Path(__file__).resolve().parents[1]
 
-def status_process(db: str, ws: str, runs: int, *extra: str) -> dict[str, Any]:
+
+def child_env() -> dict[str, str]:
+    """As installed (bytecode cached), with this checkout's package first whatever the interpreter."""
+    env = as_installed_env()
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def bare_start(python: str, runs: int) -> dict[str, float]:
+    """p50 and min wall of `python -c pass`: what every process of this interpreter pays before memtui."""
+    walls = []
+    for _ in range(runs + 1):
+        t = time.perf_counter()
+        subprocess.run([python, "-c", "pass"], check=True, env=child_env())
+        walls.append((time.perf_counter() - t) * 1000)
+    return {"wall_p50_ms": statistics.median(walls[1:]), "wall_min_ms": min(walls[1:])}
+
+
+def status_process(python: str, db: str, ws: str, runs: int, *extra: str) -> dict[str, Any]:
     """p50 and min of wall and own CPU of `memtui status --json`, after one warm-up run."""
-    cmd = [sys.executable, "-m", "openclaw_memtui", "status", "--json", "--provider", "none", "--db", db, "--workspace", ws,
+    cmd = [python, "-m", "openclaw_memtui", "status", "--json", "--provider", "none", "--db", db, "--workspace", ws,
            *extra]
     dirty: list[str] = []
     walls, cpus = [], []
     for i in range(runs + 1):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        done = subprocess.run(cmd, capture_output=True, check=True, env=as_installed_env())  # run 0 writes the .pyc
+        done = subprocess.run(cmd, capture_output=True, check=True, env=child_env())  # run 0 writes the .pyc
         wall = (time.perf_counter() - t) * 1000
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         status = json.loads(done.stdout)
@@ -101,10 +123,13 @@ def main() -> int:
     ap.add_argument("--resync", nargs=3, action="append", default=[], metavar=("LABEL", "DB", "WS"))
     ap.add_argument("--sync", action="append", default=[], metavar="NAME", help="a bench/sync.py results name")
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--python", default=sys.executable, help="the interpreter the commands run with (default: this one)")
     ap.add_argument("--check-files", action="store_true", help="also time `status --check-files` (every file stat-ed)")
     args = ap.parse_args()
-    statuses = {label: status_process(db, ws, args.runs) for label, db, ws in args.index}
-    full = {label: status_process(db, ws, args.runs, "--check-files") for label, db, ws in args.index} if args.check_files else {}
+    bare = bare_start(args.python, args.runs) if args.index else {}
+    statuses = {label: status_process(args.python, db, ws, args.runs) for label, db, ws in args.index}
+    full = ({label: status_process(args.python, db, ws, args.runs, "--check-files") for label, db, ws in args.index}
+            if args.check_files else {})
     resyncs = {label: resync(db, ws, args.runs) for label, db, ws in args.resync}
     syncs = {name: json.loads((RESULTS / f"{name}.json").read_text()) for name in args.sync}
     rows = []
@@ -116,6 +141,8 @@ def main() -> int:
                      growth([v["wall_p50_ms"] for v in s], sizes)])
         rows.append(["  own CPU p50 (min)", *(f"{v['cpu_p50_ms']:.0f} ({v['cpu_min_ms']:.0f}) ms" for v in s),
                      growth([v["cpu_p50_ms"] for v in s], sizes)])
+        rows.append(["  of which the bare interpreter (`-c pass`) p50 (min)",
+                     *(f"{bare['wall_p50_ms']:.0f} ({bare['wall_min_ms']:.0f}) ms" for _ in s), ""])
         rows.append(["  dirty (last run)", *(v["dirty"][-1] for v in s), ""])
         if full:
             f = list(full.values())
@@ -124,6 +151,7 @@ def main() -> int:
             rows.append(["  own CPU p50 (min)", *(f"{v['cpu_p50_ms']:.0f} ({v['cpu_min_ms']:.0f}) ms" for v in f), ""])
         rows.append(["  chunks / files / load average",
                      *(f"{v['chunks']:,} / {v['files']:,} / {v['load_average']:.1f}" for v in s), ""])
+        print(f"interpreter: {args.python}")
         print(table(rows, ["figure", *statuses, "grows (by chunks)"]))
     if resyncs:
         r = list(resyncs.values())
@@ -151,7 +179,8 @@ def main() -> int:
         ]
         print()
         print(table(srows, ["figure", *syncs, "grows (by chunks)"]))
-    path = write_json("headless", {"status": statuses, "status_check_files": full, "resync": resyncs, "sync": syncs})
+    path = write_json("headless", {"python": args.python, "bare_start": bare, "status": statuses, "status_check_files": full,
+                                   "resync": resyncs, "sync": syncs})
     print(f"wrote {path}")
     return 0
 
