@@ -305,3 +305,15 @@ def test_scrub_removes_every_piece_of_a_known_key_and_nothing_else():
     key = "Zq8Xv2Lp9Ws4Nd7Hb3Kf6Mj1Rt5Yc0Ga"
     text = f"head {key[:9]} tail {key[-10:]} mid {key[10:19].lower()} short {key[:7]} other Hb3Kf6 ok"
     assert scrub(text, [key]) == "head [redacted] tail [redacted] mid [redacted] short Zq8Xv2L other Hb3Kf6 ok"
+
+
+def test_a_fragment_of_a_known_key_inside_another_key_does_not_let_its_tail_through(monkeypatch):
+    """A configured key's 8-character piece ("12345678") may occur inside another key-shaped string:
+    cutting that piece out first left the rest ("90abcdef…") no longer shaped like a key, so printed."""
+    from openclaw_memtui.engine import scrub as scrub_module
+
+    monkeypatch.setattr(scrub_module, "_known", set())
+    scrub_module.register_secret("sk-configured-0123456789")
+    out = scrub("got AIzaSyA1234567890abcdefghijklmnopqrs back; ours sk-configured-0123456789, its tail 23456789x")
+    assert "abcdefghijklmnop" not in out and "AIzaSy" not in out and "0123456789" not in out and "23456789" not in out
+    assert out.startswith("got [redacted] back")

@@ -124,7 +124,8 @@ def scrub(text: str, extra: Iterable[str] = ()) -> str:
         return text
     secrets = known_secrets(extra)
     text = replace_known(text, secrets)
-    text = _without_fragments(text, tuple(secrets))
+    # key shapes before fragments: a fragment of a known key that happens to occur inside another
+    # key-shaped string (8 digits, say) would cut it, and the rest would no longer look like a key
     for pattern, replacement in _patterns():
         text = pattern.sub(replacement, text)
-    return text
+    return _without_fragments(text, tuple(secrets))
