@@ -273,9 +273,10 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         return 130
     finally:
         bar.close()
+    vector_file = _save_vector_file(index, report, not args.no_embed, bar.enabled)
     status = index.status(check_dirty=False)
     if args.json:
-        print(dumps_json({"report": report.to_dict(), "status": status.to_dict()}, indent=2))
+        print(dumps_json({"report": report.to_dict(), "status": status.to_dict(), "vector_file": vector_file}, indent=2))
     else:
         what = f"full rebuild ({report.rebuild_reason})" if report.full_rebuild else "incremental"
         print(f"Indexed {safe(status.workspace, one_line=True)} — {what} in {report.seconds:.2f}s")
@@ -287,8 +288,30 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             print(f"  vectors: {safe(report.vectors_reset, one_line=True)}")
         if report.embed_error:
             print(f"  embeddings failed: {safe(report.embed_error, one_line=True)} — keyword search still works")
+        if vector_file["saved"]:
+            print(f"  vector matrix: saved beside the index in {vector_file['seconds']:.1f}s (the app maps it at launch)")
         print(f"  index: {safe(status.db_path, one_line=True)}")
     return 0
+
+
+def _save_vector_file(index: Any, report: Any, wanted: bool, on_terminal: bool) -> dict[str, Any]:
+    """After a completed sync of a large index, save its vector matrix file, so the app's first start
+    maps it (~0.3 s at 1M chunks) instead of building it from SQLite (~20 s, searching sqlite-vec
+    meanwhile). Nothing to do for a small index or when a file of this index is there already."""
+    import time
+
+    if not wanted or report.cancelled or report.embed_error or not index.lacks_vector_file():
+        return {"saved": False, "seconds": 0.0}
+    if on_terminal:
+        sys.stderr.write("vectors: saving the matrix file the app maps at launch…")
+        sys.stderr.flush()
+    started = time.perf_counter()
+    try:
+        saved = index.save_vector_file()
+    finally:
+        if on_terminal:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+    return {"saved": saved, "seconds": time.perf_counter() - started}
 
 
 def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:

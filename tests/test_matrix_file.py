@@ -405,3 +405,74 @@ def test_a_row_a_sync_logged_twice_inserted_then_embedded_counts_once(tmp_path, 
     assert not index.vectors_pending()
     hits = vector_hits(index, "brand new note third.md")
     assert index.vector_searcher.patched_from == "log" and max(hits, key=hits.get) == "memory/third.md"
+
+
+# -- `memtui index` leaves the file the app maps at launch -------------------------------------------
+
+def test_a_large_index_without_its_own_file_gets_one_and_then_needs_none(tmp_path, monkeypatch):
+    """What `memtui index` asks after its sync: a large index with no file of its own lacks one and
+    saving it makes the next process map it; a later change leaves a file the app patches, and a
+    small index (built inline in ~0.3 s) or a read-only one never lacks one."""
+    index = seeded_index(tmp_path)
+    assert not index.lacks_vector_file()  # 121 vectors: built inline, no file needed
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)  # 121 vectors count as large
+    assert index.lacks_vector_file()
+    assert index.save_vector_file() and matrix_path(index.settings.db_path).exists()
+    again = reopen(index)
+    assert not again.lacks_vector_file()
+    assert loaded_from_after_warm_up(again) == "file"
+    write(again.settings.workspace / "memory" / "fresh.md", "brand new note")
+    again.sync()  # an older state of this index's file: patched at launch, not rebuilt
+    assert not again.lacks_vector_file()
+    again.close()
+    ro = MemoryIndex(again.settings, provider_name="none", read_only=True)
+    ro._provider, ro._provider_ready = Seeded(), True
+    ro.vector_searcher.exact_up_to_bytes = 0
+    matrix_path(again.settings.db_path).unlink()
+    assert not ro.lacks_vector_file()  # it may not write one
+
+
+def test_a_file_of_another_index_counts_as_none(saved, tmp_path, monkeypatch):
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)
+    assert not saved.lacks_vector_file()
+    other = seeded_index(tmp_path / "other")
+    path = matrix_path(saved.settings.db_path)
+    other.warm_up_vectors()
+    path.write_bytes(matrix_path(other.settings.db_path).read_bytes())  # the other index's id
+    assert saved.lacks_vector_file()
+
+
+def test_the_index_command_saves_the_file_of_a_large_index_once(tmp_path, monkeypatch, capsys):
+    """Over real HTTP (OpenAI's wire format on 127.0.0.1): the first `memtui index` of a large index
+    saves the matrix file and says so; the next, with nothing to do, leaves it as it is."""
+    import json
+
+    from openclaw_memtui.cli import main
+
+    from .fake_api import FakeAPI
+
+    api = FakeAPI("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-matrix-file-0123456789")
+    monkeypatch.setenv("OPENAI_BASE_URL", api.url)
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)
+    monkeypatch.setattr(vector.VectorSearcher, "keeps_floats", lambda self, count, dims: self.exact)  # quantise small
+    ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
+    for i in range(40):
+        write(ws / "memory" / f"n{i:02d}.md", f"# Note {i}\nsubject {i % 5} detail {i}\n")
+    argv = ["index", "--workspace", str(ws), "--db", str(db), "--provider", "openai", "--json"]
+    try:
+        assert main(argv) == 0
+        first = json.loads(capsys.readouterr().out)
+        path = matrix_path(db)
+        assert first["vector_file"]["saved"] is True and first["status"]["embedded"] == 40 and path.exists()
+        before = path.stat().st_mtime_ns
+        assert main(argv) == 0
+        assert json.loads(capsys.readouterr().out)["vector_file"]["saved"] is False
+        assert path.stat().st_mtime_ns == before
+        assert main(argv[:-1]) == 0  # the text report says nothing of a file it did not write
+        assert "vector matrix" not in capsys.readouterr().out
+        path.unlink()
+        assert main(argv[:-1]) == 0
+        assert "vector matrix: saved beside the index" in capsys.readouterr().out and path.exists()
+    finally:
+        api.close()

@@ -323,6 +323,26 @@ class MemoryIndex:
         finally:
             conn.close()
 
+    def lacks_vector_file(self) -> bool:
+        """Would the next long-lived process (the app, `memtui mcp`) build the vector matrix from SQLite
+        at its first start (~20 s at 1M chunks, its searches on sqlite-vec meanwhile)? Only a large
+        index without a matrix file of its own does (see VectorSearcher.lacks_file)."""
+        provider = self.provider
+        if provider is None or self.store.missing or self.read_only:
+            return False
+        conn = self.store.open_reader()
+        try:
+            return self.vector_searcher.lacks_file(conn, provider.model, IndexReader(conn).count_embedded(provider.model))
+        finally:
+            conn.close()
+
+    def save_vector_file(self) -> bool:
+        """Build the vector matrix and save it beside the index now (`memtui index` does, after its
+        sync, when `lacks_vector_file`); True when the file saved is for the index's state now."""
+        self.warm_up_vectors()
+        saved = self.vector_searcher.saved
+        return saved is not None and saved.generation == self.reads().generation()
+
     def map_saved_vectors(self) -> bool:
         """Map in the vector matrix saved beside the index, if it is current (a long-lived process
         calls it on a worker thread at launch: ~0.25 s at 1M chunks, so its first search need not
