@@ -283,6 +283,8 @@ async def test_status_screen_opens_before_its_status_read_answers(tmp_path):
         await pilot.press("f2")
         assert await wait_for(pilot, lambda: "reading the index" in status_screen_text(app))
         assert app.screen.__class__.__name__ == "SyncScreen"
+        bar = "".join(s.text for s in app.screen.query_one("#sync-bar").render_line(0)).strip()
+        assert bar.endswith("…") and "%" not in bar  # no made-up percentage before the counts
         release.set()
         assert await wait_for(pilot, lambda: "Files / chunks" in status_screen_text(app))
         assert "reading the index" not in status_screen_text(app)

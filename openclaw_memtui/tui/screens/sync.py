@@ -100,6 +100,8 @@ class SyncScreen(Screen[None]):
             bar.show(sync.progress.done, sync.progress.total)
         elif status is not None and status.chunks:  # what the index holds: a cancelled embed is not 100 %
             bar.show(status.chunks - unembedded(status), status.chunks)
+        elif self.snapshot.pending:
+            bar.show_unknown()
         else:
             bar.show(1 if sync.last_report and not sync.last_report.cancelled else 0, 1)
         self.query_one("#sync-phase", Static).update(progress_label(sync))

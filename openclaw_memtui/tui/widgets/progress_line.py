@@ -27,11 +27,17 @@ class ProgressLine(Widget):
 
     done: reactive[int] = reactive(0)
     total: reactive[int] = reactive(1)
+    known: reactive[bool] = reactive(True)
 
     def show(self, done: int, total: int) -> None:
         """`done` of `total` (a total below 1 reads as 1, so an empty index is not a division by zero)."""
         self.total = max(1, total)
         self.done = max(0, min(done, self.total))
+        self.known = True
+
+    def show_unknown(self) -> None:
+        """Nothing to show yet (the status is being read): an empty bar and "…", not a made-up 0 %."""
+        self.done, self.known = 0, False
 
     def percent(self) -> int:
         return int(100 * self.done / self.total)
@@ -47,5 +53,5 @@ class ProgressLine(Widget):
         grid.add_row(RichBar(total=self.total, completed=self.done, width=BAR_WIDTH,
                              style=style("progress-line--back"), complete_style=style("progress-line--bar"),
                              finished_style=style("progress-line--done")),
-                     f"{self.percent()}%")
+                     f"{self.percent()}%" if self.known else "…")
         return grid
