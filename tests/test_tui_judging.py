@@ -305,3 +305,37 @@ async def test_a_mark_right_after_an_import_keeps_the_imported_questions(tmp_pat
         assert await wait_for(pilot, lambda: len(store.load().judgements) == 25)
         questions = {j.question for j in store.load().judgements}
         assert "database migration" in questions and len(app.judgements) == 25
+
+
+async def test_the_suggest_hints_name_the_remapped_keys_and_those_keys_work(tmp_path):
+    """The modal said "a apply · esc close" whatever tui.keys had remapped them to."""
+    import threading
+
+    from textual.widgets import Static
+
+    keys = {"suggest.apply": "y", "suggest.save": "ctrl+w", "suggest.close": "f9"}
+    app = seeded_app(tmp_path, config_path=tmp_path / "memtui.toml", cfg={"tui": {"keys": keys}})
+    app.params = app.default_params = app.saved_params = SearchParams()
+    async with app.run_test(size=(120, 36)) as pilot:
+        searching = threading.Event()  # a screen with no search behind it: it keeps saying it searches
+        app.push_screen(SuggestScreen(searching))
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.is_mounted)
+        assert str(app.screen.query_one("#suggest-keys", Static).render()) == "f9 stops the search"
+        await pilot.press("escape")  # the default key no longer closes it
+        assert isinstance(app.screen, SuggestScreen) and not searching.is_set()
+        await pilot.press("f9")
+        assert await wait_for(pilot, lambda: not isinstance(app.screen, SuggestScreen)) and searching.is_set()
+
+        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
+        app.action_suggest_settings()  # keyword-only pools (provider none): applied, never saved
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None, 60)
+        found = app.screen.result
+        assert isinstance(found, Suggestion) and found.better and not found.vectors
+        hint = str(app.screen.query_one("#suggest-keys", Static).render())
+        assert hint == "y apply (not saved: tuned without vectors) · f9 close", hint
+        await pilot.press("a")  # the default key does nothing now
+        await pilot.pause()
+        assert isinstance(app.screen, SuggestScreen) and app.params != found.best
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: app.params == found.best)
+        assert not isinstance(app.screen, SuggestScreen)

@@ -36,6 +36,7 @@ from ..errors import describe
 from ..render import dumps_json, safe
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
 from .judging import JudgingMixin
+from .keys import key_for
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, SyncFinished, SyncProgressed
 from .screens.file_view import FileScreen, file_title, render_file
 from .screens.help import ABOUT, HelpScreen, help_keys
@@ -677,9 +678,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         """The first key of the binding `binding_id` (the app's or the result list's) after the config's
         remap (tui.keys), spelled for prose (`ctrl+t`, `f5`, `+`), so text that names a key names the
         one that works."""
-        binding = next(b for b in (*self.BINDINGS, *ResultList.BINDINGS) if isinstance(b, Binding) and b.id == binding_id)
-        keys = self._keymap.get(binding_id, binding.key)  # Textual keeps the remap there (set_keymap)
-        return format_key(keys.split(",")[0].strip())
+        return key_for(self, (*self.BINDINGS, *ResultList.BINDINGS), binding_id)
 
     def action_sync_screen(self) -> None:
         """Open the status screen at once; it reads its counts in a worker as it mounts (~25 ms at 1M

@@ -20,6 +20,7 @@ from textual.widgets import ProgressBar, Static
 from ...engine.search.rank import SearchParams
 from ...engine.tuning import NeedMore, Suggestion, describe_suggestion
 from ...render import safe
+from ..keys import key_for
 
 
 class SuggestScreen(ModalScreen[None]):
@@ -54,7 +55,7 @@ class SuggestScreen(ModalScreen[None]):
             yield Static("Suggest settings — cross-validated on your judgements", id="suggest-title")
             yield ProgressBar(total=None, show_eta=False, id="suggest-progress")
             yield Static("Searching weights, MMR, decay, minScore and time words…", id="suggest-body", markup=False)
-            yield Static("esc stops the search", id="suggest-keys")
+            yield Static(f"{self._key('suggest.close')} stops the search", id="suggest-keys", markup=False)
 
     def progressed(self, done: int, total: int) -> None:
         self.query_one(ProgressBar).update(total=total, progress=done)
@@ -64,14 +65,20 @@ class SuggestScreen(ModalScreen[None]):
         self.query_one(ProgressBar).display = False
         body = self.query_one("#suggest-body", Static)
         keys = self.query_one("#suggest-keys", Static)
+        apply, save, close = (self._key(f"suggest.{name}") for name in ("apply", "save", "close"))
         if isinstance(result, Suggestion):
             body.update(Text(describe_suggestion(result)))
-            keys.update(("a apply · s apply and save · esc close" if result.vectors
-                         else "a apply (not saved: tuned without vectors) · esc close") if result.better else "esc close")
+            keys.update(Text((f"{apply} apply · {save} apply and save · {close} close" if result.vectors
+                              else f"{apply} apply (not saved: tuned without vectors) · {close} close")
+                             if result.better else f"{close} close"))
         else:
             body.update(Text(result.message if isinstance(result, NeedMore) else f"Search failed: {safe(error, False)}"))
-            keys.update("esc close")
+            keys.update(Text(f"{close} close"))
         self.refresh_bindings()
+
+    def _key(self, binding_id: str) -> str:
+        """The key that works for one of this screen's bindings: the config's tui.keys may remap it."""
+        return key_for(self.app, self.BINDINGS, binding_id)
 
     def _choosable(self, save: bool) -> Suggestion | None:
         """The suggestion to apply (save: and write), or None: nothing better found, or a keyword-only
