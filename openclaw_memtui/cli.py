@@ -652,12 +652,13 @@ def _main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _stdout_gone()
     except Exception as exc:  # last line of defence: one line, never a traceback
-        if os.environ.get("MEMTUI_DEBUG"):
-            raise
         from .engine.scrub import scrub
-        from .errors import describe
+        from .errors import debug_traceback, debugging, describe
         from .render import safe
 
+        if debugging():  # the traceback asked for, never Python's raw one: it may quote a key
+            sys.stderr.write(debug_traceback(exc))
+            return 1
         print(f"memtui: error: {safe(scrub(describe(exc)), one_line=True)}", file=sys.stderr)
         return 1
     finally:

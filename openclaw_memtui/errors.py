@@ -1,11 +1,31 @@
-"""The app's errors: `UserError` for problems the CLI and the app phrase themselves, and `describe`."""
+"""The app's errors: `UserError` for problems the CLI and the app phrase themselves, `describe`, and
+`debug_traceback` for the traceback MEMTUI_DEBUG=1 asks for."""
 
 from __future__ import annotations
 
-from .engine.errors import MemtuiError, describe
+import os
 
-__all__ = ["MemtuiError", "UserError", "describe"]
+from .engine.errors import MemtuiError, describe
+from .engine.scrub import scrub
+
+__all__ = ["MemtuiError", "UserError", "debug_traceback", "debugging", "describe"]
 
 
 class UserError(MemtuiError):
     """An error already phrased for the user."""
+
+
+def debugging() -> bool:
+    """MEMTUI_DEBUG=1: an unexpected error shows its traceback instead of one line."""
+    return bool(os.environ.get("MEMTUI_DEBUG"))
+
+
+def debug_traceback(exc: BaseException) -> str:
+    """`exc`'s traceback, as safe to print as the one-line error it replaces: keys scrubbed (an
+    exception may quote a request, a header or a URL with ?key=) and control characters shown as
+    escapes (a file name may carry terminal sequences); its newlines kept, it is a traceback."""
+    import traceback  # only when it fails: every command imports this module at start
+
+    from .render import safe
+
+    return safe(scrub("".join(traceback.format_exception(exc))))

@@ -317,3 +317,26 @@ def test_a_fragment_of_a_known_key_inside_another_key_does_not_let_its_tail_thro
     out = scrub("got AIzaSyA1234567890abcdefghijklmnopqrs back; ours sk-configured-0123456789, its tail 23456789x")
     assert "abcdefghijklmnop" not in out and "AIzaSy" not in out and "0123456789" not in out and "23456789" not in out
     assert out.startswith("got [redacted] back")
+
+
+def test_memtui_debug_shows_the_traceback_without_the_key_it_quotes(tmp_path, capsys, monkeypatch):
+    """MEMTUI_DEBUG=1 re-raised the error: Python printed its traceback raw, the key in its message too."""
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    odd_key = "zq7-Plain-Shaped-Secret-4711"  # no pattern knows this shape: only the env value gives it away
+    monkeypatch.setenv("GEMINI_API_KEY", odd_key)
+
+    def failing_status(self, *args, **kwargs):
+        raise RuntimeError(f"GET https://api.example/v1/models?key={KEY} refused ({odd_key}) \x1b]0;pwned\x07")
+
+    monkeypatch.setattr(MemoryIndex, "status", failing_status)
+    ws = write(tmp_path / "ws" / "MEMORY.md", "zebracorn\n").parent
+    argv = ["status", "--workspace", str(ws), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"]
+    code, output = run(capsys, *argv)  # without the variable: one line, no traceback
+    assert code == 1 and output.count("\n") == 1 and "Traceback" not in output and "MEMTUI_DEBUG=1" in output
+    monkeypatch.setenv("MEMTUI_DEBUG", "1")
+    code, output = run(capsys, *argv)
+    assert code == 1 and output.startswith("Traceback (most recent call last):")
+    assert "in failing_status" in output and "RuntimeError: GET https://api.example/v1/models?key=[redacted]" in output
+    assert_no_key(output, KEY, odd_key)
+    assert "\x1b" not in output and "\x07" not in output and "\\x1b]0;pwned\\x07" in output
