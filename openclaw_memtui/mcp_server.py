@@ -48,6 +48,26 @@ def claim_stdio() -> tuple[IO[bytes], IO[bytes]]:
     return wire_in, wire_out
 
 
+class ScrubbedFormatter(logging.Formatter):
+    """Every log line, and the traceback `log.exception` adds, with keys scrubbed and control
+    characters shown as escapes: a tool's exception may quote a request with its key or a file name
+    with terminal sequences, and the SDK logs its own exceptions through the same handler."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from .engine.scrub import scrub
+        from .render import safe
+
+        return safe(scrub(super().format(record)))
+
+
+def log_to_stderr() -> None:
+    """Warnings from anyone (the SDK included) and memtui's own info lines, scrubbed, on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(ScrubbedFormatter("memtui mcp: %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    log.setLevel(logging.INFO)
+
+
 def _tool_list() -> list[Any]:
     import mcp_types as types
 
@@ -242,8 +262,7 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         if not 0 <= value <= MAX_WAIT_S:
             raise UserError(f"{flag} must be between 0 and {MAX_WAIT_S} seconds, got {value:g}")
     wire_in, wire_out = claim_stdio()
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="memtui mcp: %(levelname)s %(message)s")
-    log.setLevel(logging.INFO)
+    log_to_stderr()
     import anyio
 
     from .mcp_tools import MemoryTools

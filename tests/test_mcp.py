@@ -471,3 +471,26 @@ def test_live_openclaw_registers_and_probes_the_server(tmp_path):
     assert report["servers"]["memtui"]["tools"] == 2
     assert sorted(report["tools"]) == ["memtui__memory_get", "memtui__memory_search"]
     assert (live / "openclaw.json").read_bytes() == before
+
+
+async def test_a_tool_that_fails_logs_its_traceback_without_the_key_it_quotes(tmp_path, workspace):
+    """The server logged an unexpected tool failure with log.exception: the traceback went to stderr raw."""
+    key = "sk-live-do-not-print-0123456789"
+    probe = ("import sys\n"
+             "from openclaw_memtui.mcp_tools import MemoryTools\n"
+             "def call(self, tool, arguments):\n"
+             f"    raise RuntimeError('upstream refused https://api.example/v1?key={key} \\x1b]0;pwned\\x07')\n"
+             "MemoryTools.call = call\n"
+             "from openclaw_memtui.cli import main\n"
+             "sys.exit(main(['mcp', *sys.argv[1:]]))\n")
+    params = StdioServerParameters(command=sys.executable, args=["-c", probe, *keyword_args(tmp_path, workspace)],
+                                   env=env_for_subprocess(), cwd=str(REPO))
+    with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write_stream), ClientSession(read, write_stream) as s:
+            await s.initialize()
+            text = await refused(s, "memory_search", query="tea")
+    assert text.startswith("memory_search failed: upstream refused") and key not in text
+    err = (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+    assert "memtui mcp: ERROR tool 'memory_search' failed\nTraceback (most recent call last):" in err
+    assert "RuntimeError: upstream refused https://api.example/v1?key=[redacted] \\x1b]0;pwned\\x07" in err
+    assert key not in err and "\x1b" not in err and "\x07" not in err
