@@ -651,15 +651,10 @@ def _main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return _stdout_gone()
-    except Exception as exc:  # last line of defence: one line, never a traceback
-        from .engine.scrub import scrub
-        from .errors import debug_traceback, debugging, describe
-        from .render import safe
+    except Exception as exc:  # last line of defence: one line (MEMTUI_DEBUG=1: the traceback), scrubbed
+        from .errors import crash_report
 
-        if debugging():  # the traceback asked for, never Python's raw one: it may quote a key
-            sys.stderr.write(debug_traceback(exc))
-            return 1
-        print(f"memtui: error: {safe(scrub(describe(exc)), one_line=True)}", file=sys.stderr)
+        sys.stderr.write(crash_report(exc))
         return 1
     finally:
         session = sys.modules.get("openclaw_memtui.session")  # loaded only by commands that open one

@@ -1,5 +1,5 @@
 """The app's errors: `UserError` for problems the CLI and the app phrase themselves, `describe`, and
-`debug_traceback` for the traceback MEMTUI_DEBUG=1 asks for."""
+`crash_report` for an unexpected one (with MEMTUI_DEBUG=1 its traceback, `debug_traceback`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 from .engine.errors import MemtuiError, describe
 from .engine.scrub import scrub
 
-__all__ = ["MemtuiError", "UserError", "debug_traceback", "debugging", "describe"]
+__all__ = ["MemtuiError", "UserError", "crash_report", "debug_traceback", "debugging", "describe"]
 
 
 class UserError(MemtuiError):
@@ -29,3 +29,13 @@ def debug_traceback(exc: BaseException) -> str:
     from .render import safe
 
     return safe(scrub("".join(traceback.format_exception(exc))))
+
+
+def crash_report(exc: BaseException) -> str:
+    """What an unexpected error prints as memtui ends (the CLI's last line of defence, the TUI's
+    crash): one line, or with MEMTUI_DEBUG=1 the traceback; either scrubbed and escaped."""
+    if debugging():
+        return debug_traceback(exc)
+    from .render import safe
+
+    return f"memtui: error: {safe(describe(exc), one_line=True)}\n"  # describe scrubs

@@ -332,6 +332,7 @@ def test_memtui_debug_shows_the_traceback_without_the_key_it_quotes(tmp_path, ca
     monkeypatch.setattr(MemoryIndex, "status", failing_status)
     ws = write(tmp_path / "ws" / "MEMORY.md", "zebracorn\n").parent
     argv = ["status", "--workspace", str(ws), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"]
+    monkeypatch.delenv("MEMTUI_DEBUG", raising=False)
     code, output = run(capsys, *argv)  # without the variable: one line, no traceback
     assert code == 1 and output.count("\n") == 1 and "Traceback" not in output and "MEMTUI_DEBUG=1" in output
     monkeypatch.setenv("MEMTUI_DEBUG", "1")
@@ -340,3 +341,57 @@ def test_memtui_debug_shows_the_traceback_without_the_key_it_quotes(tmp_path, ca
     assert "in failing_status" in output and "RuntimeError: GET https://api.example/v1/models?key=[redacted]" in output
     assert_no_key(output, KEY, odd_key)
     assert "\x1b" not in output and "\x07" not in output and "\\x1b]0;pwned\\x07" in output
+
+
+@pytest.mark.parametrize("debug", [False, True])
+async def test_a_tui_crash_reports_no_key_and_no_raw_traceback(tmp_path, capsys, monkeypatch, debug):
+    """Textual reported a crash with a Rich traceback of every frame's locals, raw, whatever MEMTUI_DEBUG said."""
+    from .app_helpers import copy_demo, make_app
+
+    monkeypatch.setenv("MEMTUI_DEBUG", "1") if debug else monkeypatch.delenv("MEMTUI_DEBUG", raising=False)
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    token = KEY  # a local of the failing frame: Textual's report listed it
+
+    def crash() -> None:
+        raise RuntimeError(f"POST https://api.example/v1?key={token} \x1b]0;pwned\x07")
+
+    app.action_help = crash
+    capsys.readouterr()
+    with pytest.raises(RuntimeError):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f1")
+            await pilot.pause()
+    assert capsys.readouterr().err == ""  # Textual printed nothing itself: run_tui writes the report
+    report = app.crash_report
+    assert app.return_code == 1
+    assert_no_key(report, KEY)
+    assert "\x1b" not in report and "\x07" not in report and "\\x1b]0;pwned\\x07" in report
+    if debug:
+        assert report.startswith("Traceback (most recent call last):") and "in crash" in report
+    else:
+        assert report.startswith("memtui: error: POST https://api.example/v1?key=[redacted]")
+        assert report.count("\n") == 1 and "Traceback" not in report
+
+
+def test_the_tui_ends_a_crash_with_one_line_on_stderr_and_exit_1(tmp_path):
+    """It exited 0 after a crash; and Rich wrapped the one line at 80 columns."""
+    import subprocess
+    import sys
+
+    from .helpers import env_for_subprocess
+
+    probe = ("import sys\n"
+             "from textual.app import App\n"
+             "from openclaw_memtui.tui.app import MemtuiApp\n"
+             "def on_mount(self):\n"
+             f"    raise RuntimeError('the index said no ' * 5 + '?key={KEY}')\n"
+             "MemtuiApp.on_mount = on_mount\n"
+             "MemtuiApp.run = lambda self, **kw: App.run(self, headless=True, **kw)  # no terminal here\n"
+             "from openclaw_memtui.cli import main\n"
+             "sys.exit(main(sys.argv[1:]))\n")
+    out = subprocess.run([sys.executable, "-c", probe, "--demo", "--db", str(tmp_path / "i.sqlite"), "--provider", "none"],
+                         capture_output=True, text=True, env=env_for_subprocess() | {"MEMTUI_DEBUG": ""}, timeout=60)
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.startswith("memtui: error: the index said no the index said no") and out.stderr.count("\n") == 1
+    assert "?key=[redacted] (RuntimeError; rerun with MEMTUI_DEBUG=1 for details)" in out.stderr
+    assert_no_key(out.stderr, KEY)

@@ -32,7 +32,7 @@ from ..engine.index import MemoryIndex
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..engine.settings import DEFAULT_SEARCH_PARAMS
-from ..errors import describe
+from ..errors import crash_report, describe
 from ..render import dumps_json, safe
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
 from .judging import JudgingMixin
@@ -125,6 +125,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.ignored_window = ""  # ... and the words that were ignored, said in the info bar
         self._focus_results_for = -1  # Enter was pressed: move to the results when this search answers
         self.rerank_ms = 0.0
+        self.crash_report = ""  # what stderr says after an unexpected error ended the app (_fatal_error)
         self.sync_again = False
         self._cancel = threading.Event()
         self._debounce: Timer | None = None
@@ -198,6 +199,18 @@ class MemtuiApp(JudgingMixin, App[None]):
             path = "~" + path[len(home):]
         room = width - HEADER_SIDES - len(f"{self.title} — ") - len(origin)
         self.sub_title = cut_middle(safe(path, one_line=True), max(12, room)) + origin
+
+    def _fatal_error(self) -> None:
+        """An unexpected error ends the app as it ends a command: `crash_report` (one scrubbed line, or
+        with MEMTUI_DEBUG=1 the scrubbed traceback), which run_tui writes once the terminal is back.
+        Textual's own report (this hook is Textual's, and private) is a Rich traceback with every
+        frame's locals, printed raw: a key an exception or a provider holds, a note's escape
+        sequences; and Rich would wrap or crop the line at the console's width."""
+        self.bell()
+        error = sys.exc_info()[1] or self._exception  # called while the error is handled
+        if error is not None and not self.crash_report:
+            self.crash_report = crash_report(error)
+        self._close_messages_no_wait()
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(id="_default")

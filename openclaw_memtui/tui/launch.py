@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,4 +22,6 @@ def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         app.run()
     finally:
         session.close()
-    return 0
+    if app.crash_report:  # written here, with the terminal restored, not by Rich (which wraps at its width)
+        sys.stderr.write(app.crash_report)
+    return app.return_code or 0  # 1 after a crash, as a failed command
