@@ -343,11 +343,10 @@ async def open_status_screen(app: MemtuiApp, pilot) -> tuple[float, float]:
     idle (textual's wait_for_idle, up to 1 s twice), which a background thread loading vectors never
     does, so it measured 2 s whatever the app did."""
     from textual import events
-    from textual.widgets import Static
 
     def counts_shown() -> bool:
         found = app.screen.query("#sync-status")
-        return bool(found) and "Files / chunks" in str(found.first(Static).render())
+        return bool(found) and "Files / chunks" in str(found.first().render())
 
     started = time.perf_counter()
     app._driver.send_message(events.Key("f2", None))

@@ -393,9 +393,7 @@ def test_vector_size_change_with_nothing_to_embed_is_seen_by_search_and_fixed_by
 
 
 async def test_the_app_status_screen_shows_integrity(tmp_path):
-    from textual.widgets import Static
-
-    from .app_helpers import make_app, wait_for
+    from .app_helpers import make_app, status_screen_text, wait_for
 
     ws = tmp_path / "ws"
     write(ws / "memory" / "a.md", "x" * 40_000)  # many identical chunks on one line
@@ -404,8 +402,8 @@ async def test_the_app_status_screen_shows_integrity(tmp_path):
         assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
         await pilot.press("f2")
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
-        assert await wait_for(pilot, lambda: "Integrity" in str(app.screen.query_one("#sync-status", Static).render()))
-        status = str(app.screen.query_one("#sync-status", Static).render())
+        assert await wait_for(pilot, lambda: "Integrity" in status_screen_text(app))
+        status = status_screen_text(app)
         chunks = app.index.status().chunks
         assert chunks > 20 and f"Integrity         ok ({chunks} keyword rows for {chunks} chunks)" in status
 

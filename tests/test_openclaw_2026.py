@@ -479,14 +479,12 @@ def test_live_openclaw_agrees(capsys, monkeypatch):
 # -- the app ----------------------------------------------------------------------------------------------
 
 async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
-    from textual.widgets import Static
-
     from openclaw_memtui.cli import build_parser, load_cfg
     from openclaw_memtui.paths import config_dir
     from openclaw_memtui.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
-    from .app_helpers import wait_for
+    from .app_helpers import status_screen_text, wait_for
 
     (oc / "ws-main" / "memory" / "2026-11-29.md").write_text("# 2026-11-29\n\n- Added after indexing.\n", encoding="utf-8")
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
@@ -496,7 +494,7 @@ async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
         await pilot.press("f2")
 
         def status_text() -> str:
-            return str(app.screen.query_one("#sync-status", Static).render()) if app.screen.query("#sync-status") else ""
+            return status_screen_text(app)
 
         assert await wait_for(pilot, lambda: "2026.9 layout" in status_text())
         text = status_text()

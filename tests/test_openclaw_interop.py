@@ -230,13 +230,11 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
 
 
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
-    from textual.widgets import Static
-
     from openclaw_memtui.cli import build_parser, load_cfg
     from openclaw_memtui.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
-    from .app_helpers import wait_for
+    from .app_helpers import status_screen_text, wait_for
 
     build_openclaw_index(openclaw_home)
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
@@ -246,7 +244,7 @@ async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
         await pilot.press("f2")
 
         def status_text() -> str:
-            return str(app.screen.query_one("#sync-status", Static).render()) if app.screen.query("#sync-status") else ""
+            return status_screen_text(app)
 
         assert await wait_for(pilot, lambda: "OpenClaw index" in status_text())
         text = status_text()

@@ -198,11 +198,9 @@ def test_fallback_setting_is_checked_and_imported_from_openclaw():
 
 
 async def test_the_app_tells_of_the_fallback_once_and_shows_it_on_the_status_screen(tmp_path, make_settings, ws, apis):
-    from textual.widgets import Static
-
     from openclaw_memtui.engine.search.rank import SearchParams
 
-    from .app_helpers import NOW_MS, RecordingApp, wait_for
+    from .app_helpers import NOW_MS, RecordingApp, status_screen_text, wait_for
 
     primary, _ = apis
     primary.script = failing(body={"error": f"key {SECRET} revoked"})
@@ -217,7 +215,7 @@ async def test_the_app_tells_of_the_fallback_once_and_shows_it_on_the_status_scr
         await pilot.press("f2")
 
         def shown() -> str:
-            return str(app.screen.query_one("#sync-status", Static).render()) if app.screen.query("#sync-status") else ""
+            return status_screen_text(app)
 
         assert await wait_for(pilot, lambda: "Fallback" in shown())
         assert "fallback from openai: openai: HTTP 500" in shown() and "now ollama / nomic-embed-text" in shown()

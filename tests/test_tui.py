@@ -366,3 +366,41 @@ def test_sync_progress_messages_coalesce_within_a_phase():
     first = SyncProgressed(SyncProgress("index", 1, 10))
     assert first.can_replace(SyncProgressed(SyncProgress("index", 2, 10)))
     assert not first.can_replace(SyncProgressed(SyncProgress("embed", 0, 10)))  # a phase change gets through
+
+
+async def test_status_values_wrap_under_their_own_column_at_80_columns(tmp_path):
+    """A deep workspace path, the index file or a skip reason wrapped under the labels: a ragged table."""
+    from dataclasses import replace
+
+    from textual.geometry import Region
+
+    from openclaw_memtui.tui.screens.status_rows import StatusSnapshot, status_rows
+
+    deep = tmp_path / "a-folder-with-a-rather-long-name" / "and-another-level-below-it" / "workspace-of-the-agent"
+    ws = copy_demo(deep)
+    app = make_app(ws, tmp_path)
+    app.index.sync()
+    reason = "not UTF-8 (byte 0xff at offset 2); save it as UTF-8 and sync again, or move it out of memory/"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_status_screen(pilot, app)
+        status = app.screen.snapshot.status
+        app.screen.snapshot = StatusSnapshot(replace(status, skipped=[{"path": "memory/bad \x1b[31m.md", "reason": reason}]))
+        assert await wait_for(pilot, lambda: "Skipped" in status_screen_text(app))
+        widget = app.screen.query_one("#sync-status")
+        labels = {key.strip() for key, _ in status_rows(app.screen.snapshot, app.origin, app.sync_state) if key.strip()}
+        drawn = widget.render_lines(Region(0, 0, *widget.outer_size))  # padding included: all of each line
+        lines = [strip.text.rstrip() for strip in drawn if strip.text.strip()]
+        left = widget.styles.padding.left
+        value_at = left + 18  # the label column's width
+        values: dict[str, str] = {}
+        label = ""
+        for line in lines:
+            head, value = line[left:value_at].strip(), line[value_at:]
+            assert head in labels or (not head and value[:1] not in ("", " ")), line
+            label = head or label
+            values[label] = values.get(label, "") + value.strip()
+        assert lines and all(len(line) <= widget.outer_size.width for line in lines)
+        assert values["Workspace"].replace(" ", "") == f"{ws}(test)" and len(str(ws)) > 80 - value_at  # it did wrap
+        assert values["Index file"] == str(tmp_path / "tui.sqlite")
+        skipped = f"1 file(s)memory/bad \\x1b[31m.md: {reason}"  # the label's row, then the file's (escaped)
+        assert values["Skipped"].replace(" ", "") == skipped.replace(" ", "")  # a wrap at a space drops it

@@ -1,5 +1,5 @@
-"""The status screen's data: `read_status` (SQLite and OpenClaw's files: call it from a worker) and
-the rows built from what it read."""
+"""The status screen's data: `read_status` (SQLite and OpenClaw's files: call it from a worker), the
+rows built from what it read, and `StatusTable`, the widget that draws them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
 from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
 
 from ...engine.embeddings.choice import describe_fallback
 from ...engine.index import MemoryIndex
@@ -22,6 +26,7 @@ if TYPE_CHECKING:
 
 Rows = list[tuple[str, str]]
 
+LABEL_WIDTH = 18  # the longest label ("Provider / model") and a gap
 OPENCLAW_NAMES_SHOWN = 6  # the CLI (`memtui status --agent ID --openclaw-index`) lists them all
 
 
@@ -130,10 +135,32 @@ def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState) -> Rows:
     return rows
 
 
-def rows_text(rows: Rows) -> Text:
-    """Label and value per line; every value is untrusted (paths, errors, model names) and escaped."""
-    text = Text()
-    for key, value in rows:
-        text.append(f"{key:<18}", style="bold")
-        text.append(safe(str(value), one_line=True) + "\n")
-    return text
+class RowsTable:
+    """The rows as a two-column grid: a value too long for the screen (a deep workspace path, the
+    index file, a skipped file's reason) wraps under the value column, not under the labels. Every
+    value is untrusted (paths, errors, model names) and escaped. str() is the plain text, a row a line."""
+
+    def __init__(self, rows: Rows) -> None:
+        self.rows = [(key, safe(str(value), one_line=True)) for key, value in rows]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        grid = Table.grid()
+        grid.add_column(width=LABEL_WIDTH, no_wrap=True, overflow="ellipsis", style="bold")
+        grid.add_column(ratio=1, no_wrap=False, overflow="fold")  # a path has no spaces: folded, not cut
+        for key, value in self.rows:
+            grid.add_row(Text(key), Text(value))
+        yield grid
+
+    def __str__(self) -> str:
+        return "".join(f"{key:<{LABEL_WIDTH}}{value}\n" for key, value in self.rows)
+
+
+class StatusTable(Widget):
+    """The status screen's rows; the screen sets `rows`, the widget draws them (`RowsTable`)."""
+
+    DEFAULT_CSS = "StatusTable { height: auto; }"
+
+    rows: reactive[Rows] = reactive(list, layout=True)
+
+    def render(self) -> RowsTable:
+        return RowsTable(self.rows)

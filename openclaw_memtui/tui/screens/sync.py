@@ -26,7 +26,7 @@ from ...render import safe
 from ..messages import StatusLoaded
 from ..state import SyncState, format_rate_eta, phase_unit
 from ..widgets.progress_line import ProgressLine
-from .status_rows import StatusSnapshot, read_status, rows_text, status_rows, unembedded
+from .status_rows import StatusSnapshot, StatusTable, read_status, status_rows, unembedded
 
 if TYPE_CHECKING:
     from ...interop.agents import Agent
@@ -69,7 +69,7 @@ class SyncScreen(Screen[None]):
         yield Static(id="sync-phase")
         yield ProgressLine(id="sync-bar")
         with VerticalScroll():
-            yield Static(id="sync-status")
+            yield StatusTable(id="sync-status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -107,7 +107,7 @@ class SyncScreen(Screen[None]):
         self.query_one("#sync-phase", Static).update(progress_label(sync))
 
     def _show_status(self) -> None:
-        self.query_one("#sync-status", Static).update(rows_text(status_rows(self.snapshot, self.origin, self.sync_state)))
+        self.query_one("#sync-status", StatusTable).rows = status_rows(self.snapshot, self.origin, self.sync_state)
 
     def load_status(self) -> None:
         self._status_generation += 1
