@@ -562,3 +562,30 @@ def test_a_line_of_megabytes_is_cut_in_the_file_view_and_the_match_still_marked(
     left_out = len("zebu ") + 10 + 5_000_000 - MAX_LINE_CHARS
     assert lines[1].startswith("    2 zebu \\x1b") and lines[1].endswith(f" … [{left_out:,} more characters]")
     assert len(lines[1]) < MAX_LINE_CHARS * 4 and any(span.style == MATCHED for span in body.spans)
+
+
+async def test_the_status_screen_hints_name_its_remapped_keys(tmp_path):
+    """The status screen said "s: sync now, f: full rebuild" and "(s resumes)" whatever tui.keys said."""
+    from dataclasses import replace
+
+    from .app_helpers import open_status_screen, status_screen_text
+
+    app = make_app(copy_demo(tmp_path), tmp_path,
+                   cfg={"tui": {"keys": {"syncscreen.sync": "y", "syncscreen.rebuild": "ctrl+b"}}})
+    app.index.sync()  # nothing for the launch to sync: a sync that starts is the key's
+
+    def phase() -> str:
+        return str(app.screen.query_one("#sync-phase", Static).render())
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: app.sync_state.last_report is None and not app.sync_state.busy)
+        await open_status_screen(pilot, app)
+        assert phase() == "Idle — y: sync now, ctrl+b: full rebuild"
+        status = app.screen.snapshot.status
+        app.screen.snapshot = replace(app.screen.snapshot, status=replace(status, provider="seeded", chunks=40, embedded=10))
+        assert await wait_for(pilot, lambda: "30 of 40 chunks not embedded yet (y resumes)" in status_screen_text(app))
+        await pilot.press("s", "f")  # the default keys do nothing now
+        await pilot.pause()
+        assert not any("Sync started" in text for _, text in app.toasts)
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: any("Sync started" in text for _, text in app.toasts))

@@ -91,17 +91,18 @@ def unembedded(status: Status) -> int:
     return max(0, status.chunks - status.embedded) if status.provider != "none" else 0
 
 
-def dirty_text(status: Status, sync: SyncState) -> str:
-    """Files changed since the last sync, or vectors a cancelled or failed sync left to embed."""
+def dirty_text(status: Status, sync: SyncState, resume_key: str = "s") -> str:
+    """Files changed since the last sync, or vectors a cancelled or failed sync left to embed (the
+    screen's sync key, `resume_key`, resumes them)."""
     missing = unembedded(status)
     if sync.running:
         return "syncing now"
     if missing:
-        return f"yes — {missing:,} of {status.chunks:,} chunks not embedded yet (s resumes)"
+        return f"yes — {missing:,} of {status.chunks:,} chunks not embedded yet ({resume_key} resumes)"
     return "yes — changes waiting to sync" if sync.dirty else "no"
 
 
-def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState) -> Rows:
+def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState, resume_key: str = "s") -> Rows:
     """Index, provider and sync facts; dirty and watcher come from the app's live state."""
     status = snapshot.status
     if snapshot.pending:
@@ -118,7 +119,7 @@ def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState) -> Rows:
         ("Provider error", status.provider_error or "none"),
         *([("Fallback", describe_fallback(status.fallback))] if status.fallback else []),
         ("Files / chunks", f"{status.files} files · {status.chunks} chunks · {status.embedded} embedded"),
-        ("Dirty", dirty_text(status, sync)),
+        ("Dirty", dirty_text(status, sync, resume_key)),
         ("Last sync", status.last_sync or "never"),
         ("Watcher", sync.watcher),
     ]

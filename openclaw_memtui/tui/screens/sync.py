@@ -23,6 +23,7 @@ from textual.widgets import Footer, Header, Static
 
 from ...engine.index import MemoryIndex
 from ...render import safe
+from ..keys import key_for
 from ..messages import StatusLoaded
 from ..state import SyncState, format_rate_eta, phase_unit
 from ..widgets.progress_line import ProgressLine
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 STATUS_REFRESH_DURING_SYNC_S = 1.0
 
 
-def progress_label(sync: SyncState, now: float | None = None) -> Text:
+def progress_label(sync: SyncState, now: float | None = None, *, sync_key: str = "s", rebuild_key: str = "f") -> Text:
+    """The line above the bar; its hints name the screen's keys (the config's tui.keys may remap them)."""
     p = sync.progress
     if sync.running and p is not None:
         speed = format_rate_eta(sync.rate_eta(time.monotonic() if now is None else now), phase_unit(p.phase))
@@ -43,8 +45,8 @@ def progress_label(sync: SyncState, now: float | None = None) -> Text:
     if sync.running:
         return Text("Syncing — starting", style="bold")
     if sync.last_report is not None and sync.last_report.cancelled:
-        return Text("Cancelled — s resumes where it stopped, f: full rebuild", style="bold")
-    return Text("Idle — s: sync now, f: full rebuild", style="dim")
+        return Text(f"Cancelled — {sync_key} resumes where it stopped, {rebuild_key}: full rebuild", style="bold")
+    return Text(f"Idle — {sync_key}: sync now, {rebuild_key}: full rebuild", style="dim")
 
 
 class SyncScreen(Screen[None]):
@@ -104,10 +106,15 @@ class SyncScreen(Screen[None]):
             bar.show_unknown()
         else:
             bar.show(1 if sync.last_report and not sync.last_report.cancelled else 0, 1)
-        self.query_one("#sync-phase", Static).update(progress_label(sync))
+        self.query_one("#sync-phase", Static).update(progress_label(sync, sync_key=self._key("syncscreen.sync"),
+                                                                    rebuild_key=self._key("syncscreen.rebuild")))
 
     def _show_status(self) -> None:
-        self.query_one("#sync-status", StatusTable).rows = status_rows(self.snapshot, self.origin, self.sync_state)
+        self.query_one("#sync-status", StatusTable).rows = status_rows(self.snapshot, self.origin, self.sync_state,
+                                                                       resume_key=self._key("syncscreen.sync"))
+
+    def _key(self, binding_id: str) -> str:
+        return key_for(self.app, self.BINDINGS, binding_id)
 
     def load_status(self) -> None:
         self._status_generation += 1
