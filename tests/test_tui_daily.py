@@ -74,7 +74,8 @@ async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path,
                    cfg={"tui": {"keys": {"toggle_tuning": "f5", "export_settings": "f6", "clear_time_window": "f4",
                                          "results.mark_relevant": "r", "results.mark_not_relevant": "n",
-                                         "results.clear_mark": "u"}}})
+                                         "results.clear_mark": "u", "results.edit": "o", "results.copy": "y",
+                                         "results.copy_json": "k"}}})
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f5")  # the tuning panel, before any judgement: its hint names the keys that judge
         assert await wait_for(pilot, lambda: "judges" in " ".join(rendered_lines(app.query_one("#metric"))))
@@ -91,6 +92,8 @@ async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
         assert "ctrl+t" not in about and "ctrl+e" not in about and "f3" not in about
         assert "Suggest settings\" (ctrl+p)" in about  # the palette's key is not remapped
         assert "r marks the highlighted result relevant" in about and "n not relevant" in about and "u clears" in about
+        assert "o opens it in $EDITOR" in about and "y copies the snippet, k the result as JSON" in about
+        assert "e opens it" not in about and "c copies" not in about
 
 
 @pytest.mark.parametrize("export_key", ["ctrl+e", "f6"])

@@ -684,7 +684,8 @@ class MemtuiApp(JudgingMixin, App[None]):
                              time_words=self.key_for("clear_time_window"),
                              palette=format_key(self.COMMAND_PALETTE_BINDING), relevant=self.key_for("results.mark_relevant"),
                              not_relevant=self.key_for("results.mark_not_relevant"),
-                             clear_mark=self.key_for("results.clear_mark"))
+                             clear_mark=self.key_for("results.clear_mark"), edit=self.key_for("results.edit"),
+                             copy=self.key_for("results.copy"), copy_json=self.key_for("results.copy_json"))
         self.push_screen(HelpScreen(help_keys(bindings, self.get_key_display), about))
 
     def key_for(self, binding_id: str) -> str:

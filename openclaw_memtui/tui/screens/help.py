@@ -18,8 +18,8 @@ from textual.widgets import Footer, Static
 # bound now (the config's tui.keys remaps them)
 ABOUT = """\
 Type a query: results update as you type (Enter searches at once and moves to the results).
-Up/Down in the list selects a result; Enter opens the whole file at that chunk; e opens it in
-$EDITOR at that line; c copies the snippet, j the result as JSON.
+Up/Down in the list selects a result; Enter opens the whole file at that chunk; {edit} opens it in
+$EDITOR at that line; {copy} copies the snippet, {copy_json} the result as JSON.
 
 Score pane: vector = cosine similarity of the query and chunk embeddings; text = keyword score:
 the chunk's BM25 score mapped to [0,1), blended with its best-matching line's as (1 − line weight)
