@@ -273,7 +273,12 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         return 130
     finally:
         bar.close()
-    vector_file = _save_vector_file(index, report, not args.no_embed, bar.enabled)
+    try:
+        vector_file = _save_vector_file(index, report, not args.no_embed, bar.enabled)
+    except KeyboardInterrupt:  # the sync is done and kept; only the file the app maps at launch is missing
+        print("memtui: interrupted while saving the vector matrix; the index is complete and the app "
+              "builds the matrix at launch (or run `memtui index` again)", file=sys.stderr)
+        return 130
     status = index.status(check_dirty=False)
     if args.json:
         print(dumps_json({"report": report.to_dict(), "status": status.to_dict(), "vector_file": vector_file}, indent=2))
@@ -290,6 +295,8 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             print(f"  embeddings failed: {safe(report.embed_error, one_line=True)} — keyword search still works")
         if vector_file["saved"]:
             print(f"  vector matrix: saved beside the index in {vector_file['seconds']:.1f}s (the app maps it at launch)")
+        elif vector_file["problem"]:
+            print(f"  vector matrix: not saved: {safe(vector_file['problem'], one_line=True)} — the app builds it at launch")
         print(f"  index: {safe(status.db_path, one_line=True)}")
     return 0
 
@@ -301,7 +308,7 @@ def _save_vector_file(index: Any, report: Any, wanted: bool, on_terminal: bool) 
     import time
 
     if not wanted or report.cancelled or report.embed_error or not index.lacks_vector_file():
-        return {"saved": False, "seconds": 0.0}
+        return {"saved": False, "seconds": 0.0, "problem": ""}
     if on_terminal:
         sys.stderr.write("vectors: saving the matrix file the app maps at launch…")
         sys.stderr.flush()
@@ -311,7 +318,8 @@ def _save_vector_file(index: Any, report: Any, wanted: bool, on_terminal: bool) 
     finally:
         if on_terminal:
             sys.stderr.write("\r" + " " * 60 + "\r")
-    return {"saved": saved, "seconds": time.perf_counter() - started}
+    problem = "" if saved else index.vector_searcher.save_problem
+    return {"saved": saved, "seconds": time.perf_counter() - started, "problem": problem}
 
 
 def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:

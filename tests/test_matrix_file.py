@@ -476,3 +476,91 @@ def test_the_index_command_saves_the_file_of_a_large_index_once(tmp_path, monkey
         assert "vector matrix: saved beside the index" in capsys.readouterr().out and path.exists()
     finally:
         api.close()
+
+
+@pytest.fixture
+def large_index_command(tmp_path, monkeypatch):
+    """`memtui index` argv over loopback HTTP (OpenAI's wire format) for 40 notes that count as a large,
+    quantised index; yields (argv, index path)."""
+    from .fake_api import FakeAPI
+
+    api = FakeAPI("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-matrix-file-0123456789")
+    monkeypatch.setenv("OPENAI_BASE_URL", api.url)
+    monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)
+    monkeypatch.setattr(vector.VectorSearcher, "keeps_floats", lambda self, count, dims: self.exact)
+    ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
+    for i in range(40):
+        write(ws / "memory" / f"n{i:02d}.md", f"# Note {i}\nsubject {i % 5} detail {i}\n")
+    try:
+        yield ["index", "--workspace", str(ws), "--db", str(db), "--provider", "openai"], db
+    finally:
+        api.close()
+
+
+def test_a_save_that_fails_is_said_in_one_line_and_leaves_no_temp(large_index_command, monkeypatch, capsys):
+    """A full disk while saving: the index is complete, the report says the file was not saved and
+    why (text and --json), and no half-written temp file is left beside the index."""
+    import json
+
+    from openclaw_memtui.cli import main
+
+    argv, db = large_index_command
+
+    def disk_full(fh, array):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matrix_file, "_write_array", disk_full)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "vector matrix: not saved: No space left on device — the app builds it at launch" in out
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["vector_file"]["saved"] is False and report["vector_file"]["problem"] == "No space left on device"
+    assert report["status"]["embedded"] == 40
+    assert sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name)) == ["i.sqlite", "i.sqlite.lock"]
+
+
+def test_a_folder_at_the_files_path_is_said_before_any_matrix_is_built(large_index_command, monkeypatch, capsys):
+    """os.replace cannot put a file over a folder: the report says so, without first building a
+    matrix that cannot be saved (~20 s at 1M chunks at every `memtui index`)."""
+    import json
+
+    from openclaw_memtui.cli import main
+
+    argv, db = large_index_command
+    matrix_path(db).mkdir()
+    builds = []
+    real_load = vector.VectorSearcher._load
+    monkeypatch.setattr(vector.VectorSearcher, "_load", lambda self, *a: builds.append(1) or real_load(self, *a))
+    assert main([*argv, "--json"]) == 0
+    vector_file = json.loads(capsys.readouterr().out)["vector_file"]
+    assert vector_file["saved"] is False and vector_file["problem"] == "a folder is in its place (i.sqlite.matrix): move it away"
+    assert builds == [] and matrix_path(db).is_dir()
+    matrix_path(db).rmdir()
+    assert main([*argv, "--json"]) == 0
+    vector_file = json.loads(capsys.readouterr().out)["vector_file"]
+    assert vector_file == {**vector_file, "saved": True, "problem": ""} and builds == [1]
+
+
+def test_ctrl_c_while_saving_says_the_index_is_complete(large_index_command, monkeypatch, capsys):
+    from openclaw_memtui.cli import main
+
+    argv, db = large_index_command
+
+    def interrupted(fh, array):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matrix_file, "_write_array", interrupted)
+    assert main(argv) == 130
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [
+        "memtui: interrupted while saving the vector matrix; the index is complete and the app builds the matrix "
+        "at launch (or run `memtui index` again)"]
+    assert sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name)) == ["i.sqlite", "i.sqlite.lock"]
+    monkeypatch.undo()
+    index = MemoryIndex(index_settings(validate({}), Path(argv[2]), db), provider_name="none", read_only=True)
+    try:
+        assert index.status(check_dirty=False).chunks == 40 and index.reads().count_embedded("text-embedding-3-small") == 40
+    finally:
+        index.close()

@@ -7,6 +7,8 @@ the embedding provider lazily, and never imports Textual.
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -338,7 +340,16 @@ class MemoryIndex:
 
     def save_vector_file(self) -> bool:
         """Build the vector matrix and save it beside the index now (`memtui index` does, after its
-        sync, when `lacks_vector_file`); True when the file saved is for the index's state now."""
+        sync, when `lacks_vector_file`); True when the file saved is for the index's state now. When
+        not, `vector_searcher.save_problem` says why (a full disk; a folder at the file's path, found
+        before the build: at 1M chunks building a matrix that cannot be saved costs ~20 s)."""
+        searcher = self.vector_searcher
+        searcher.save_problem = ""
+        path = searcher.matrix_file
+        with contextlib.suppress(OSError):  # nothing there: the usual case
+            if path is not None and stat.S_ISDIR(os.lstat(path).st_mode):
+                searcher.save_problem = f"a folder is in its place ({path.name}): move it away"
+                return False
         self.warm_up_vectors()
         saved = self.vector_searcher.saved
         return saved is not None and saved.generation == self.reads().generation()

@@ -128,6 +128,7 @@ class VectorSearcher:
         self.last_path = ""
         self.loaded_from = ""  # "file" or "sqlite": where the matrix in memory came from
         self.file_problem = ""  # why the matrix file was not used or not written, last time
+        self.save_problem = ""  # why the last save of the matrix file failed ("" after one that worked)
         self.load_s = self.save_s = 0.0  # the last load (file or SQLite) and save took, wall seconds
         self.patched_from = ""  # how the last patch found the changed rows: "log" (the writes' record) or "scan"
         self.patch_s = 0.0  # and how long it took, wall seconds
@@ -418,9 +419,10 @@ class VectorSearcher:
                     return
                 started = time.perf_counter()
                 save_matrix(self.matrix_file, loaded.matrix, loaded.labels, loaded.stamp)
-                self._saved, self.save_s = loaded.stamp, time.perf_counter() - started
+                self._saved, self.save_s, self.save_problem = loaded.stamp, time.perf_counter() - started, ""
             except (OSError, ValueError) as exc:  # a full disk or a read-only folder: the next start rebuilds
-                self.file_problem = f"not saved: {exc}"
+                self.save_problem = _why_not_saved(exc)
+                self.file_problem = f"not saved: {self.save_problem}"
 
     def _merge_later(self, loaded: _Loaded) -> None:
         matrix = loaded.matrix
@@ -578,6 +580,11 @@ class VectorSearcher:
             (q.tobytes(), fetch, model),
         ).fetchall()
         return [(rowid, 1.0 - float(dist)) for rowid, dist, source in rows if source in sources][:k]
+
+
+def _why_not_saved(exc: OSError | ValueError) -> str:
+    """One line for a failed save: the system's words ("No space left on device"), not the temp name."""
+    return (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)) or type(exc).__name__
 
 
 def _logged_rowids(logged: bytes) -> np.ndarray:
