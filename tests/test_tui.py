@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from textual.widgets import OptionList, Static
 
 from openclaw_memtui.tui.widgets.slider import Slider
@@ -291,6 +293,27 @@ async def test_status_screen_opens_before_its_status_read_answers(tmp_path):
         await pilot.press("escape", "f2", "f2")  # asked twice: one screen on the stack
         assert await wait_for(pilot, lambda: "Files / chunks" in status_screen_text(app))
         assert sum(s.__class__.__name__ == "SyncScreen" for s in app.screen_stack) == 1
+
+
+async def test_status_screen_bar_claims_nothing_when_the_status_read_fails(tmp_path):
+    """An index that cannot be read (locked, deleted, garbage): the bar shows no figure beside "could
+    not read the index", not the last finished sync's 100 %."""
+    app = make_app(copy_demo(tmp_path), tmp_path)
+
+    def bar() -> str:
+        return "".join(s.text for s in app.screen.query_one("#sync-bar").render_line(0)).strip()
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
+        assert not app.last_report.cancelled  # a finished sync: what the bar used to show as 100 %
+
+        def locked(*a, **k):
+            raise sqlite3.OperationalError("database is locked")
+
+        app.index.status = locked
+        await pilot.press("f2")
+        assert await wait_for(pilot, lambda: "locked by another memtui process" in status_screen_text(app))
+        assert "%" not in bar() and bar().endswith("…")
 
 
 async def test_status_screen_bar_shows_what_the_index_holds_embedded(tmp_path):

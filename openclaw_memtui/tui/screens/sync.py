@@ -102,7 +102,7 @@ class SyncScreen(Screen[None]):
             bar.show(sync.progress.done, sync.progress.total)
         elif status is not None and status.chunks:  # what the index holds: a cancelled embed is not 100 %
             bar.show(status.chunks - unembedded(status), status.chunks)
-        elif self.snapshot.pending:
+        elif status is None:  # still reading, or the read failed (an unreadable index): not the last sync's 100 %
             bar.show_unknown()
         else:
             bar.show(1 if sync.last_report and not sync.last_report.cancelled else 0, 1)
