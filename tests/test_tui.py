@@ -316,6 +316,21 @@ async def test_status_screen_bar_claims_nothing_when_the_status_read_fails(tmp_p
         assert "%" not in bar() and bar().endswith("…")
 
 
+async def test_a_sync_state_set_before_the_status_screen_is_composed_is_shown_not_raised(tmp_path):
+    """F2 pushes the screen at once; the app sets each new SyncState (a running sync's progress) on it,
+    which may come before the screen has composed: that raised NoMatches and ended the app."""
+    from dataclasses import replace
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and app.last_report is not None)
+        app.action_sync_screen()
+        app.sync_state = replace(app.sync_state, dirty=True)  # before the screen's compose has run
+        assert await wait_for(pilot, lambda: "Dirty" in status_screen_text(app))
+        assert "yes — changes waiting to sync" in status_screen_text(app)
+        assert app.is_running and app.return_code is None
+
+
 async def test_status_screen_bar_shows_what_the_index_holds_embedded(tmp_path):
     """The bar is the share of chunks with a vector (a cancelled embed is not 100 %), the sync's own
     progress while one runs, and full for a keyword-only index."""

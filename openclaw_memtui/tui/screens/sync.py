@@ -85,14 +85,22 @@ class SyncScreen(Screen[None]):
             self.load_status()
 
     def watch_sync_state(self, old: SyncState, new: SyncState) -> None:
+        if not self._composed():
+            return  # set between the push and the compose (a sync's progress): on_mount shows it and reads
         self._show_progress()
         self._show_status()  # dirty and watcher come from the state itself
         if old.running and not new.running:
             self.load_status()  # the sync's final counts
 
     def watch_snapshot(self) -> None:
-        self._show_progress()
-        self._show_status()
+        if self._composed():
+            self._show_progress()
+            self._show_status()
+
+    def _composed(self) -> bool:
+        """The app pushes this screen at once and sets each new SyncState on every SyncScreen in the
+        stack; one may arrive before compose has made the widgets these watchers update."""
+        return bool(self.query("#sync-status"))
 
     def _show_progress(self) -> None:
         sync = self.sync_state
