@@ -251,6 +251,32 @@ async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
         assert "OpenClaw index" in text and "1 changed" in text and "text-embedding-3-small" in text
 
 
+async def test_sync_screen_says_an_openclaw_index_it_could_not_read_and_shows_its_own(openclaw_home, tmp_path, monkeypatch):
+    """OpenClaw's file removed between the check and the read (OpenClaw rebuilding it) raised
+    FileNotFoundError in the status worker: the screen stayed on "reading the index…" for good."""
+    from openclaw_memtui.cli import build_parser, load_cfg
+    from openclaw_memtui.engine import openclaw_db
+    from openclaw_memtui.session import open_session
+    from openclaw_memtui.tui.app import MemtuiApp
+
+    from .app_helpers import status_screen_text, wait_for
+
+    path = build_openclaw_index(openclaw_home)
+
+    def vanished(p):
+        raise FileNotFoundError(2, "No such file or directory", str(p))
+
+    monkeypatch.setattr(openclaw_db, "_stamp", vanished)
+    args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
+    app = MemtuiApp.from_session(open_session(args, load_cfg(args)), watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f2")
+        assert await wait_for(pilot, lambda: "OpenClaw index" in status_screen_text(app))
+        text = status_screen_text(app)
+        assert f"could not be read: file not found: {path}" in " ".join(text.split())
+        assert "Files / chunks" in text and "reading the index" not in text
+
+
 def test_legacy_export_names_every_setting_openclaw_will_not_honour(tmp_path, capsys, monkeypatch):
     from openclaw_memtui.cli import main
 

@@ -52,7 +52,11 @@ def read_status(index: MemoryIndex, agent: Agent | None) -> StatusSnapshot:
         status = index.status(check_dirty=False)
     except Exception as exc:  # a locked or vanished index: said on the screen, which stays open
         return StatusSnapshot(None, [], describe(exc))
-    return StatusSnapshot(status, openclaw_rows(agent))
+    try:
+        rows = openclaw_rows(agent)
+    except Exception as exc:  # OpenClaw's file gone mid-read, a full temp folder for its copy: said in its row;
+        rows = [("OpenClaw index", f"could not be read: {describe(exc)}")]  # a raise left "reading the index…" up
+    return StatusSnapshot(status, rows)
 
 
 def openclaw_rows(agent: Agent | None) -> Rows:
