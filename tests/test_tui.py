@@ -293,6 +293,11 @@ async def test_status_screen_opens_before_its_status_read_answers(tmp_path):
         await pilot.press("escape", "f2", "f2")  # asked twice: one screen on the stack
         assert await wait_for(pilot, lambda: "Files / chunks" in status_screen_text(app))
         assert sum(s.__class__.__name__ == "SyncScreen" for s in app.screen_stack) == 1
+        await pilot.press("f1")  # help over it, then the palette's "Sync status": back to it, still one
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        next(c for c in app.get_system_commands(app.screen) if c.title == "Sync status").callback()
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SyncScreen")
+        assert [s.__class__.__name__ for s in app.screen_stack][1:] == ["SyncScreen"]
 
 
 async def test_status_screen_bar_claims_nothing_when_the_status_read_fails(tmp_path):
@@ -312,7 +317,7 @@ async def test_status_screen_bar_claims_nothing_when_the_status_read_fails(tmp_p
 
         app.index.status = locked
         await pilot.press("f2")
-        assert await wait_for(pilot, lambda: "locked by another memtui process" in status_screen_text(app))
+        assert await wait_for(pilot, lambda: "locked by another process (a memtui sync" in status_screen_text(app))
         assert "%" not in bar() and bar().endswith("…")
 
 

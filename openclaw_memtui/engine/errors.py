@@ -24,7 +24,8 @@ def _describe(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or name
     lowered = text.lower()
     if "database is locked" in lowered:
-        return "the index is locked by another memtui process; wait for its sync to finish and retry"
+        # SQLite cannot say who holds the lock: a memtui sync, or any program with the file open
+        return "the index is locked by another process (a memtui sync, or a program holding it open); wait and retry"
     if "readonly" in lowered or "read-only" in lowered:
         return f"the index file is read-only ({text}); pass --db to a writable location"
     if isinstance(exc, PermissionError):

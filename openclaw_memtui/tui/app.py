@@ -698,7 +698,10 @@ class MemtuiApp(JudgingMixin, App[None]):
         """Open the status screen at once; it reads its counts in a worker as it mounts (~25 ms at 1M
         chunks), so the read and the screen's compose overlap instead of running one after the other."""
         if any(isinstance(s, SyncScreen) for s in self.screen_stack):
-            return  # asked twice (f2 f2): one screen is enough
+            # one status screen (f2 f2); asked from a screen over it (the palette's "Sync status" on help): back to it
+            while not isinstance(self.screen, SyncScreen):
+                self.pop_screen()
+            return
         self.push_screen(SyncScreen(self.index, self.origin, self.agent, self.sync_state))
 
     def action_focus_query(self) -> None:
