@@ -351,7 +351,7 @@ class MemoryIndex:
                 searcher.save_problem = f"a folder is in its place ({path.name}): move it away"
                 return False
         self.warm_up_vectors()
-        saved = self.vector_searcher.saved
+        saved = searcher.saved
         return saved is not None and saved.generation == self.reads().generation()
 
     def map_saved_vectors(self) -> bool:
