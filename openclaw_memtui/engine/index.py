@@ -442,7 +442,28 @@ class MemoryIndex:
         it is (empty); building it is the caller's explicit step (`sync`)."""
         from .search.retrieval import retrieve
 
-        return retrieve(self.retrieval_context(use_vectors), query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
+        pool = retrieve(self.retrieval_context(use_vectors), query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
+        return self._without_forgotten(pool)
+
+    def _without_forgotten(self, pool: Pool) -> Pool:
+        """The pool without chunks of sessions OpenClaw was told to forget (see engine.forgotten): an
+        index synced before the forget still holds them until the next sync drops them."""
+        if not any(c.source == "sessions" for c in pool.candidates):
+            return pool
+        from .forgotten import is_forgotten, settings_forgotten
+
+        forgotten = settings_forgotten(self.settings)
+        if forgotten is not None and not forgotten:
+            return pool
+        prefix = self.settings.sessions_prefix
+        kept = [c for c in pool.candidates if not is_forgotten(c.path, c.source, prefix, forgotten)]
+        if len(kept) != len(pool.candidates):
+            pool.candidates = kept
+            pool._jaccard = None
+            if forgotten is None:
+                pool.warnings.append("OpenClaw's database cannot be read now, so which conversations it was told to "
+                                     "forget is unknown: transcripts are left out of these results")
+        return pool
 
     def search(self, query: str, params: SearchParams | None = None, **kwargs: Any) -> tuple[Pool, list[Result]]:
         from .search.rank import rank

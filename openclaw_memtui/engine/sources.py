@@ -372,12 +372,22 @@ def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
 def _list_transcripts(settings: IndexSettings, budget: ListingBudget | None,
                       known: dict[str, tuple[float, int]] | None = None,
                       unreadable: list[Unreadable] | None = None) -> list[SourceFile]:
-    files = list_session_files(settings.sessions_dir, settings.follow_symlinks, settings.sessions_prefix, budget,
-                               unreadable)
+    from .forgotten import is_forgotten, settings_forgotten
+
+    forgotten = settings_forgotten(settings)
+    prefix = settings.sessions_prefix
+    if forgotten is None:
+        # OpenClaw's tombstones cannot be read now: nothing new is listed (it might be forgotten), and
+        # what the index holds stays as it is (retrieval hides it meanwhile) instead of being deleted
+        head = f"{prefix}/"
+        return [SourceFile("", path, "sessions", stamp) for path, stamp in (known or {}).items()
+                if path.startswith(head) and "/" not in path[len(head):] and ".jsonl" in path]
+    files = list_session_files(settings.sessions_dir, settings.follow_symlinks, prefix, budget, unreadable)
     if settings.transcripts_db is not None and not (budget is not None and budget.spent()):
         in_folder = {sf.path for sf in files}
-        files.extend(list_db_transcripts(settings.transcripts_db, settings.sessions_prefix, known, in_folder))
-    return files
+        files.extend(list_db_transcripts(settings.transcripts_db, prefix, known, in_folder))
+    # a session OpenClaw was told to forget is not a source: a sync drops its chunks, memory_get refuses it
+    return [sf for sf in files if not is_forgotten(sf.path, "sessions", prefix, forgotten)] if forgotten else files
 
 
 def list_db_transcripts(db: Path, prefix: str, known: dict[str, tuple[float, int]] | None = None,

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..engine.forgotten import TOMBSTONES_TABLE, session_id_of
 from ..engine.openclaw_db import OpenClawDbError, SessionStat, list_sessions, read_consistent, schema_meta, table_names
 from ..engine.regular_file import open_regular
 from ..engine.sources import list_memory_files, list_session_files
@@ -69,8 +70,13 @@ def _snapshot(conn: Any, path: Path) -> dict[str, Any]:
         group = "source" if "source" in chunk_cols else "'memory'"
         for source, count in conn.execute(f"SELECT {group}, count(*) FROM {chunks_table} GROUP BY 1"):
             per_source.setdefault(source, {"files": 0, "chunks": 0})["chunks"] = count
+    tombstones: set[tuple[str, str]] = set()
+    if TOMBSTONES_TABLE in tables:
+        tombstones = {(str(agent), str(sid)) for sid, agent in conn.execute(
+            f"SELECT session_id, agent_id FROM {TOMBSTONES_TABLE}")}
     return {"layout": layout, "meta": meta if isinstance(meta, dict) else {}, "files": files, "sources": per_source,
-            "schema": schema_meta(conn), "sessions": list_sessions(conn), "built": files_table in tables}
+            "schema": schema_meta(conn), "sessions": list_sessions(conn), "built": files_table in tables,
+            "tombstones": tombstones}
 
 
 def inspect_openclaw_index(path: Path, agent: Agent | None = None, workspace: Path | None = None) -> dict[str, Any]:
@@ -118,6 +124,17 @@ def _compare(snap: dict[str, Any], workspace: Path, agent: Agent | None) -> dict
         on_disk.update({sf.path: sf for sf in list_session_files(Path(agent.sessions_dir), prefix=prefix)})
         if layout == NEW_LAYOUT:
             sessions = {f"{prefix}/{s.session_id}.jsonl": s for s in snap["sessions"]}
+    # sessions OpenClaw was told to forget: it never indexes them again, so they are neither "never
+    # indexed" nor stale; listed apart, so the user sees memtui knows of the forget
+    forgotten: list[str] = []
+    if agent is not None and snap["tombstones"]:
+        forgot = {sid for owner, sid in snap["tombstones"] if owner == agent.id}
+        for rel in sorted({*on_disk, *sessions}):
+            sid = session_id_of(rel, agent.sessions_prefix)
+            if sid is not None and sid in forgot:
+                forgotten.append(rel)
+                on_disk.pop(rel, None)
+                sessions.pop(rel, None)
     changed, never = [], []
     for rel in sorted([*on_disk, *sessions]):
         row = files.get(rel)
@@ -125,9 +142,9 @@ def _compare(snap: dict[str, Any], workspace: Path, agent: Agent | None) -> dict
             never.append(rel)
         elif _is_changed(row, on_disk.get(rel), sessions.get(rel)):
             changed.append(rel)
-    gone = sorted(set(files) - set(on_disk) - set(sessions))
+    gone = sorted(set(files) - set(on_disk) - set(sessions) - set(forgotten))
     scope_changed = _scope_changed(snap, workspace, agent)
-    return {"changed_since_indexed": changed, "not_indexed": never, "indexed_but_missing": gone,
+    return {"changed_since_indexed": changed, "not_indexed": never, "indexed_but_missing": gone, "forgotten": forgotten,
             "scope_changed": scope_changed, "stale": bool(changed or never or gone or scope_changed)}
 
 
