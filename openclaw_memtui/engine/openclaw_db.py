@@ -40,7 +40,8 @@ from .store import SQLITE_HEADER, detect_backend
 AGENT_DB_NAME = "openclaw-agent.sqlite"
 # the largest event OpenClaw stores (its schema CHECKs event_utf8_bytes BETWEEN 1 AND 4194304)
 MAX_EVENT_BYTES = 1 << 22
-_ATTEMPTS = 3
+# a busy OpenClaw checkpoints now and then; a few more attempts ride over it (each costs one read)
+_ATTEMPTS = 6
 T = TypeVar("T")
 
 
@@ -130,16 +131,44 @@ def _module_errors() -> tuple[type[BaseException], ...]:
     return (detect_backend().module.DatabaseError,)
 
 
+WAL_HEADER_BYTES = 32
+
+
+def _wal_header(path: Path) -> bytes:
+    try:
+        with open(f"{path}-wal", "rb") as fh:
+            return fh.read(WAL_HEADER_BYTES)
+    except OSError:
+        return b""
+
+
+def _copy_is_consistent(path: Path, before: tuple[int, int, int, int], header: bytes) -> bool:
+    """Whether the database and WAL copied since `before` form one consistent state.
+
+    A writer in WAL mode only appends frames to the WAL until a checkpoint; frames are checksummed
+    and salted, so SQLite replays a copy up to its last whole commit and ignores a frame torn by
+    the copy. So appended frames do not spoil a copy (OpenClaw commits hundreds of times a second
+    while it works: demanding an unchanged WAL made every copy fail, "kept changing while being
+    read", and the sync deleted the live session). What does: a checkpoint writing the main file
+    (its size or mtime moves) or a WAL restarted from its start (a new salt in its 32-byte header,
+    or a shorter file).
+    """
+    now = _stamp(path)
+    return now[:2] == before[:2] and now[2] >= before[2] and _wal_header(path) == header
+
+
 @contextlib.contextmanager
 def _private_copy(path: Path, before: tuple[int, int, int, int]) -> Iterator[Path | None]:
     folder = Path(tempfile.mkdtemp(prefix="memtui-openclaw-"))  # mkdtemp: 0700, ours alone
     try:
+        header = _wal_header(path)
         copy = folder / path.name
         shutil.copyfile(path, copy)
         shutil.copyfile(f"{path}-wal", f"{copy}-wal")
         for name in (copy, Path(f"{copy}-wal")):
             os.chmod(name, 0o600)
-        yield copy if _stamp(path) == before else None
+        consistent = len(header) == WAL_HEADER_BYTES and _copy_is_consistent(path, before, header)
+        yield copy if consistent else None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -154,8 +183,16 @@ def schema_meta(conn: Any) -> dict[str, Any]:
     """OpenClaw's own record of which version wrote the file (`schema_meta`), if it has one."""
     if "schema_meta" not in table_names(conn):
         return {}
-    row = conn.execute(
-        "SELECT schema_version, app_version, agent_id FROM schema_meta ORDER BY updated_at DESC LIMIT 1").fetchone()
+    # one row per `meta_key`: `primary` is the database's own (role agent, the version that wrote it);
+    # OpenClaw adds others (`openclaw doctor --fix` records its migration phase, `{"phase":"complete"}`,
+    # in `app_version` of a later row), so "the newest row" was a migration marker, not a version
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(schema_meta)")}
+    select = "SELECT schema_version, app_version, agent_id FROM schema_meta"
+    row = None
+    if "meta_key" in columns:
+        row = conn.execute(f"{select} WHERE meta_key = 'primary'").fetchone()
+    if row is None and "meta_key" not in columns:  # an older shape without keys: its one row
+        row = conn.execute(f"{select} ORDER BY updated_at DESC LIMIT 1").fetchone()
     if not row:
         return {}
     return {"schema_version": row[0], "app_version": row[1], "agent_id": row[2]}

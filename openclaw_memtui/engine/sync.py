@@ -204,6 +204,13 @@ class Skip(Exception):
     """This file cannot be indexed now; the reason is shown in `status`."""
 
 
+class ReadFailed(Skip):
+    """The file could not be read now (an I/O error, OpenClaw's database busy or damaged). Unlike a
+    Skip for what a file holds (too large, binary, not UTF-8), this says nothing about its content:
+    the rows indexed from it are kept, and its stamp is left as it was, so the next sync reads it again.
+    A read failure is never a deletion."""
+
+
 class Deferred(Exception):
     """The file changed while it was being read (half-written): try again next sync."""
 
@@ -240,9 +247,9 @@ def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
     except FileNotFoundError:
         raise Deferred() from None
     except PermissionError as exc:
-        raise Skip(f"unreadable: permission denied ({exc.strerror})") from None
+        raise ReadFailed(f"unreadable: permission denied ({exc.strerror})") from None
     except OSError as exc:
-        raise Skip(f"unreadable: {exc.strerror or exc}") from None
+        raise ReadFailed(f"unreadable: {exc.strerror or exc}") from None
     if (before.st_mtime_ns, before.st_size) != (after.st_mtime_ns, after.st_size) or len(data) != after.st_size:
         raise Deferred()
     if b"\x00" in data[:65536]:
@@ -300,6 +307,10 @@ def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
     (extra paths outside it are stored relative to it). Raises FileNotFoundError when it is gone.
     """
     if source == "sessions":
+        from .forgotten import is_forgotten, settings_forgotten
+
+        if is_forgotten(path, source, settings.sessions_prefix, settings_forgotten(settings)):
+            raise FileNotFoundError(f"{path}: OpenClaw was told to forget this conversation")
         name = path.removeprefix(settings.sessions_prefix + "/")
         if settings.transcripts_db is not None and name.endswith(".jsonl") and settings.transcripts_db.is_file():
             session_id = name[: -len(".jsonl")]
@@ -341,8 +352,12 @@ def read_db_transcript(sf: SourceFile, db: Path | None, max_bytes: int) -> tuple
     try:
         text = read_consistent(db, lambda conn: read_session_jsonl(conn, session_id))
     except OpenClawDbError as exc:
-        raise Skip(f"unreadable OpenClaw database: {exc}") from None
+        raise ReadFailed(f"unreadable OpenClaw database: {exc}") from None
     return text, _DbStamp(*sf.stamp)
+
+
+def reason_of(report: SyncReport) -> str:
+    return report.rebuild_reason or "rebuild"
 
 
 class Syncer:
@@ -357,6 +372,7 @@ class Syncer:
         self.cancel = cancel or _Never()
         self.model = provider.model if provider else FTS_ONLY_MODEL
         self._previous_skips: dict[str, SkippedFile] = {}
+        self._read_failures: list[str] = []  # files a read failed for this sync (their rows are kept)
 
     # -- entry point ---------------------------------------------------------------------------
     def run(self, force: bool = False, embed: bool = True) -> SyncReport:
@@ -394,6 +410,15 @@ class Syncer:
             if live.get_identity() is not None or not EmbeddingCache(live.conn).is_empty():
                 EmbeddingCache(temp.conn).copy_from(live.path)  # a rebuild re-embeds nothing it already paid for
             self._index_files(temp, report, force=True)
+            held = IndexWriter(live.conn).file_stamps()
+            lost = [path for path in self._read_failures if path in held]
+            if lost:
+                # the rebuilt index would lack what could not be read now: keep the live one, retry later
+                discard(temp)
+                report.full_rebuild = False
+                report.rebuild_reason = (f"{reason_of(report)}; postponed: {len(lost)} indexed file(s) could not be "
+                                         f"read now (first: {lost[0]}); the index is kept as it was")
+                return
             temp.set_identity(identity)
             self.progress(SyncProgress("swap", report.files_total, report.files_total, "", "swapping in the rebuilt index"))
             swap_in(live, temp)
@@ -511,7 +536,13 @@ class Syncer:
                 text, st = read_db_transcript(sf, self.settings.transcripts_db, self.settings.max_file_bytes)
             else:
                 text, st = read_source(sf, self.settings.max_file_bytes)
-        except Skip as exc:
+        except ReadFailed as exc:
+            self._read_failures.append(sf.path)
+            kept = "; the copy indexed before is kept and read again at the next sync" if known is not None else ""
+            skipped.append(SkippedFile(sf.path, sf.source, f"{exc}{kept}"))
+            report.files_skipped += 1
+            return None  # its rows and stamp stay: the stamp still differs, so the next sync retries it
+        except Skip as exc:  # what the file holds cannot be indexed: the rows of an older version go
             skipped.append(SkippedFile(sf.path, sf.source, str(exc)))
             report.files_skipped += 1
             if known is not None:
