@@ -166,24 +166,32 @@ def _obj_at(data: dict[str, Any], keys: list[str], config_file: Path) -> dict[st
     return node
 
 
-def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, config_file: Path) -> dict[str, Any]:
-    """`data` (a parsed openclaw.json) with the export set for the defaults or for one agent; nothing else changes."""
+def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, config_file: Path,
+                 effective: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`data` (a parsed openclaw.json) with the export set for the defaults or for one agent; nothing else changes.
+
+    `effective` is the config as OpenClaw reads it (`$include`s resolved) when it differs from `data`:
+    agents and inherited values are looked up there, while the keys are written into `data`, where
+    they sit beside any `$include` and so win over the included content (OpenClaw merges siblings last)."""
+    seen = effective if effective is not None else data
     if export.layout == NEW_LAYOUT:
         query = _query_2026(export)
         if agent_id is None:
             holder = _obj_at(data, ["memory", "search"], config_file)
         else:
+            effective_entries = json_object(json_object(seen.get("agents")).get("entries"))
             entries = _obj_at(data, ["agents", "entries"], config_file)
             wanted = normalize_agent_id(agent_id)
-            key = next((k for k in entries if normalize_agent_id(k) == wanted), None)
+            key = next((k for k in effective_entries if normalize_agent_id(k) == wanted), None)
             if key is None:
-                known = ", ".join(entries) or "none"
+                known = ", ".join(effective_entries) or "none"
                 raise OpenClawError(f"no agent '{agent_id}' under agents.entries in {config_file}; known agents: {known}")
             holder = _obj_at(entries, [key, "memory", "search"], config_file)
             # a value equal to what the agent inherits is not copied into its entry (unless it already
             # sets that key): later changes to the global value keep reaching it
-            inherited = {**DEFAULT_QUERY_2026, **_query_of(data.get("memory"))}
-            own = json_object(holder.get("query"))
+            inherited = {**DEFAULT_QUERY_2026, **_query_of(seen.get("memory"))}
+            own = {**_query_of(json_object(json_object(effective_entries.get(key)).get("memory"))),
+                   **json_object(holder.get("query"))}
             query = {k: v for k, v in query.items() if k in own or inherited.get(k) != v}
         holder["query"] = {**json_object(holder.get("query")), **query}
         return data
@@ -202,6 +210,20 @@ def apply_export(data: dict[str, Any], export: Export, agent_id: str | None, con
     ms = _obj_at(holder, ["memorySearch"], config_file)
     ms["query"] = deep_merge(json_object(ms.get("query")), block)
     return data
+
+
+def _export_reaches(effective: dict[str, Any], export: Export, agent_id: str | None) -> bool:
+    """Whether OpenClaw, reading the written config with its includes, sees the exported values."""
+    if export.layout != NEW_LAYOUT:
+        return True
+    query = _query_2026(export)
+    seen = _query_of(effective.get("memory"))
+    if agent_id is not None:
+        entries = json_object(json_object(effective.get("agents")).get("entries"))
+        key = next((k for k in entries if normalize_agent_id(k) == normalize_agent_id(agent_id)), None)
+        own = _query_of(json_object(json_object(entries.get(key)).get("memory"))) if key is not None else {}
+        seen = {**DEFAULT_QUERY_2026, **seen, **own}
+    return all(seen.get(k) == v for k, v in query.items())
 
 
 def _query_2026(export: Export) -> dict[str, Any]:
@@ -250,7 +272,20 @@ def write_export(config_file: Path, export: Export, agent_id: str | None = None)
         raise OpenClawError(f"{config_file} is nested too deeply to rewrite") from None
     if not isinstance(data, dict):
         raise OpenClawError(f"{config_file} must hold a JSON object")
-    data = apply_export(data, export, agent_id, config_file)
+    from .config_file import ConfigFileError, has_include, refuse_lone_surrogates, resolve_includes
+
+    try:
+        refuse_lone_surrogates(data, config_file)  # it could not be written back as UTF-8
+        included = has_include(data)
+        # `$include`d files are only read: the keys go into this file beside the `$include`, where
+        # OpenClaw merges them over the included content; the includes stay as they are, unflattened
+        effective = resolve_includes(data, config_file)[0] if included else None
+        data = apply_export(data, export, agent_id, config_file, effective)
+        if included and not _export_reaches(resolve_includes(data, config_file)[0], export, agent_id):
+            raise OpenClawError(f"{config_file}: its $include files would override the exported values; set them "
+                                "in the included file instead (memtui does not write included files)")
+    except ConfigFileError as exc:
+        raise OpenClawError(str(exc)) from None
     if _leaves(data) == _leaves(json.loads(text)):
         return None
     try:
