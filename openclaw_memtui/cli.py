@@ -175,6 +175,9 @@ def _mcp_parser(sub: Any) -> None:
     p.add_argument("--embed-wait", type=float, default=10.0, metavar="SECONDS",
                    help="how long a search waits for the provider to embed the query before answering "
                         "keyword-only (default 10)")
+    p.add_argument("--serve-disabled", action="store_true",
+                   help="serve an agent even though OpenClaw gives it no memory search (memory.search.enabled "
+                        "false, or plugins.slots.memory \"none\" or another plugin); refused without it")
 
 
 def _eval_parser(sub: Any) -> None:
@@ -326,6 +329,7 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.openclaw_index is not None:
         return cmd_openclaw_index(args, cfg)
     from .engine.index import STATUS_DIRTY_BUDGET_S
+    from .interop.agents import memory_search_text
     from .render import dumps_json, safe
     from .session import open_session
 
@@ -342,6 +346,7 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         where = ("live in its database" if agent.transcripts == "sqlite" else safe(agent.sessions_dir, one_line=True))
         print(f"OpenClaw:    agent {safe(agent.id, one_line=True)} · {openclaw['layout']} layout · "
               f"OpenClaw {safe(str(openclaw['version'] or 'unknown'), one_line=True)} · transcripts {where}")
+        print(f"Memory:      {safe(memory_search_text(agent), one_line=True)}")
     not_built = "  (not built yet: run memtui index)" if index.store.missing else ""
     print(f"Index:       {safe(status.db_path, one_line=True)}{not_built}")
     print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; "
@@ -395,7 +400,8 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
         with contextlib.suppress(OpenClawDbError):
             version = read_consistent(Path(agent.index_path), schema_meta).get("app_version")
     return {"agent": agent.id, "layout": agent.layout, "version": version, "index_path": agent.index_path,
-            "transcripts": agent.transcripts, "sources": agent.sources}
+            "transcripts": agent.transcripts, "sources": agent.sources, "memorySlot": agent.memory_slot,
+            "memoryPlugin": agent.memory_plugin, "searchDisabled": agent.search_disabled or None}
 
 
 def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
@@ -442,6 +448,8 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
                            ("indexed_but_missing", "indexed, no longer on disk")):
             for item in report[key]:
                 print(f"  {label}: {safe(item, one_line=True)}")
+        for item in report.get("forgotten") or []:
+            print(f"  forgotten (openclaw memory forget; memtui neither indexes nor serves it): {safe(item, one_line=True)}")
     return 0
 
 
@@ -453,7 +461,7 @@ def _default_agent_id() -> str:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
-    from .interop.agents import OpenClawError, load_installation
+    from .interop.agents import OpenClawError, load_installation, memory_search_text
     from .render import dumps_json, safe
 
     try:
@@ -481,6 +489,7 @@ def cmd_agents(args: argparse.Namespace) -> int:
         print(f"    index        {safe(a.index_path, one_line=True)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
         print(f"    agent dir    {safe(a.agent_dir, one_line=True)}")
         print(f"    sources      {', '.join(a.sources)}")
+        print(f"    memory search {memory_search_text(a)}")
         extra = a.memory_search.get("extraPaths") or []
         if extra:
             print(f"    extra paths  {safe(', '.join(map(str, extra)), one_line=True)}")

@@ -261,13 +261,16 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         # wait (time_t), so each search would fail; `not <=` also refuses nan
         if not 0 <= value <= MAX_WAIT_S:
             raise UserError(f"{flag} must be between 0 and {MAX_WAIT_S} seconds, got {value:g}")
+    from .session import open_session, refuse_disabled_agent
+
+    if not args.serve_disabled:
+        refuse_disabled_agent(args, cfg)  # one line, exit 2, before any protocol
     wire_in, wire_out = claim_stdio()
     log_to_stderr()
     import anyio
 
     from .mcp_tools import MemoryTools
     from .render import safe
-    from .session import open_session
 
     session = open_session(args, cfg)  # a bad --agent or workspace: one line on stderr, exit 2, before any protocol
     tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)

@@ -150,6 +150,29 @@ def installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> st
     return default.id if default is not None and Path(default.workspace).is_dir() else None
 
 
+SERVE_DISABLED_FLAG = "--serve-disabled"
+
+
+def refuse_disabled_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> None:
+    """`memtui mcp` serves no agent that OpenClaw gives no memory search (`memory.search.enabled:
+    false`, `plugins.slots.memory` "none" or another plugin) unless the user passes --serve-disabled:
+    what OpenClaw was told not to search, memtui does not serve to a model either."""
+    agent_id = getattr(args, "agent", None) or installed_default_agent(args, cfg)
+    if not agent_id:
+        return
+    from .interop.agents import OpenClawError, find_agent
+    from .render import safe
+
+    try:
+        agent = find_agent(agent_id)
+    except OpenClawError:
+        return  # open_session says what is wrong with it
+    if agent.search_disabled:
+        raise UserError(f"agent {safe(agent.id, one_line=True)} has no memory search in OpenClaw "
+                        f"({safe(agent.search_disabled, one_line=True)}); memtui mcp does not serve it — "
+                        f"pass {SERVE_DISABLED_FLAG} to serve it anyway")
+
+
 def _notice(message: str) -> None:
     from .render import safe
 

@@ -46,6 +46,55 @@ ROOT_FILES = {NEW_LAYOUT: ("MEMORY.md", "USER.md"), LEGACY_LAYOUT: ("MEMORY.md",
 NEW_LAYOUT_WRAP_CHARS = 800
 
 
+# OpenClaw's memory engine is a plugin in one slot (`plugins.slots.memory`); memtui's own plugin,
+# installed by `memtui connect`, takes it under this id
+BUILTIN_MEMORY_PLUGIN = "memory-core"
+MEMTUI_MEMORY_PLUGIN = "memtui-memory"
+SLOT_BUILTIN, SLOT_NONE, SLOT_CONNECTED, SLOT_OTHER = "builtin", "none", "connected", "other"
+
+
+def memory_slot(cfg: dict[str, Any]) -> tuple[str, str | None]:
+    """(state, plugin id) of OpenClaw's memory slot, as its `resolveSlotSelection` reads it: unset or
+    blank is the builtin memory-core, "none" (any case) turns memory off, any other id is that plugin
+    (memtui's own is "connected")."""
+    raw = json_object(json_object(json_object(cfg.get("plugins")).get("slots"))).get("memory")
+    value = raw.strip() if isinstance(raw, str) else ""
+    if not value:
+        return SLOT_BUILTIN, BUILTIN_MEMORY_PLUGIN
+    if value.lower() == "none":
+        return SLOT_NONE, None
+    if value.lower() == BUILTIN_MEMORY_PLUGIN:
+        return SLOT_BUILTIN, BUILTIN_MEMORY_PLUGIN
+    if value.lower() == MEMTUI_MEMORY_PLUGIN:
+        return SLOT_CONNECTED, MEMTUI_MEMORY_PLUGIN
+    return SLOT_OTHER, value
+
+
+def search_disabled_reason(slot: tuple[str, str | None], enabled: Any, where: str) -> str:
+    """Why OpenClaw gives an agent no memory search ("" when it does): `enabled` is the effective
+    `memory.search.enabled` (False: off), `where` the key that set it."""
+    from ..render import safe
+
+    state, plugin = slot
+    if state == SLOT_NONE:
+        return 'plugins.slots.memory is "none": OpenClaw has no memory search'
+    if state == SLOT_OTHER:
+        return (f'plugins.slots.memory is "{safe(str(plugin), one_line=True)}": another memory plugin, '
+                "not OpenClaw's builtin memory search, serves this agent")
+    if enabled is False:
+        return f"{where} is false: OpenClaw's memory search is off for this agent"
+    return ""
+
+
+def memory_search_text(agent: Agent) -> str:
+    """One line on who answers this agent's memory searches, for `agents`, `status` and the app."""
+    if agent.search_disabled:
+        return f"off — {agent.search_disabled}"
+    if agent.memory_slot == SLOT_CONNECTED:
+        return f"memtui (connected: plugins.slots.memory is {MEMTUI_MEMORY_PLUGIN})"
+    return f"on (OpenClaw's builtin {BUILTIN_MEMORY_PLUGIN})"
+
+
 class OpenClawError(MemtuiError, ValueError):
     """A problem with the OpenClaw installation, phrased for the user."""
 
@@ -64,6 +113,12 @@ class Agent:
     memory_search: dict[str, Any] = field(default_factory=dict)  # effective settings, memorySearch-shaped
     # 2026.9: what OpenClaw's index scope is made of (openclaw_scope.scope_inputs); not printed
     scope: dict[str, Any] = field(default_factory=dict)
+    # which plugin holds OpenClaw's memory slot (`plugins.slots.memory`), see memory_slot()
+    memory_slot: str = SLOT_BUILTIN
+    memory_plugin: str | None = BUILTIN_MEMORY_PLUGIN
+    # why this agent has no memory search, in the user's words ("" when it has one): memtui then does
+    # not serve it over MCP unless told to (`memtui mcp --serve-disabled`)
+    search_disabled: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as `memtui agents --json` prints it: credentials in `remote` masked (the values
@@ -71,6 +126,10 @@ class Agent:
         out = asdict(self)
         out.pop("scope")
         out["memory_search"] = _shown_search(out["memory_search"])
+        # named as `memtui connect` and its plugin read them
+        out["memorySlot"] = out.pop("memory_slot")
+        out["memoryPlugin"] = out.pop("memory_plugin")
+        out["searchDisabled"] = out.pop("search_disabled") or None
         return out
 
     @property
@@ -136,19 +195,13 @@ def config_path(state_dir: Path | None = None) -> Path | None:
 def read_config(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
-    import json5
-
+    from .config_file import ConfigFileError, load_config_tree
     from .validate import OpenClawConfigTypeError, check_openclaw_config
 
     try:
-        data = json5.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise OpenClawError(f"cannot read OpenClaw config {path}: {exc.strerror} (make it OpenClaw's JSON file, "
-                            "or point OPENCLAW_CONFIG_PATH at the right one)") from None
-    except ValueError as exc:
-        raise OpenClawError(f"OpenClaw config {path} is not valid JSON5: {exc}") from None
-    except RecursionError:  # json5 parses recursively: 100k nested brackets exhaust the stack
-        raise OpenClawError(f"OpenClaw config {path} is nested too deeply to read") from None
+        data = load_config_tree(path)  # JSON5, `$include`s resolved as OpenClaw does, no lone surrogates
+    except ConfigFileError as exc:
+        raise OpenClawError(str(exc)) from None
     try:
         check_openclaw_config(data, path)  # wrong types: one line naming the key, not Python's own text
     except OpenClawConfigTypeError as exc:
@@ -351,6 +404,18 @@ def _effective_memory_search_legacy(cfg: dict[str, Any], entry: dict[str, Any]) 
     return ms
 
 
+def _enabled_key(cfg: dict[str, Any], entry: dict[str, Any], agent_id: str, layout: Layout) -> str:
+    """The config key that decided an agent's `enabled` (the agent's own wins over the defaults)."""
+    if layout == NEW_LAYOUT:
+        own = json_object(json_object(entry.get("memory")).get("search")).get("enabled")
+        return f"agents.entries.{agent_id}.memory.search.enabled" if own is not None else "memory.search.enabled"
+    if json_object(entry.get("memorySearch")).get("enabled") is not None:
+        return f"memorySearch.enabled of agent {agent_id}"
+    if json_object(json_object(json_object(cfg.get("agents")).get("defaults")).get("memorySearch")).get("enabled") is not None:
+        return "agents.defaults.memorySearch.enabled"
+    return "memory.search.enabled"
+
+
 def load_installation(state_dir: Path | None = None) -> Installation:
     """The OpenClaw installation: its layout, version and agents with their effective settings."""
     state = state_dir or openclaw_state_dir()
@@ -362,6 +427,7 @@ def load_installation(state_dir: Path | None = None) -> Installation:
     layout = detect_layout(cfg, state)
     defaults = json_object(json_object(cfg.get("agents")).get("defaults"))
     roster = _roster(cfg)
+    slot = memory_slot(cfg)
     ids = [agent_id for agent_id, _ in roster]
     default_id = _default_agent_id(cfg, ids)
     agents = []
@@ -385,8 +451,9 @@ def load_installation(state_dir: Path | None = None) -> Installation:
             transcripts = "jsonl"
         ms = _resolved_key(ms, cfg_env)
         scope = scope_inputs(cfg, entry) if layout == NEW_LAYOUT else {}
+        off = search_disabled_reason(slot, ms.get("enabled"), _enabled_key(cfg, entry, agent_id, layout))
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
-                            layout, transcripts, list(ms["sources"]), ms, scope))
+                            layout, transcripts, list(ms["sources"]), ms, scope, slot[0], slot[1], off))
     version = json_object(cfg.get("meta")).get("lastTouchedVersion")
     entries = json_object(json_object(cfg.get("agents")).get("entries"))
     warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "

@@ -193,6 +193,10 @@ class MemtuiApp(JudgingMixin, App[None]):
         from .widgets.result_list import cut_middle
 
         origin = f"  [{safe(self.origin, one_line=True)}]" if self.origin else ""
+        if self.agent is not None and self.agent.search_disabled:
+            origin += "  [OpenClaw memory search off]"  # F2 says why
+        elif self.agent is not None and self.agent.memory_slot == "connected":
+            origin += "  [connected to OpenClaw]"
         path = str(self.index.settings.workspace)
         home = str(Path.home())
         if path.startswith(home + "/"):

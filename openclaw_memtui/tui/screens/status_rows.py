@@ -63,15 +63,17 @@ def openclaw_rows(agent: Agent | None) -> Rows:
     """With --agent: OpenClaw's own index for that agent, inspected read-only. Reads its SQLite file."""
     if agent is None:
         return []
-    from ...interop.agents import OpenClawError
+    from ...interop.agents import OpenClawError, memory_search_text
     from ...interop.inspect_index import inspect_openclaw_index
 
+    search = ("OpenClaw memory", memory_search_text(agent))
     try:
         r = inspect_openclaw_index(Path(agent.index_path), agent)
     except OpenClawError as exc:
-        return [("OpenClaw index", str(exc))]
+        return [search, ("OpenClaw index", str(exc))]
     meta = r["meta"]
     rows = [
+        search,
         ("OpenClaw index", f"{r['index_path']} (read-only; {r['layout']} layout, OpenClaw {r.get('openclaw_version') or '?'})"),
         ("  model", f"{meta.get('provider')} / {meta.get('model')} · dims {meta.get('vectorDims') or '-'}"),
         ("  indexed", f"{r['files']} files · {r['chunks']} chunks"),
@@ -82,8 +84,8 @@ def openclaw_rows(agent: Agent | None) -> Rows:
         rows.append(("  scope", "changed: OpenClaw built it for other extra paths or multimodal settings and will rebuild it"))
     shown = OPENCLAW_NAMES_SHOWN
     for key, label in (("changed_since_indexed", "  changed"), ("not_indexed", "  never indexed"),
-                       ("indexed_but_missing", "  gone")):
-        names = r[key]
+                       ("indexed_but_missing", "  gone"), ("forgotten", "  forgotten")):
+        names = r.get(key) or []
         if names:
             more = f" … and {len(names) - shown} more" if len(names) > shown else ""
             rows.append((label, ", ".join(names[:shown]) + more))
