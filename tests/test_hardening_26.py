@@ -105,3 +105,16 @@ async def test_the_app_keeps_a_surrogate_line_and_says_when_a_save_fails(tmp_pat
         await pilot.press("minus")
         assert await wait_for(pilot, lambda: any(s == "error" and "Could not save the judgement" in m
                                                  for s, m in app.toasts))
+
+
+# -- 7. a provider that cannot be made ----------------------------------------------------------------------
+
+def test_index_says_why_the_configured_provider_cannot_be_made_and_fails(tmp_path, workspace, capsys):
+    """A header value with CR/LF: `index` built a keyword-only index and exited 0 without a word."""
+    config = write(tmp_path / "memtui.toml", 'provider = "openai"\n[remote]\napiKey = "sk-test-0123456789"\n'
+                   'baseUrl = "http://127.0.0.1:8830/v1"\n[remote.headers]\nX-Team = "a\\r\\nInjected: 1"\n')
+    db = tmp_path / "i.sqlite"
+    code = main(["index", "--workspace", str(workspace), "--db", str(db), "--config", str(config), "--json"])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == "" and err.count("\n") == 1
+    assert "embedding provider cannot be made" in err and "'X-Team'" in err and "sk-test" not in err
