@@ -266,6 +266,11 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .session import open_session
 
     index = open_session(args, cfg, repair=True).index  # closed by main() when the command ends
+    if index.provider is None and index.provider_error:
+        # refused before the sync: without it the index was silently rebuilt keyword-only (its identity
+        # has no model then), dropping the vectors of the provider the config names
+        raise UserError(f"the embedding provider cannot be made: {index.provider_error}; nothing was indexed "
+                        "(fix the config, or pass --provider none for a keyword-only index)")
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
         report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .search.rank import Pool, Result, SearchParams, rank
+from .textutil import has_lone_surrogate
 
 KS = (1, 5, 10)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -50,14 +51,19 @@ def load_numbered_queries(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _load_queries(path: Path) -> list[tuple[int, dict[str, Any]]]:
     queries = []
-    with open(path, encoding="utf-8") as fh:
+    # utf-8-sig: a byte order mark before the first line (Windows editors add one) is not part of the JSON
+    with open(path, encoding="utf-8-sig") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 q = json.loads(line)
+                surrogate = has_lone_surrogate(q)
             except (ValueError, RecursionError):  # RecursionError: nested too deeply for the parser
                 raise ValueError(f"{path}:{n} is not valid JSON; each line must be one query object") from None
+            if surrogate:  # JSON lets "\ud800" through, but no print or save can encode it
+                raise ValueError(f"{path}:{n} holds a lone surrogate escape (like \\ud800), which is no character; "
+                                 "fix or delete that line")
             if not isinstance(q, dict) or "qid" not in q or "question" not in q:
                 raise ValueError(f"{path}:{n} needs at least 'qid' and 'question'")
             check_query(q, f"{path}:{n}")

@@ -11,9 +11,11 @@ text; one whose text moved to other lines is scored at its new place. Imported l
 (no hash) cannot be checked and are scored as given.
 
 Writes are crash-safe (temp file + fsync + rename, 0600, folders 0700). The file is read line by
-line as bytes: a line that does not decode as UTF-8 or parse is reported (by line number, in one
+line as bytes: a line that does not decode as UTF-8 or parse, or that holds a lone surrogate escape
+(`"\\ud800"`: JSON reads it, but no print or save can encode it), is reported (by line number, in one
 line for all of them) and written back byte for byte on every save, so nothing a user wrote is lost
-and the lines that do read are still used.
+and the lines that do read are still used. Every question read from the file is written back, one
+with no target left included: only a question a mark of this session created goes with its last mark.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any, Literal
 from .evaluation import check_query
 from .regular_file import read_regular
 from .store.files import FILE_MODE, make_private_dirs
-from .textutil import sha256_hex
+from .textutil import BOM, has_lone_surrogate, sha256_hex
 
 Verdict = Literal["relevant", "not_relevant"]
 TargetState = Literal["ok", "moved", "stale", "unchecked"]
@@ -112,6 +114,9 @@ class Judgement:
     targets: list[Target] = field(default_factory=list)
     not_relevant: list[Target] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # an imported line's other keys, written back as they were
+    # read from the file or an import: the user wrote it, so it stays with no mark left ("targets": [] is a
+    # question too); False only for one a mark created, which goes again when that mark is cleared
+    written: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"qid": self.qid, "question": self.question,
@@ -125,7 +130,8 @@ class Judgement:
     def from_json(cls, d: dict[str, Any]) -> Judgement:
         nr = d.get("not_relevant") or []
         return cls(str(d["qid"]), str(d["question"]), [Target.from_json(t) for t in d.get("targets") or []],
-                   [Target.from_json(t) for t in nr], {k: v for k, v in d.items() if k not in _RESERVED})
+                   [Target.from_json(t) for t in nr], {k: v for k, v in d.items() if k not in _RESERVED},
+                   written=True)
 
     def mark_of(self, chunk: Target) -> Verdict | Literal["stale"] | None:
         """How a result (as a chunk target) is judged for this question: "stale" when it was judged at
@@ -170,9 +176,12 @@ def parse_lines(lines: Iterable[bytes], name: str) -> Loaded:
         if not line.strip():
             continue
         try:
-            d = json.loads(line.decode("utf-8"))
+            text = line.decode("utf-8")
+            d = json.loads(text[1:] if n == 1 and text.startswith(BOM) else text)  # a BOM an editor added
             if not isinstance(d, dict) or "qid" not in d or "question" not in d:
                 raise ValueError("needs qid and question")
+            if has_lone_surrogate(d):  # read, it would crash `judgements list` and every later save
+                raise ValueError("holds a lone surrogate escape")
             check_query(d, f"{name}:{n}")
             _check_not_relevant(d, f"{name}:{n}")
             judgements.append(Judgement.from_json(d))
@@ -235,8 +244,7 @@ class JudgementStore:
 
         `snapshot`: a counter the caller increases per change; a write of an older snapshot than the
         newest written is skipped, so saves from worker threads cannot undo a later mark."""
-        lines = [json.dumps(j.to_json(), ensure_ascii=False).encode("utf-8")
-                 for j in judgements if not j.is_empty() or j.extra]
+        lines = [_encoded(j) for j in judgements]  # every one: a question with no target is the user's too
         text = b"".join(line + b"\n" for line in [*lines, *unreadable])
         with self._lock:
             if snapshot is not None:
@@ -245,6 +253,17 @@ class JudgementStore:
                 self._written = snapshot
             write_private_atomic(self.path, text)
             self._stamp = self._current_stamp()
+
+
+def _encoded(j: Judgement) -> bytes:
+    """One line of UTF-8 JSON. A string that cannot be encoded (a lone surrogate that came in some other
+    way than the file, which refuses them) is written as its JSON escape instead of failing the whole
+    save; the next load sets that line aside byte for byte, as any unreadable line."""
+    data = j.to_json()
+    try:
+        return json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(data, ensure_ascii=True).encode("ascii")
 
 
 def write_private_atomic(path: Path, text: str | bytes) -> None:
@@ -269,7 +288,7 @@ def write_private_atomic(path: Path, text: str | bytes) -> None:
 
 def set_verdict(judgements: list[Judgement], question: str, target: Target, verdict: Verdict | None) -> list[Judgement]:
     """A new list with `target` marked (or cleared, verdict None) for `question`; a question left
-    with no marks goes unless it came from an import (its other keys are kept)."""
+    with no marks goes only if a mark created it (one read from the file or imported stays)."""
     wanted = normalize_question(question)
     out: list[Judgement] = []
     found = False
@@ -285,7 +304,7 @@ def set_verdict(judgements: list[Judgement], question: str, target: Target, verd
         elif verdict == "not_relevant":
             not_relevant.append(target)
         changed = replace(j, targets=targets, not_relevant=not_relevant)
-        if not changed.is_empty() or changed.extra:
+        if not changed.is_empty() or changed.extra or changed.written:
             out.append(changed)
     if not found and verdict is not None:
         j = Judgement(question_id(wanted), wanted)

@@ -29,6 +29,33 @@ def clean_text(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+BOM = "\ufeff"  # a byte order mark: Windows editors put one before the first line of a UTF-8 file
+
+
+def strip_bom(text: str) -> str:
+    """`text` without a leading byte order mark: invisible in an editor, it made a queries file "not
+    valid JSON" on its first line (Python's json, like tomllib, refuses it)."""
+    return text[1:] if text.startswith(BOM) else text
+
+
+def has_lone_surrogate(value: object) -> bool:
+    """Whether a parsed JSON value holds a string with a lone surrogate anywhere (a key included).
+
+    JSON lets `"\\ud800"` through as an escape, but it is no character: UTF-8 cannot encode it, so
+    every later print or save of that string fails. Callers refuse such a value where it is read."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_lone_surrogate(v) for v in value)
+    return False
+
+
 # the chunker measures every line: these counts run in C (regex), not a Python loop per character
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 _CJK_WEIGHTED_RE = re.compile("[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")

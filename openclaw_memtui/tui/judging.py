@@ -237,7 +237,7 @@ class JudgingMixin(_App):
     def _save_judgements(self, judgements: list[Judgement], unreadable: list[bytes], snapshot: int) -> None:
         try:
             self.judgement_store.save(judgements, unreadable, snapshot)
-        except OSError as exc:
+        except Exception as exc:  # any failure, not only OSError: a worker's error is otherwise silent
             self.call_from_thread(self.notify, f"Could not save the judgement: {safe(describe(exc), False)}",
                                   severity="error", markup=False)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from textual.theme import Theme
 
+from ..engine.textutil import strip_bom
 from ..paths import config_dir
 
 BUILTIN = [
@@ -38,7 +39,7 @@ def user_theme_dir() -> Path:
 
 def load_theme_file(path: Path) -> Theme:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(strip_bom(path.read_text(encoding="utf-8")))  # a BOM an editor added is no TOML error
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"theme {path.name}: cannot read it ({exc})") from None
     unknown = set(data) - FIELDS

@@ -1,0 +1,120 @@
+"""Issue 26 (part): hostile inputs that crashed, hung, lost data or said nothing — one test per class."""
+
+from __future__ import annotations
+
+import json
+
+from openclaw_memtui.cli import main
+from openclaw_memtui.engine.judgements import JudgementStore, judgements_path, set_verdict
+
+from .helpers import write
+
+
+def _line(qid: str, question: str, targets: list[dict] | None = None) -> bytes:
+    return json.dumps({"qid": qid, "question": question,
+                       "targets": [{"path": "MEMORY.md", "line": 3}] if targets is None else targets}).encode()
+
+
+# -- 1. the judgements file: lone surrogates set aside byte for byte, empty questions kept -------------
+
+def test_a_lone_surrogate_line_is_set_aside_byte_for_byte_and_a_question_without_targets_is_kept(tmp_path, workspace,
+                                                                                                  capsys):
+    """`"\\ud800"` parsed, then crashed `judgements list/export` (stdout cannot encode it) and every save
+    (so the app's marks were silently lost); a question with "targets": [] vanished at the next save."""
+    db = tmp_path / "i.sqlite"
+    argv = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    surrogate = b'{"qid": "s", "question": "tea \\ud800", "targets": [{"path": "MEMORY.md", "line": 3}]}'
+    key_surrogate = b'{"qid": "k", "question": "x", "targets": [], "\\udc80": 1}'
+    empty = _line("e", "which tea?", [])
+    stored = judgements_path(db)
+    stored.write_bytes(b"\n".join([_line("g", "oolong"), surrogate, empty, key_surrogate]) + b"\n")
+    assert main(["index", *argv]) == 0
+    capsys.readouterr()
+    assert main(["judgements", "list", *argv]) == 0
+    out, err = capsys.readouterr()
+    assert "2 judged question(s)" in out and "which tea?" in out
+    assert "2 line(s) could not be read (line 2, 4)" in err and err.count("\n") == 1
+    assert main(["judgements", "export", *argv]) == 0
+    assert [json.loads(x)["qid"] for x in capsys.readouterr().out.splitlines()] == ["g", "e"]
+    new = write(tmp_path / "new.jsonl", _line("n", "canary").decode() + "\n")
+    assert main(["judgements", "import", str(new), *argv]) == 0
+    capsys.readouterr()
+    after = stored.read_bytes().split(b"\n")
+    assert surrogate in after and key_surrogate in after  # byte for byte
+    kept = JudgementStore(stored).load().judgements
+    assert [j.qid for j in kept] == ["g", "e", "n"] and kept[1].targets == []
+    # a mark then cleared on a question read from the file leaves it there; one a mark created goes
+    from openclaw_memtui.engine.judgements import Target
+
+    t = Target.of_chunk("MEMORY.md", 1, 4, "x")
+    again = set_verdict(set_verdict(kept, "which tea?", t, "relevant"), "which tea?", t, None)
+    assert [j.qid for j in again] == ["g", "e", "n"]
+    assert [j.qid for j in set_verdict(set_verdict(kept, "fresh", t, "relevant"), "fresh", t, None)] == ["g", "e", "n"]
+
+
+# -- 8. a byte order mark before the first line ------------------------------------------------------------
+
+def test_a_queries_judgements_or_theme_file_starting_with_a_bom_is_read(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
+    argv = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+    queries = tmp_path / "q.jsonl"
+    queries.write_bytes(b"\xef\xbb\xbf" + _line("q1", "oolong tea") + b"\n" + _line("q2", "PostgreSQL") + b"\n")
+    assert main(["eval", "--queries", str(queries), "--json", *argv]) == 0
+    assert json.loads(capsys.readouterr().out)["scored"] == 2
+    assert main(["judgements", "import", str(queries), *argv]) == 0
+    assert "Imported 2 new question(s)" in capsys.readouterr().out
+    stored = judgements_path(db)
+    stored.write_bytes(b"\xef\xbb\xbf" + stored.read_bytes())  # the stored file saved by an editor with a BOM
+    loaded = JudgementStore(stored).load()
+    assert loaded.problem == "" and [j.qid for j in loaded.judgements] == ["q1", "q2"]
+    from openclaw_memtui.tui.themes import load_theme_file
+
+    theme = tmp_path / "mine.toml"
+    theme.write_bytes(b'\xef\xbb\xbfname = "mine"\nprimary = "#336699"\n')
+    assert load_theme_file(theme).name == "mine"
+
+
+async def test_the_app_keeps_a_surrogate_line_and_says_when_a_save_fails(tmp_path):
+    """A mark saved over a file holding `"\\ud800"` failed in the save worker without a word."""
+    import shutil
+
+    from openclaw_memtui.paths import demo_judgements
+    from openclaw_memtui.tui.widgets.result_list import ResultList
+
+    from .app_helpers import copy_demo, make_app, wait_for
+    from .test_tui_judging import settled_search
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    stored = judgements_path(tmp_path / "tui.sqlite")
+    shutil.copy(demo_judgements(), stored)
+    bad = b'{"qid": "x", "question": "tea \\ud800", "targets": []}'
+    before = stored.read_bytes() + bad + b"\n"
+    stored.write_bytes(before)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "database migration")
+        assert await wait_for(pilot, lambda: app.judgements_read)
+        app.query_one(ResultList).focus()
+        await pilot.press("plus")
+        assert await wait_for(pilot, lambda: stored.read_bytes() != before)
+        assert bad + b"\n" in stored.read_bytes() and not [t for t in app.toasts if t[0] == "error"]
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("no space in the judgement store")
+
+        app.judgement_store.save = broken
+        await pilot.press("minus")
+        assert await wait_for(pilot, lambda: any(s == "error" and "Could not save the judgement" in m
+                                                 for s, m in app.toasts))
+
+
+# -- 7. a provider that cannot be made ----------------------------------------------------------------------
+
+def test_index_says_why_the_configured_provider_cannot_be_made_and_fails(tmp_path, workspace, capsys):
+    """A header value with CR/LF: `index` built a keyword-only index and exited 0 without a word."""
+    config = write(tmp_path / "memtui.toml", 'provider = "openai"\n[remote]\napiKey = "sk-test-0123456789"\n'
+                   'baseUrl = "http://127.0.0.1:8830/v1"\n[remote.headers]\nX-Team = "a\\r\\nInjected: 1"\n')
+    db = tmp_path / "i.sqlite"
+    code = main(["index", "--workspace", str(workspace), "--db", str(db), "--config", str(config), "--json"])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == "" and err.count("\n") == 1
+    assert "embedding provider cannot be made" in err and "'X-Team'" in err and "sk-test" not in err
