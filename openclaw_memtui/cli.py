@@ -73,6 +73,7 @@ COMMAND_HELP = {
     "eval": "run judged queries and print recall/MRR/nDCG",
     "judgements": "import, export or list the judged questions stored for an index",
     "tune": "suggest ranking settings from the judgements (cross-validated)",
+    "recalls": "the agent's own memory searches: what OpenClaw returned beside memtui's ranking",
     "agents": "list the OpenClaw agents: layout, workspaces, transcripts, index paths",
     "export-settings": "print (or --write) the tuned settings in the block openclaw.json accepts",
     "mcp": "serve memory_search and memory_get to agents over MCP (stdio), ranked as you tuned",
@@ -215,11 +216,20 @@ def _tune_parser(sub: Any) -> None:
     _ranking_flags(p)
 
 
+def _recalls_parser(sub: Any) -> None:
+    p = sub.add_parser("recalls", help=COMMAND_HELP["recalls"])
+    _common(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--since", metavar="DATE", help="only searches on or after this date (2026-11-30 or an ISO time)")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N queries (newest first; default 20)")
+    p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
+
+
 # in the order `memtui --help` has always listed them
 _SUBPARSERS: dict[str, Callable[[Any], None]] = {
     "index": _index_parser, "status": _status_parser, "agents": _agents_parser,
     "export-settings": _export_settings_parser, "search": _search_parser, "mcp": _mcp_parser,
-    "eval": _eval_parser, "judgements": _judgements_parser, "tune": _tune_parser,
+    "eval": _eval_parser, "judgements": _judgements_parser, "tune": _tune_parser, "recalls": _recalls_parser,
 }
 
 
@@ -656,6 +666,10 @@ def _main(argv: list[str] | None = None) -> int:
             from .cli_tune import cmd_judgements, cmd_tune
 
             return cmd_tune(args, cfg) if command == "tune" else cmd_judgements(args, cfg)
+        if command == "recalls":
+            from .cli_recalls import cmd_recalls
+
+            return cmd_recalls(args, cfg)
         if command == "mcp":
             from .mcp_server import cmd_mcp
 

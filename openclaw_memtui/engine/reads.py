@@ -178,6 +178,17 @@ class IndexReader:
                 rows[row[0]] = ChunkRow(*row)
         return rows
 
+    def chunks_at(self, places: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], ChunkRow]:
+        """The chunks at exactly these (path, start_line, end_line): the hits another engine returned."""
+        found: dict[tuple[str, int, int], ChunkRow] = {}
+        for path, start, end in places:
+            row = self.conn.execute(
+                "SELECT rowid, id, path, source, start_line, end_line, text, ts, date_source, embedding FROM chunks"
+                " WHERE path = ? AND start_line = ? AND end_line = ? LIMIT 1", (path, start, end)).fetchone()
+            if row is not None:
+                found[(path, start, end)] = ChunkRow(*row)
+        return found
+
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
         """(start_line, end_line, text hash) of every chunk of these paths: what judgements are checked against."""
         wanted = list(paths)

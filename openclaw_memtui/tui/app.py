@@ -34,10 +34,12 @@ from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import crash_report, describe
 from ..render import dumps_json, safe
+from .agent_searches import AgentSearchesMixin
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
 from .judging import JudgingMixin
 from .keys import key_for
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, SyncFinished, SyncProgressed
+from .screens.agent_searches import AgentSearchesScreen
 from .screens.file_view import FileScreen, file_title, render_file
 from .screens.help import ABOUT, HelpScreen, help_keys
 from .screens.suggest import SuggestScreen
@@ -72,7 +74,7 @@ class MainScreen(Screen[None]):
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
 
-class MemtuiApp(JudgingMixin, App[None]):
+class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "memtui"
     BINDINGS = [
@@ -85,6 +87,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         Binding("ctrl+l", "focus_query", "Query", show=False, id="focus_query"),
         # ctrl+w is Input's delete-word; in the footer only when the query has (or had) a time window
         Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
+        Binding("f4", "agent_searches", "Agent searches", show=False, id="agent_searches"),
         Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
         # priority: the query input binds ctrl+e (end of line) and would swallow it
         Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
@@ -241,6 +244,7 @@ class MemtuiApp(JudgingMixin, App[None]):
             self._initial_value_pending = True
             query.value = self.initial_query
         self._check_index()
+        self.load_recalls()  # agent_searches.py: the agent's own searches, OpenClaw's hits marked
 
     def _install_themes(self) -> list[str]:
         """Register the bundled and user themes, choose the configured one; return the errors to toast."""
@@ -266,7 +270,7 @@ class MemtuiApp(JudgingMixin, App[None]):
 
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
-        screens: Iterable[type[Screen[Any]]] = (SyncScreen, FileScreen, HelpScreen, SuggestScreen)
+        screens: Iterable[type[Screen[Any]]] = (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen)
         for screen_cls in screens:
             ids |= {b.id for b in screen_cls.BINDINGS if isinstance(b, Binding) and b.id}
         return ids
@@ -405,7 +409,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         if pool is None:
             return
         started = time.perf_counter()
-        results = tuple(rank(pool, self.params))
+        results = self.with_openclaw_hits(pool, tuple(rank(pool, self.params)), self.params)
         moves: dict[str, int | None] = {}
         if track_moves:
             previous = {r.id: r.rank for r in self.ranked.results}
@@ -418,6 +422,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         self.ranked = ranked
         listing = self.query_one(ResultList)
         listing.set_reactive(ResultList.marks, self.marks_for(ranked))  # drawn with the ranking, not after it
+        listing.set_reactive(ResultList.openclaw, self.openclaw_marks(ranked))
         listing.ranked = ranked
         info = self.query_one(InfoBar)
         info.ignored_window = self.ignored_window if self._time_ignored() else ""
@@ -434,7 +439,7 @@ class MemtuiApp(JudgingMixin, App[None]):
             detail.placeholder = self._no_result_text(query, pool)
             detail.shown = None
         else:
-            detail.shown = ShownResult(result, self.ranked.params, pool)
+            detail.shown = ShownResult(result, self.ranked.params, pool, self.openclaw_hit(result, pool))
 
     def _no_result_text(self, query: str, pool: Pool | None) -> str:
         if not query or pool is None:
@@ -533,7 +538,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         if action == "toggle_time_window":
             pool = self.ranked.pool
             return main and ((pool is not None and pool.time_window is not None) or self._time_ignored_safe())
-        if action in ("toggle_tuning", "focus_query", "sync_screen"):
+        if action in ("toggle_tuning", "focus_query", "sync_screen", "agent_searches"):
             return main
         return True
 
@@ -615,6 +620,7 @@ class MemtuiApp(JudgingMixin, App[None]):
             self._tell_sync_report(report)
             self._tell_fallback()
             self.load_judged()  # the judged questions' pools (and their targets' text) may have changed
+            self.load_recalls()
             if self.query_one("#query", Input).value.strip():
                 self.start_search()
         if self.sync_again:
@@ -770,6 +776,8 @@ class MemtuiApp(JudgingMixin, App[None]):
             yield SystemCommand(f"Preset: {label}", "Apply these ranking settings", lambda k=key: self.apply_preset(k))
         yield SystemCommand("Export settings", "memorySearch.query block for openclaw.json", self.action_export_settings)
         yield SystemCommand("Save settings", "Write the tuned settings to the config file", self.action_save_settings)
+        yield SystemCommand("Agent searches", "The agent's own memory searches: judge what OpenClaw gave it",
+                            self.action_agent_searches)
         yield SystemCommand("Suggest settings", "Search settings on your judged questions (cross-validated)",
                             self.action_suggest_settings)
         yield SystemCommand("Copy snippet", "Copy the selected result's text", self.action_copy_snippet)

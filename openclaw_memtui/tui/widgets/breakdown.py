@@ -23,8 +23,9 @@ def _bar(label: str, value: float | None, scale: float = 1.0, note: str = "", wi
     return line
 
 
-def breakdown_text(result: Result, params: SearchParams, mode: str, width: int = 70, window=None) -> Text:
-    """`width` is the pane's inner width: bars shrink so each row stays on one line."""
+def breakdown_text(result: Result, params: SearchParams, mode: str, width: int = 70, window=None, openclaw=None) -> Text:
+    """`width` is the pane's inner width: bars shrink so each row stays on one line. `openclaw` is
+    (rank, hit, recall) when OpenClaw returned this result for the query: its own score, not a guess."""
     bar_width = max(6, min(24, width - 36))
     vw, tw = params.weights()
     if mode == "keyword":
@@ -43,9 +44,16 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
         where = "inside" if result.time_factor > 1 else "evergreen" if result.age_days is None else "outside"
         note = f"{where} “{safe(w['text'], one_line=True)}”"
         lines.append(_bar("time", result.time_factor, width=bar_width, scale=max(1.0, result.time_factor), note=note))
-    lines.append(_bar("final", result.score, width=bar_width))
+    if result.rank == 0:  # a hit only OpenClaw returned: memtui's scores as far as it has them
+        lines.append(Text(f"{'final':<10}", style="bold").append("memtui ranks it nowhere", style="italic"))
+    else:
+        lines.append(_bar("final", result.score, width=bar_width))
+    if openclaw is not None:
+        oc_rank, hit, recall = openclaw
+        asked = f"{len(recall.events)}× asked" if len(recall.events) > 1 else "asked once"
+        lines.append(_bar("OpenClaw", hit.score, width=bar_width, note=f"#{oc_rank} in OpenClaw's answer; {asked}"))
     rank = Text(f"{'rank':<10}", style="bold")
-    rank.append(f"#{result.rank}")
+    rank.append(f"#{result.rank}" if result.rank else "—")
     moves = rank_moves(result, params.mmr)
     rank.append(f"   ({moves})" if moves else "   (score order)" if not params.mmr else "   (MMR kept it here)",
                 style="italic" if moves else "dim")

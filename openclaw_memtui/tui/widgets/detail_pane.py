@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -61,6 +62,7 @@ class ShownResult:
     result: Result
     params: SearchParams
     pool: Pool
+    openclaw: Any = None  # (rank, RecallHit, Recall) when OpenClaw returned this result for this query
 
 
 def preview_text(shown: ShownResult) -> Text:
@@ -114,4 +116,4 @@ class DetailPane(Vertical):
         preview.update(preview_text(shown))
         self.query_one("#preview-box", VerticalScroll).scroll_home(animate=False)
         breakdown.update(breakdown_text(shown.result, shown.params, shown.pool.mode,
-                                        breakdown.content_region.width or 70, shown.pool.time_window))
+                                        breakdown.content_region.width or 70, shown.pool.time_window, shown.openclaw))

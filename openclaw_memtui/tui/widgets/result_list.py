@@ -75,14 +75,18 @@ def snippet_from_match(snippet: str, query: str) -> str:
 MARKS = {"relevant": ("✓ ", "bold green"), "not_relevant": ("✗ ", "bold red"), "stale": ("! ", "bold yellow")}
 
 
-def result_row(result: Result, move: int | None, width: int, query: str = "", mark: str | None = None) -> Text:
+def result_row(result: Result, move: int | None, width: int, query: str = "", mark: str | None = None,
+               openclaw: str = "") -> Text:
     """Both lines of one entry, each cut to `width` cells. `move` is ranks climbed; None means new;
-    `mark` is the result's judgement for this query (a key of MARKS)."""
+    `mark` is the result's judgement for this query (a key of MARKS); `openclaw` is "◆2" when OpenClaw
+    returned it at rank 2 for this query. Rank 0 is a hit memtui ranks nowhere (OpenClaw's, to judge)."""
     head = Text()
     if mark in MARKS:
         glyph, style = MARKS[mark]
         head.append(glyph, style=style)
-    head.append(f"#{result.rank:<2} ", style="bold")
+    if openclaw:
+        head.append(f"{openclaw:<3} ", style="bold magenta")
+    head.append(f"#{result.rank:<2} " if result.rank else "#— ", style="bold")
     if move is None:
         head.append("new ", style="bold cyan")
     elif move > 0:
@@ -115,6 +119,7 @@ class ResultList(OptionList):
 
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
     marks: reactive[dict[str, str]] = reactive(dict, always_update=True, init=False)  # result id -> MARKS key
+    openclaw: reactive[dict[str, str]] = reactive(dict, always_update=True, init=False)  # result id -> "◆2"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, markup=False)
@@ -148,9 +153,9 @@ class ResultList(OptionList):
         width = max(20, self.scrollable_content_region.width - 1)
         self.clear_options()
         query = ranked.pool.query if ranked.pool is not None else ""
-        marks = self.marks
-        self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0), width, query, marks.get(r.id)), id=r.id)
-                          for r in ranked.results])
+        marks, openclaw = self.marks, self.openclaw
+        self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0) if r.rank else 0, width, query, marks.get(r.id),
+                                            openclaw.get(r.id, "")), id=r.id) for r in ranked.results])
         if ranked.results:
             ids = [r.id for r in ranked.results]
             self.highlighted = ids.index(keep_id) if keep_id in ids else 0

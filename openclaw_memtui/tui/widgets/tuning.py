@@ -46,6 +46,11 @@ PRESETS: dict[str, SearchParams] = {
 }
 # rank() divides each weight by their sum: 1.00 and 0.60 weigh as 0.62 and 0.38 (the score pane shows the share)
 WEIGHTS_NOTE = "weights are normalised to sum 1"
+# what a preset cannot copy (OpenClaw 2026.9.6's memory-core, read in its dist/: importance.ts multiplies each
+# score by 0.8-1.25 from the chunk's importance, an exact file-path match ranks in its own tier, and a keyword
+# search that finds little falls back to the query's expanded keywords)
+PRESET_NOTES = {"openclaw-2026": "approximates OpenClaw 2026.9's ranking: OpenClaw also multiplies by importance, "
+                                 "matches file paths and expands queries (Agent searches shows its own scores)"}
 PRESET_LABELS = {"openclaw-2026": "OpenClaw 2026.9", "openclaw": "OpenClaw, older builtin",
                  "keyword-heavy": "Keyword-heavy", "semantic-heavy": "Semantic-heavy",
                  "recent-first": "Recent first"}
@@ -148,6 +153,7 @@ class TuningPanel(Vertical):
                          value=self.params.time_mode, id="time-mode", allow_blank=False, compact=True)
             yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True,
                          compact=True)
+            yield Label("", id="preset-note", classes="note", markup=False)
 
     @staticmethod
     def _fmt(field: str, value: float) -> str:
@@ -155,6 +161,9 @@ class TuningPanel(Vertical):
 
     def _publish(self, params: SearchParams) -> None:
         self.params = params
+        # the settings are a preset's (chosen here, from the palette or by hand): say what it does not copy
+        note = next((PRESET_NOTES[k] for k, v in PRESETS.items() if k in PRESET_NOTES and v == params), "")
+        self.query_one("#preset-note", Label).update(note)
         self.post_message(self.ParamsChanged(params))
 
     def apply(self, params: SearchParams) -> None:

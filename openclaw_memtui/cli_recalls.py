@@ -1,0 +1,110 @@
+"""`memtui recalls`: the agent's own memory searches, what OpenClaw returned, what memtui ranks now."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from .errors import UserError
+from .session import open_session
+
+DEFAULT_LIMIT = 20
+MARK = {"both": "both", "openclaw": "only OpenClaw", "memtui": "only memtui"}
+QUERY_SHOWN_CHARS = 200  # a 2,000-character query is cut on screen (--json has it whole)
+
+
+def parse_since(value: str | None) -> float | None:
+    """`--since 2026-11-30` (midnight UTC) or an ISO time, as epoch milliseconds."""
+    if not value:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        from .render import safe
+
+        raise UserError(f"--since {safe(value, one_line=True)!r} is not a date like 2026-11-30 or "
+                        "2026-11-30T12:00:00Z") from None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
+
+
+def when(ms: float) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms > 0 else "unknown time"
+
+
+def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int | None = None) -> Any:
+    """The recalls of the session's agent (see interop.recalls); UserError without an agent."""
+    from .interop.recalls import agent_recalls
+    from .paths import openclaw_state_dir
+
+    if session.agent is None:
+        raise UserError("memtui recalls reads an OpenClaw agent's searches: pass --agent ID (see `memtui agents`)")
+    return agent_recalls(session.agent, openclaw_state_dir(), since_ms, limit)
+
+
+def cmd_recalls(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+    from .cli_search import STALE_WARNING, params_from, parse_now, retrieve_kwargs
+    from .engine.search.rank import rank
+    from .interop.recalls import compare
+    from .render import dumps_json, safe
+
+    if args.limit is not None and args.limit < 1:
+        raise UserError("--limit must be 1 or more")
+    since = parse_since(args.since)
+    session = open_session(args, cfg)
+    index, cfg = session.index, session.cfg
+    found = load_agent_recalls(session, since, args.limit or DEFAULT_LIMIT)
+    params = params_from(args, cfg)
+    for note in found.notes:
+        print(f"memtui: {safe(note, one_line=True)}", file=sys.stderr)
+    if found.recalls:
+        if index.is_empty() and not index.syncing:
+            index.sync(wait=False)
+        elif index.check_dirty(0.05).dirty:
+            print(f"memtui: {STALE_WARNING}", file=sys.stderr)
+    now_ms = parse_now(args.now)
+    started = time.perf_counter()
+    out = []
+    for recall in found.recalls:
+        pool = index.retrieve(recall.query, now_ms=now_ms, **retrieve_kwargs(cfg, params))
+        results = rank(pool, params)
+        out.append((recall, results, compare(recall.hits, results)))
+    agent = session.agent.id if session.agent is not None else ""
+    if args.json:
+        print(dumps_json({"agent": agent, "source": found.source, "params": params.to_dict(), "recalls": [{
+            "query": r.query, "count": len(r.events), "origin": r.events[0].origin,
+            "timestamps": [datetime.fromtimestamp(t / 1000, UTC).isoformat().replace("+00:00", "Z") for t in r.timestamps],
+            "openclaw": [h.to_dict() for h in r.hits],
+            "memtui": [{"path": x.path, "startLine": x.start_line, "endLine": x.end_line, "score": round(x.score, 6)}
+                       for x in results],
+            "compared": [c.to_dict() for c in rows]} for r, results, rows in out],
+            "seconds": round(time.perf_counter() - started, 3)}, indent=2))
+        return 0
+    if not out:
+        print(f"No searches recorded for agent {safe(agent, one_line=True)}"
+              + (" since then." if since is not None else ". Searches appear here once the agent (or "
+                 "`openclaw memory search`) has run some."))
+        return 0
+    where = "OpenClaw's records" if found.source == "events" else "its transcripts' memory_search calls"
+    print(f"{len(out)} queries of agent {safe(agent, one_line=True)}, newest first (from {where}):\n")
+    for recall, _results, rows in out:
+        query = safe(recall.query, one_line=True)
+        cut = query[:QUERY_SHOWN_CHARS] + ("…" if len(query) > QUERY_SHOWN_CHARS else "")
+        times = f"{len(recall.events)}×, last" if len(recall.events) > 1 else "once,"
+        print(f"“{cut}”  {times} {when(recall.last_ms)}")
+        if not rows:
+            print("    neither OpenClaw nor memtui returned anything")
+        for c in rows:
+            theirs = f"#{c.openclaw_rank:<2} {c.openclaw_score:.3f}" if c.openclaw_rank is not None and \
+                c.openclaw_score is not None else f"#{c.openclaw_rank:<2}   —  " if c.openclaw_rank is not None else "  —      "
+            mine = f"#{c.memtui_rank:<2} {c.memtui_score:.3f}" if c.memtui_rank is not None and c.memtui_score is not None \
+                else "  —      "
+            move = c.move
+            moved = f" ▲{move}" if move and move > 0 else f" ▼{-move}" if move and move < 0 else ""
+            place = safe(f"{c.path}:{c.start_line}-{c.end_line}", one_line=True)
+            outside = "  (outside the workspace: not opened)" if c.outside else ""
+            print(f"    OpenClaw {theirs}  memtui {mine}  {MARK[c.found] + moved:<14} {place}{outside}")
+        print()
+    return 0

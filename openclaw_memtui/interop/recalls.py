@@ -1,0 +1,507 @@
+"""The searches an OpenClaw agent ran, and what OpenClaw answered: read-only, from OpenClaw's own records.
+
+Two places hold them:
+
+* **Recorded searches** (2026.9): every memory search OpenClaw answers — the agent's `memory_search`
+  tool calls and `openclaw memory search` alike — is appended to `<state>/state/openclaw.sqlite`,
+  table `plugin_state_entries`, plugin `memory-core`, namespace `memory-host.events`. OpenClaw keys
+  each row `<workspace hash>:event:…`, the hash being the first 24 hex digits of the sha256 of the
+  agent's workspace path (symlinks resolved, NFC), as its `memoryHostWorkspacePrefix` does: that is
+  how an event is tied to an agent. OpenClaw records only the hits from memory files: the dated notes
+  in a `memory.recall.recorded` event, the others (MEMORY.md, extra paths) in a `memory.recall.skipped`
+  event of the same search, and no transcript hits at all. Both are read and merged.
+* **Transcripts** (any version): the `memory_search` tool calls in the agent's transcripts (the 2026.9
+  agent database's `transcript_events`, and `sessions/*.jsonl`) with the tool's answer. Used when the
+  state holds no recorded search for the agent (older installs). A forgotten session
+  (`memory_session_tombstones`) is skipped whole: its questions are its text.
+
+Everything read is untrusted: a row of another plugin is never looked at, a query is cut at
+MAX_QUERY_CHARS, a path that could leave the workspace (absolute, `..`, control characters) is kept
+only to be shown (render.safe) and marked `outside`, never opened or matched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..engine.errors import MemtuiError
+from ..engine.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl, table_names
+from ..engine.regular_file import open_regular
+
+PLUGIN_ID = "memory-core"
+EVENTS_NAMESPACE = "memory-host.events"
+RECORDED, SKIPPED = "memory.recall.recorded", "memory.recall.skipped"
+WORKSPACE_HASH_CHARS = 24  # OpenClaw's WORKSPACE_HASH_BYTES (hex characters, despite the name)
+MAX_EVENTS = 10_000  # OpenClaw keeps at most this many (MAX_MEMORY_HOST_EVENTS)
+MAX_ROW_BYTES = 64 * 1024  # OpenClaw stores at most 8 KiB of event JSON: a bigger row is not OpenClaw's
+MAX_QUERY_CHARS = 2048  # OpenClaw's own cut (MAX_MEMORY_HOST_EVENT_TEXT_BYTES)
+MAX_PATH_CHARS = 1024
+MAX_HITS = 50
+MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024  # a JSONL transcript bigger than this is not read for searches
+MEMORY_SEARCH_TOOLS = ("memory_search", "openclaw:memory-core:memory_search")
+
+
+class RecallsError(MemtuiError, ValueError):
+    """The agent's searches cannot be read; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    """One hit OpenClaw returned: a place in the workspace, with OpenClaw's score."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float | None
+    outside: bool = False  # the path could name a file outside the workspace: shown, never opened
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
+                               "score": self.score}
+        if self.outside:
+            out["outside"] = True
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RecallEvent:
+    """One search OpenClaw answered."""
+
+    query: str
+    ts_ms: float
+    hits: tuple[RecallHit, ...]
+    origin: str  # "event" (OpenClaw's record) or "transcript" (a memory_search call in a session)
+    session: str = ""  # the transcript's session id, for a transcript recall
+    truncated: bool = False  # OpenClaw cut the query or the results when it stored them
+
+
+@dataclass
+class Recall:
+    """One query text, however often it was asked: newest first."""
+
+    query: str
+    events: list[RecallEvent] = field(default_factory=list)
+
+    @property
+    def timestamps(self) -> list[float]:
+        return [e.ts_ms for e in self.events]
+
+    @property
+    def hits(self) -> tuple[RecallHit, ...]:
+        """What OpenClaw answered the last time it was asked."""
+        return self.events[0].hits if self.events else ()
+
+    @property
+    def last_ms(self) -> float:
+        return self.events[0].ts_ms if self.events else 0.0
+
+    def hit_for(self, path: str, start_line: int, end_line: int) -> tuple[int, RecallHit] | None:
+        """OpenClaw's (1-based rank, hit) at exactly these lines, if it returned them."""
+        for n, hit in enumerate(self.hits, 1):
+            if not hit.outside and (hit.path, hit.start_line, hit.end_line) == (path, start_line, end_line):
+                return n, hit
+        return None
+
+
+@dataclass
+class RecallSet:
+    """An agent's searches, and where they came from."""
+
+    recalls: list[Recall]
+    source: str  # "events", "transcripts" or "none"
+    notes: list[str] = field(default_factory=list)  # what could not be read, said in one line each
+
+    def by_question(self) -> dict[str, Recall]:
+        return {normalize_query(r.query): r for r in self.recalls}
+
+
+def normalize_query(text: str) -> str:
+    """As judgements match questions: whitespace collapsed."""
+    return " ".join(text.split())
+
+
+# -- which agent ----------------------------------------------------------------------------------
+
+def workspace_keys(workspace: str | os.PathLike[str]) -> list[str]:
+    """The key prefixes OpenClaw files this workspace's events under (`memoryHostWorkspacePrefix`):
+    sha256 of the path with symlinks resolved and NFC-normalised, cut to 24 hex digits; the
+    unresolved path's too, for events recorded before a symlink was made."""
+    raw = os.path.abspath(os.path.expanduser(os.fspath(workspace)))
+    forms = [os.path.realpath(raw), os.path.normpath(raw)]
+    keys = []
+    for form in forms:
+        key = hashlib.sha256(unicodedata.normalize("NFC", form).encode("utf-8", "surrogatepass")).hexdigest()
+        if key[:WORKSPACE_HASH_CHARS] not in keys:
+            keys.append(key[:WORKSPACE_HASH_CHARS])
+    return keys
+
+
+def state_database(state_dir: str | os.PathLike[str]) -> Path:
+    return Path(state_dir) / "state" / "openclaw.sqlite"
+
+
+# -- values from OpenClaw's rows --------------------------------------------------------------------
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _line(value: Any) -> int | None:
+    number = _finite(value)
+    if number is None or number < 1 or number > 1 << 31:
+        return None
+    return int(number)
+
+
+def path_is_outside(path: str) -> bool:
+    """A path OpenClaw returned that could name a file outside the workspace: absolute, with `..`, a
+    drive or control characters. OpenClaw's own are relative (`memory/2026-11-22.md`)."""
+    if not path or "\x00" in path or any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in path):
+        return True
+    if path.startswith(("/", "\\", "~")) or (len(path) > 1 and path[1] == ":"):
+        return True
+    parts = path.replace("\\", "/").split("/")
+    return any(part == ".." for part in parts)
+
+
+def _hit(raw: Any) -> RecallHit | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
+        return None
+    start, end = _line(raw.get("startLine")), _line(raw.get("endLine"))
+    if start is None or end is None or end < start:
+        return None
+    path = raw["path"][:MAX_PATH_CHARS]
+    score = _finite(raw.get("score"))
+    return RecallHit(path, start, end, score, path_is_outside(path))
+
+
+def _hits(raw: Any) -> list[RecallHit]:
+    if not isinstance(raw, list):
+        return []
+    return [h for h in (_hit(item) for item in raw[:MAX_HITS]) if h is not None]
+
+
+def parse_time_ms(value: Any) -> float | None:
+    """An ISO timestamp (OpenClaw's `timestamp`) or epoch milliseconds, as epoch milliseconds."""
+    number = _finite(value)
+    if number is not None:
+        return number if number > 1e11 else number * 1000
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
+
+
+def _query(raw: Any) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    from ..engine.redact import redact_secrets
+
+    text = normalize_query(raw[:MAX_QUERY_CHARS])
+    # the query is the agent's words: a key it searched for is masked as transcripts are
+    return redact_secrets(text) if text else None
+
+
+def parse_event_row(value_json: Any, created_at: Any = None) -> tuple[str, RecallEvent] | None:
+    """One `memory-host.events` row as (event type, event); None for any other kind of event or a
+    malformed one."""
+    if not isinstance(value_json, str) or len(value_json) > MAX_ROW_BYTES:
+        return None
+    try:
+        value = json.loads(value_json)
+    except (ValueError, RecursionError):
+        return None
+    event = value.get("event") if isinstance(value, dict) and value.get("kind") == "event" else None
+    if not isinstance(event, dict) or event.get("type") not in (RECORDED, SKIPPED):
+        return None
+    query = _query(event.get("query"))
+    if query is None:
+        return None
+    ts = parse_time_ms(event.get("timestamp"))
+    if ts is None:
+        ts = parse_time_ms(value.get("recordedAt")) or parse_time_ms(created_at) or 0.0
+    return event["type"], RecallEvent(query, ts, tuple(_hits(event.get("results"))), "event",
+                                      truncated=event.get("storageTruncated") is True)
+
+
+# -- recorded searches --------------------------------------------------------------------------------
+
+def read_recorded(state_db: Path, keys: list[str]) -> tuple[list[RecallEvent], str]:
+    """The searches recorded for these workspace keys, oldest first, and a note when there are none
+    to read ("" when the table was read)."""
+    if not state_db.is_file():
+        return [], f"no recorded searches: {state_db} does not exist (OpenClaw 2026.9 writes it)"
+
+    def read(conn: Any) -> list[tuple[Any, Any, Any]] | None:
+        if "plugin_state_entries" not in table_names(conn):
+            return None
+        rows: list[tuple[Any, Any, Any]] = []
+        for key in keys:
+            rows += conn.execute(
+                "SELECT entry_key, value_json, created_at FROM plugin_state_entries WHERE plugin_id = ? AND namespace = ?"
+                " AND entry_key >= ? AND entry_key < ? ORDER BY entry_key LIMIT ?",
+                (PLUGIN_ID, EVENTS_NAMESPACE, f"{key}:event:", f"{key}:event;", MAX_EVENTS)).fetchall()
+        return rows
+
+    try:
+        rows = read_consistent(state_db, read)
+    except OpenClawDbError as exc:
+        return [], str(exc)
+    if rows is None:
+        return [], f"no recorded searches: {state_db} has no plugin_state_entries table"
+    return merge_skipped(r for r in (parse_event_row(v, c) for _k, v, c in rows) if r is not None), ""
+
+
+def merge_skipped(typed: Iterable[tuple[str, RecallEvent]]) -> list[RecallEvent]:
+    """One event per search: a `skipped` event (the hits that are not dated notes) joins the `recorded`
+    one of the same query and time, and stands alone when OpenClaw recorded only it (no dated note
+    among the hits). Hits in OpenClaw's score order."""
+    merged: dict[tuple[str, float], RecallEvent] = {}
+    for kind, event in typed:
+        key = (event.query, event.ts_ms)
+        known = merged.get(key)
+        if known is None:
+            merged[key] = event
+            continue
+        if kind == SKIPPED or known.hits != event.hits:
+            hits = sorted({*known.hits, *event.hits}, key=lambda h: -(h.score if h.score is not None else -1.0))
+            merged[key] = RecallEvent(known.query, known.ts_ms, tuple(hits), "event",
+                                      truncated=known.truncated or event.truncated)
+    return sorted(merged.values(), key=lambda e: e.ts_ms)
+
+
+# -- memory_search calls in transcripts --------------------------------------------------------------
+
+def _tool_query(name: Any, arguments: Any) -> str | None:
+    """The query of a memory_search call: direct, or through OpenClaw's `tool_call` dispatcher."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments[:MAX_ROW_BYTES])
+        except (ValueError, RecursionError):
+            return None
+    if not isinstance(arguments, dict) or not isinstance(name, str):
+        return None
+    if name == "tool_call" and isinstance(arguments.get("id"), str):
+        return _tool_query(arguments["id"], arguments.get("args"))
+    if name in MEMORY_SEARCH_TOOLS or name.endswith("__memory_search"):
+        return _query(arguments.get("query"))
+    return None
+
+
+def _result_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _answer_hits(text: str) -> list[RecallHit] | None:
+    """The hits of a memory_search answer (`{"results": [...]}`); None when it is no such answer
+    (disabled, an error, another tool's text)."""
+    if not text or len(text) > MAX_ROW_BYTES * 16:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, dict) and isinstance(value.get("result"), dict):  # tool_call wraps the tool's own answer
+        value = value["result"]
+    if not isinstance(value, dict) or not isinstance(value.get("results"), list):
+        return None
+    return _hits(value["results"])
+
+
+def transcript_recalls(lines: Iterable[str], session: str = "") -> Iterator[RecallEvent]:
+    """The memory_search calls of one transcript (JSONL lines) that got an answer, in order."""
+    calls: dict[str, tuple[str, float]] = {}
+    for line in lines:
+        if "memory_search" not in line and "toolResult" not in line and "tool_result" not in line:
+            continue  # most lines are plain messages: not parsed
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict):
+            continue
+        ts = parse_time_ms(entry.get("timestamp")) or parse_time_ms(message.get("timestamp")) or 0.0
+        role = message.get("role")
+        if role == "assistant" and isinstance(message.get("content"), list):
+            for part in message["content"]:
+                if isinstance(part, dict) and part.get("type") in ("toolCall", "tool_use", "toolUse"):
+                    query = _tool_query(part.get("name"), part.get("arguments", part.get("input")))
+                    if query is not None and isinstance(part.get("id"), str):
+                        calls[part["id"]] = (query, ts)
+        elif role in ("toolResult", "tool") and isinstance(message.get("toolCallId"), str):
+            asked = calls.pop(message["toolCallId"], None)
+            hits = _answer_hits(_result_text(message)) if asked is not None else None
+            if asked is not None and hits is not None:
+                yield RecallEvent(asked[0], asked[1] or ts, tuple(hits), "transcript", session)
+
+
+def forgotten_sessions(conn: Any) -> set[str]:
+    """Sessions OpenClaw was told to forget (`openclaw memory forget`): never shown."""
+    if "memory_session_tombstones" not in table_names(conn):
+        return set()
+    return {r[0] for r in conn.execute("SELECT session_id FROM memory_session_tombstones") if isinstance(r[0], str)}
+
+
+def read_transcript_db(db: Path) -> tuple[list[RecallEvent], set[str]]:
+    """memory_search calls in a 2026.9 agent database's transcripts, and its forgotten sessions."""
+    def read(conn: Any) -> tuple[list[RecallEvent], set[str]]:
+        forgotten = forgotten_sessions(conn)
+        if "transcript_events" not in table_names(conn):
+            return [], forgotten
+        sessions = [r[0] for r in conn.execute(
+            "SELECT DISTINCT session_id FROM transcript_events WHERE coalesce(event_json LIKE '%memory_search%', 1)")
+            if isinstance(r[0], str) and r[0] not in forgotten]
+        events: list[RecallEvent] = []
+        for sid in sessions:
+            events += transcript_recalls(read_session_jsonl(conn, sid).split("\n"), sid)
+        return events, forgotten
+
+    return read_consistent(db, read)
+
+
+def read_transcript_files(folder: Path, forgotten: set[str]) -> list[RecallEvent]:
+    """memory_search calls in `sessions/*.jsonl` (regular files only, never followed out of the folder)."""
+    events: list[RecallEvent] = []
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.name.endswith(".jsonl"))
+    except OSError:
+        return events
+    for name in names:
+        sid = name[: -len(".jsonl")]
+        if sid in forgotten or sid.split(".", 1)[0] in forgotten:
+            continue
+        try:
+            with open_regular(folder / name, follow_symlinks=False) as fh:  # a link could lead out of the folder
+                data = fh.read(MAX_TRANSCRIPT_BYTES + 1)
+        except OSError:
+            continue
+        if len(data) > MAX_TRANSCRIPT_BYTES:
+            continue
+        events += transcript_recalls(data.decode("utf-8", "replace").split("\n"), sid)
+    return events
+
+
+# -- an agent's searches ---------------------------------------------------------------------------------
+
+def group(events: Iterable[RecallEvent], since_ms: float | None = None, limit: int | None = None) -> list[Recall]:
+    """Events grouped by query text, newest first (by each query's last time), each newest first."""
+    grouped: dict[str, Recall] = {}
+    for event in sorted(events, key=lambda e: e.ts_ms, reverse=True):
+        if since_ms is not None and event.ts_ms < since_ms:
+            continue
+        grouped.setdefault(event.query, Recall(event.query)).events.append(event)
+    recalls = list(grouped.values())
+    return recalls[:limit] if limit is not None else recalls
+
+
+def agent_recalls(agent: Any, state_dir: str | os.PathLike[str], since_ms: float | None = None,
+                  limit: int | None = None) -> RecallSet:
+    """The searches of `agent` (interop.agents.Agent): OpenClaw's records of them, else the memory_search
+    calls in its transcripts."""
+    notes: list[str] = []
+    events, note = read_recorded(state_database(state_dir), workspace_keys(agent.workspace))
+    if note and state_database(state_dir).is_file():
+        notes.append(note)
+    if events:
+        return RecallSet(group(events, since_ms, limit), "events", notes)
+    transcript_events: list[RecallEvent] = []
+    forgotten: set[str] = set()
+    db = Path(agent.transcripts_db) if getattr(agent, "transcripts_db", "") else None
+    if db is not None and db.is_file():
+        try:
+            transcript_events, forgotten = read_transcript_db(db)
+        except OpenClawDbError as exc:
+            notes.append(str(exc))
+    transcript_events += read_transcript_files(Path(agent.sessions_dir), forgotten)
+    if transcript_events:
+        return RecallSet(group(transcript_events, since_ms, limit), "transcripts", notes)
+    return RecallSet([], "none", notes)
+
+
+# -- OpenClaw's answer beside memtui's ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """One place either ranking returned, with its rank and score in each (None: not returned)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    openclaw_rank: int | None
+    openclaw_score: float | None
+    memtui_rank: int | None
+    memtui_score: float | None
+    outside: bool = False
+
+    @property
+    def found(self) -> str:
+        """"both", "openclaw" (only OpenClaw returned it) or "memtui" (only memtui does)."""
+        if self.openclaw_rank is not None and self.memtui_rank is not None:
+            return "both"
+        return "openclaw" if self.openclaw_rank is not None else "memtui"
+
+    @property
+    def move(self) -> int | None:
+        """Ranks memtui places it above OpenClaw (negative: below); None unless both returned it."""
+        if self.openclaw_rank is None or self.memtui_rank is None:
+            return None
+        return self.openclaw_rank - self.memtui_rank
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line, "found": self.found,
+                "openclawRank": self.openclaw_rank, "openclawScore": self.openclaw_score,
+                "memtuiRank": self.memtui_rank, "memtuiScore": self.memtui_score, "move": self.move,
+                **({"outside": True} if self.outside else {})}
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return min(a[1], b[1]) - max(a[0], b[0]) + 1
+
+
+def compare(hits: Iterable[RecallHit], results: Iterable[Any]) -> list[Compared]:
+    """OpenClaw's hits beside memtui's results (objects with path, start_line, end_line, score): a hit
+    is the result at the same lines of the same file, else the one overlapping it most (memtui may cut
+    chunks elsewhere). OpenClaw's order first, then what only memtui returns, in its order."""
+    ranked = list(results)
+    taken: set[int] = set()
+    out: list[Compared] = []
+    for n, hit in enumerate(hits, 1):
+        match = None
+        if not hit.outside:
+            same = [i for i, r in enumerate(ranked) if i not in taken and r.path == hit.path]
+            exact = [i for i in same if (ranked[i].start_line, ranked[i].end_line) == (hit.start_line, hit.end_line)]
+            overlapping = sorted((i for i in same if _overlap((ranked[i].start_line, ranked[i].end_line),
+                                                               (hit.start_line, hit.end_line)) > 0),
+                                 key=lambda i: -_overlap((ranked[i].start_line, ranked[i].end_line),
+                                                         (hit.start_line, hit.end_line)))
+            match = exact[0] if exact else overlapping[0] if overlapping else None
+        if match is None:
+            out.append(Compared(hit.path, hit.start_line, hit.end_line, n, hit.score, None, None, hit.outside))
+        else:
+            taken.add(match)
+            r = ranked[match]
+            out.append(Compared(hit.path, hit.start_line, hit.end_line, n, hit.score, match + 1, float(r.score)))
+    for i, r in enumerate(ranked):
+        if i not in taken:
+            out.append(Compared(r.path, r.start_line, r.end_line, None, None, i + 1, float(r.score)))
+    return out

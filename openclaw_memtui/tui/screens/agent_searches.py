@@ -1,0 +1,104 @@
+"""Agent searches: the queries the OpenClaw agent itself ran, newest first; Enter runs one on the main screen.
+
+The app reads the searches in a worker (`interop.recalls`) and hands this screen the answer; picking a
+query dismisses the screen with its text, and the app searches it with OpenClaw's own hits marked.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...interop.recalls import Recall, RecallSet
+from ...render import safe
+from ..widgets.result_list import cut_middle
+
+OPENCLAW_GLYPH = "◆"  # marks OpenClaw's own hits in the result list and here
+
+
+def when(ms: float) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms > 0 else "unknown time"
+
+
+def recall_row(recall: Recall, width: int) -> Text:
+    """Two lines: the query; how often, when, how many hits OpenClaw returned."""
+    head = Text(cut_middle(safe(recall.query, one_line=True), max(10, width)), style="bold")
+    times = f"{len(recall.events)}× · last {when(recall.last_ms)}" if len(recall.events) > 1 else when(recall.last_ms)
+    inside = [h for h in recall.hits if not h.outside]
+    tail = Text(f"    {times} · OpenClaw returned {len(recall.hits)} {OPENCLAW_GLYPH}"
+                + (f" ({len(recall.hits) - len(inside)} outside the workspace)" if len(inside) < len(recall.hits) else ""),
+                style="dim")
+    tail.truncate(width, overflow="ellipsis")
+    return Text("\n").join([head, tail])
+
+
+class AgentSearchesScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape,q", "close", "Close", id="agent_searches.close")]
+    DEFAULT_CSS = """
+    AgentSearchesScreen { align: center middle; }
+    AgentSearchesScreen > Vertical {
+        width: 94%; max-width: 110; height: 90%; border: thick $primary; background: $surface; padding: 0 1;
+    }
+    AgentSearchesScreen #searches-title { text-style: bold; }
+    AgentSearchesScreen #searches-about { color: $text-muted; margin-bottom: 1; }
+    AgentSearchesScreen OptionList { height: 1fr; }
+    """
+
+    def __init__(self, agent_id: str, found: RecallSet | None, judge_keys: str = "+ / -") -> None:
+        super().__init__()
+        self.agent_id = agent_id
+        self.found = found
+        self.judge_keys = judge_keys
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"Agent searches — agent {safe(self.agent_id, one_line=True)}", id="searches-title",
+                         markup=False)
+            yield Static(self._about(), id="searches-about", markup=False)
+            yield OptionList(id="searches", markup=False)
+
+    def _about(self) -> str:
+        found = self.found
+        if found is None:
+            return "Reading the agent's searches…"
+        if not found.recalls:
+            notes = "".join(f"\n{safe(n, one_line=True)}" for n in found.notes)
+            return ("No searches recorded for this agent yet: they appear once the agent calls memory_search "
+                    f"(or `openclaw memory search` runs).{notes}")
+        where = "OpenClaw's records" if found.source == "events" else "its transcripts' memory_search calls"
+        return (f"{len(found.recalls)} queries from {where}, newest first. Enter runs one here with OpenClaw's "
+                f"hits marked {OPENCLAW_GLYPH}; judge them with {self.judge_keys}. Escape closes.")
+
+    def on_mount(self) -> None:
+        self.show(self.found)
+
+    def show(self, found: RecallSet | None) -> None:
+        """The app's answer (or a newer one after a sync)."""
+        self.found = found
+        self.query_one("#searches-about", Static).update(self._about())
+        listing = self.query_one("#searches", OptionList)
+        listing.clear_options()
+        width = max(20, (listing.scrollable_content_region.width or self.size.width - 8) - 1)
+        if found is not None:
+            listing.add_options([Option(recall_row(r, width), id=str(n)) for n, r in enumerate(found.recalls)])
+        if found is not None and found.recalls:
+            listing.highlighted = 0
+            listing.focus()
+
+    def on_resize(self) -> None:
+        self.show(self.found)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if self.found is not None and event.option.id is not None:
+            self.dismiss(self.found.recalls[int(event.option.id)].query)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
