@@ -17,7 +17,7 @@ import logging
 import os
 import re
 import sys
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from .errors import UserError
 
@@ -86,7 +86,8 @@ def build_server(tools: Any) -> Any:
     from mcp.server import Server
 
     from .engine.errors import MemtuiError, describe
-    from .engine.scrub import scrub
+    from .engine.scrub import mask_output, scrub
+    from .engine.served import mask_fields
     from .mcp_tools import hide_secrets
 
     limiter = anyio.CapacityLimiter(1)  # one tool call at a time: the index's caches are not shared between threads
@@ -106,11 +107,13 @@ def build_server(tools: Any) -> Any:
         except Exception as exc:  # never a crash of the server: the agent gets one line, stderr the rest
             log.exception("tool %r failed", params.name)
             return _error(f"{params.name} failed: {describe(exc)}")
+        # every field, structured and text alike: a path can be named after a key
+        answer = cast("dict[str, Any]", mask_fields(answer))
         text = hide_secrets(json.dumps(answer, ensure_ascii=False))
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=answer)
 
     def _error(message: str) -> types.CallToolResult:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=hide_secrets(message))], is_error=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=mask_output(message))], is_error=True)
 
     return Server("memtui", version=_version(), instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)

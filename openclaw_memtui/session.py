@@ -190,6 +190,7 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     from .engine.store import InvalidIndex
 
     cfg, agent_origin, agent = apply_agent(args, cfg)
+    register_config_secrets(cfg)
     if agent_origin:
         args.workspace = cfg["workspace"]
     workspace, origin = resolve_workspace(args, cfg)
@@ -211,6 +212,17 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     session = Session(index=index, cfg=cfg, origin=origin, agent=agent)
     _OPENED.append(session)
     return session
+
+
+def register_config_secrets(cfg: dict[str, Any]) -> None:
+    """The configured key and credential headers are secrets whatever provider runs: `memtui mcp
+    --provider none` with an apiKey in the config must mask it too (a note or a file name can hold it)."""
+    from .engine.scrub import register_headers, register_secret
+
+    remote = cfg.get("remote") or {}
+    register_secret(str(remote.get("apiKey") or ""))
+    headers = remote.get("headers")
+    register_headers({str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else None)
 
 
 def memory_wanted(settings: IndexSettings) -> str:

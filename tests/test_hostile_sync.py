@@ -278,15 +278,20 @@ def test_symlinked_sessions_folder_follows_the_same_rule_as_memory(tmp_path, cap
 
 
 def test_symlinked_transcript_file_is_followed_only_when_allowed(tmp_path, capsys):
+    """Followed only when allowed, and then only to a file memory_get may read too (engine/access.py):
+    a link inside the workspace is followed, one to a file outside every root never."""
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
-    outside = transcript(tmp_path / "outside" / "s.jsonl", [("user", "tapir migration")])
+    inside = transcript(ws / "archive" / "s.jsonl", [("user", "tapir migration")])
+    outside = transcript(tmp_path / "outside" / "s.jsonl", [("user", "tapir outside")])
     (ws / "sessions").mkdir(parents=True)
-    os.symlink(outside, ws / "sessions" / "linked.jsonl")
+    os.symlink(inside, ws / "sessions" / "linked.jsonl")
+    os.symlink(outside, ws / "sessions" / "linked-out.jsonl")
     assert run(capsys, *index_cmd(ws, db))[0] == 0
     assert search_json(capsys, ws, db, "tapir")["results"] == []
     cfg = write(tmp_path / "c.toml", "followSymlinks = true\n")
     assert run(capsys, *index_cmd(ws, db), "--config", str(cfg))[0] == 0
-    assert search_json(capsys, ws, db, "tapir", "--config", str(cfg))["results"]
+    found = search_json(capsys, ws, db, "tapir", "--config", str(cfg))["results"]
+    assert [r["path"] for r in found] == ["sessions/linked.jsonl"]
 
 
 # -- a provider that changes its vector size ------------------------------------------------------

@@ -62,7 +62,7 @@ async def test_lists_both_tools_with_descriptions_and_schemas(tmp_path, workspac
     assert "before answering" in tools["memory_search"].description  # tells an agent when to call it
     assert "memory_search" in tools["memory_get"].description
     assert tools["memory_search"].input_schema["required"] == ["query"]
-    assert set(tools["memory_get"].input_schema["properties"]) == {"path", "from", "lines"}
+    assert set(tools["memory_get"].input_schema["properties"]) == {"path", "from", "lines", "offset"}
     assert tools["memory_get"].annotations.read_only_hint is True
 
 
@@ -257,7 +257,7 @@ async def test_secrets_in_notes_are_masked_in_snippets_and_reads_as_in_transcrip
 
 
 def test_masking_a_note_keeps_it_line_for_line_when_the_redactor_adds_or_removes_lines():
-    from openclaw_memtui.mcp_tools import mask_note
+    from openclaw_memtui.engine.served import mask_note
 
     empty_block = "x\n-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\ny"  # the redactor adds a marker line
     long_block = "-----BEGIN PRIVATE KEY-----\n" + "MIIEabcdefghijklmnop\n" * 5 + "-----END PRIVATE KEY-----\nz"

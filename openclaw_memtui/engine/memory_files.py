@@ -12,10 +12,10 @@ secrets masked, each line keeping the JSONL line number the search results cite.
 from __future__ import annotations
 
 import os
-import stat
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
+from .access import open_memory_file, settings_roots
 from .errors import MemtuiError
 from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
 from .settings import IndexSettings
@@ -41,11 +41,13 @@ class FileSlice:
     line_numbers: list[int]  # the file line (a transcript's JSONL line) of each returned line
     total_lines: int
     next_from: int | None  # set when the answer was cut at MAX_CHARS: where to continue
+    next_offset: int = 0  # characters of line `next_from` already returned (a line longer than an answer)
 
     def to_dict(self) -> dict[str, object]:
         return {"path": self.path, "source": self.source, "from": self.from_line,
                 "lines": len(self.line_numbers), "totalLines": self.total_lines, "text": self.text,
-                "lineNumbers": self.line_numbers, "truncated": self.next_from is not None, "nextFrom": self.next_from}
+                "lineNumbers": self.line_numbers, "truncated": self.next_from is not None, "nextFrom": self.next_from,
+                "nextOffset": self.next_offset if self.next_from is not None else None}
 
 
 def _lookup_keys(settings: IndexSettings, path: str) -> set[str]:
@@ -67,37 +69,14 @@ def find_source(settings: IndexSettings, path: str) -> SourceFile:
     raise AccessRefused(f"{path.strip()!r} {REFUSED}")
 
 
-def _allowed_roots(settings: IndexSettings) -> list[str]:
-    roots = [os.path.realpath(settings.workspace)]
-    for raw in settings.extra_paths:
-        if raw.strip():
-            p = Path(os.path.expanduser(raw.strip()))
-            roots.append(os.path.realpath(p if p.is_absolute() else settings.workspace / p))
-    if settings.sessions_dir is not None:
-        roots.append(os.path.realpath(settings.sessions_dir))
-    return roots
-
-
-def _inside(real: str, roots: list[str]) -> bool:
-    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
-
-
 def _read_file(settings: IndexSettings, sf: SourceFile) -> str:
-    """The file's text, opened without following a link (unless allowed) and never from outside."""
-    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO swapped in since the listing must not block open()
-    if not settings.follow_symlinks:
-        flags |= os.O_NOFOLLOW
+    """The file's text, opened under the access rule the sync reads by (engine/access.py)."""
     try:
-        fd = os.open(sf.abs_path, flags)
-    except FileNotFoundError:
-        raise AccessRefused(f"{sf.path!r} {REFUSED}") from None
-    except OSError:  # ELOOP: it became a symlink since it was listed
+        fd = open_memory_file(sf.abs_path, settings_roots(settings), settings.follow_symlinks)
+    except OSError:  # gone, a link (ELOOP), outside every root, a FIFO: one answer for all
         raise AccessRefused(f"{sf.path!r} {REFUSED}") from None
     try:
         st = os.fstat(fd)
-        # the real path of what was opened: a folder swapped for a link after the listing shows here
-        if not stat.S_ISREG(st.st_mode) or not _inside(os.path.realpath(sf.abs_path), _allowed_roots(settings)):
-            raise AccessRefused(f"{sf.path!r} {REFUSED}")
         if st.st_size > settings.max_file_bytes:
             raise AccessRefused(f"{sf.path!r} is larger than {settings.max_file_bytes} bytes (store.maxFileBytes)")
         with os.fdopen(os.dup(fd), "rb") as fh:
@@ -129,20 +108,27 @@ def _read_transcript(settings: IndexSettings, sf: SourceFile) -> str:
 
 
 def read_memory_file(settings: IndexSettings, path: str, from_line: int = 1, lines: int | None = None,
-                     max_chars: int = MAX_CHARS) -> FileSlice:
+                     max_chars: int = MAX_CHARS, offset: int = 0,
+                     mask: Callable[[str, str], str] | None = None) -> FileSlice:
     """Lines `from_line`… (1-based; `lines` of them, else to the end) of an allowed file.
 
     For a transcript the numbers are JSONL lines, as search results cite them, and the text is the
-    masked conversation the index holds for those lines.
+    masked conversation the index holds for those lines. `mask(text, source)` is applied to the whole
+    text before any slice is cut (a slice inside a key block has no BEGIN line to be recognised by).
+    At most `max_chars` characters come back: the answer is cut at a line, or inside a line longer
+    than that, and `next_from`/`next_offset` say where to go on; `offset` skips that many characters
+    of the first line (how the rest of a cut line is read).
     """
     sf = find_source(settings, path)
     if sf.source == "sessions":
         flat = flatten_session(_read_transcript(settings, sf), redact=True, wrap_chars=settings.transcript_wrap_chars,
                                openclaw_filters=settings.chunker == "openclaw-v5")
-        rows = list(zip(flat.line_map, flat.content.split("\n") if flat.content else [], strict=True))
+        content = mask(flat.content, sf.source) if mask is not None else flat.content
+        rows = list(zip(flat.line_map, content.split("\n") if flat.content else [], strict=True))
         total = max(flat.line_map, default=0)  # the last JSONL line that holds a message
     else:
-        text_lines = _read_file(settings, sf).split("\n")
+        text = _read_file(settings, sf)
+        text_lines = (mask(text, sf.source) if mask is not None else text).split("\n")
         rows = list(enumerate(text_lines, 1))
         total = len(text_lines)
     last = None if lines is None else from_line + lines - 1
@@ -150,13 +136,20 @@ def read_memory_file(settings: IndexSettings, path: str, from_line: int = 1, lin
     out: list[str] = []
     numbers: list[int] = []
     size = 0
-    next_from = None
-    for n, line in picked:
+    next_from: int | None = None
+    next_offset = 0
+    for i, (n, line) in enumerate(picked):
+        if i == 0 and offset:
+            line = line[offset:]
         if out and size + len(line) + 1 > max_chars:
             next_from = n
             break
-        out.append(line[:max_chars])
+        if len(line) > max_chars:  # a line longer than an answer: its head now, the rest from next_offset
+            out.append(line[:max_chars])
+            numbers.append(n)
+            next_from, next_offset = n, (offset if i == 0 else 0) + max_chars
+            break
+        out.append(line)
         numbers.append(n)
         size += len(line) + 1
-    return FileSlice(sf.path, sf.source, "\n".join(out), from_line, numbers, total, next_from)
-
+    return FileSlice(sf.path, sf.source, "\n".join(out), from_line, numbers, total, next_from, next_offset)

@@ -200,6 +200,12 @@ class IndexReader:
                 spans.setdefault(path, []).append((int(s), int(e), str(h)))
         return spans
 
+    def chunks_of_path(self, path: str) -> list[tuple[str, int, int, str]]:
+        """(id, start_line, end_line, text) of every chunk of one file, in line order: the whole file
+        as the index holds it, which a snippet is masked against before it is cut."""
+        return [(str(i), int(s), int(e), str(t)) for i, s, e, t in self.conn.execute(
+            "SELECT id, start_line, end_line, text FROM chunks WHERE path = ? ORDER BY start_line, end_line", (path,))]
+
     def rowids_dated_between(self, start_ms: float, end_ms: float, sources: tuple[str, ...], limit: int) -> list[int]:
         """Newest first: chunks dated inside [start, end) from the given sources."""
         return [r[0] for r in self.conn.execute(

@@ -32,6 +32,14 @@ _VALUE = r"[^\s\"'`,;&<>{}\[\]]+"
 
 
 @functools.cache
+def _key_shapes() -> re.Pattern[str]:
+    """Well-known API key shapes (OpenAI, Google, GitHub, Slack, Groq, Voyage), wherever they stand."""
+    return re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{20,}"
+                      r"|\bgithub_pat_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bgsk_[A-Za-z0-9]{16,}"
+                      r"|\bpa-[A-Za-z0-9_-]{20,}")
+
+
+@functools.cache
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
     """Compiled on the first text to scrub: ~10 ms of regex compiling that most runs of `status` never need."""
     return [
@@ -44,9 +52,7 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
                     r"[\"']?\s*[:=]\s*[\"']?)" + _VALUE, re.I),
          r"\1" + REDACTED),
         # well-known key shapes, wherever they stand
-        (re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{20,}"
-                    r"|\bgithub_pat_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bgsk_[A-Za-z0-9]{16,}"
-                    r"|\bpa-[A-Za-z0-9_-]{20,}"), REDACTED),
+        (_key_shapes(), REDACTED),
         # credentials in a URL: scheme://user:password@host
         (re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/\s@:]*:[^/\s@]*@", re.I), r"\1" + REDACTED + "@"),
     ]
@@ -128,4 +134,15 @@ def scrub(text: str, extra: Iterable[str] = ()) -> str:
     # key-shaped string (8 digits, say) would cut it, and the rest would no longer look like a key
     for pattern, replacement in _patterns():
         text = pattern.sub(replacement, text)
+    return _without_fragments(text, tuple(secrets))
+
+
+def mask_output(text: str) -> str:
+    """A field of an answer that leaves memtui (MCP): known secrets, whole or in pieces, and well-known
+    key shapes replaced by "[redacted]". Unlike `scrub`, `key: value` wording is left alone: a note's
+    text has been through the redactor already, and "password: see the vault" must still read."""
+    if not text:
+        return text
+    secrets = known_secrets()
+    text = _key_shapes().sub(REDACTED, replace_known(text, secrets))
     return _without_fragments(text, tuple(secrets))

@@ -126,7 +126,7 @@ _BUDGET_STRIDE = 16
 
 def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: ListingBudget | None = None,
                    known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
-                   unreadable: list[Unreadable] | None = None) -> list[SourceFile]:
+                   unreadable: list[Unreadable] | None = None, roots: list[str] | None = None) -> list[SourceFile]:
     """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
 
     The stat is taken here, from the folder entry, so a re-sync lists and stats in one pass, and
@@ -138,7 +138,10 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
     index's stamps by path), a file whose stamp is the known one is not listed: only its path goes to
     `unchanged`, so 100,000 unchanged files cost no SourceFile and no sorting. A folder that cannot
     be read (permission denied) goes to `unreadable`, so the sync can say why its notes are missing.
+    With `roots` (followed links), a linked folder that resolves outside them is not walked.
     """
+    from .access import may_read
+
     known_get = known.get if known is not None else None
     unchanged_append = unchanged.append if unchanged is not None else None
     found: list[SourceFile] = []
@@ -191,6 +194,8 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
                                 if (st.st_dev, st.st_ino) in visited:
                                     continue
                                 visited.add((st.st_dev, st.st_ino))
+                                if roots is not None and entry.is_symlink() and not may_read(entry.path, roots):
+                                    continue  # a linked folder outside every root: nothing in it may be read
                             if subfolders is not None:
                                 subfolders.append((_folder_mtime(entry), entry.path))
                             else:
@@ -282,6 +287,12 @@ def _pattern_filter(root: Path, patterns: list[str]) -> Callable[[str], bool]:
 DB_SESSION_PREFIX = "openclaw-db:"
 
 
+def _may_read(path: str, roots: list[str]) -> bool:
+    from .access import may_read
+
+    return may_read(path, roots)
+
+
 def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] = (),
                       follow_symlinks: bool = False, root_files: tuple[str, ...] = DEFAULT_ROOT_FILES,
                       patterns: tuple[tuple[str, str], ...] = (),
@@ -297,6 +308,11 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     for path, pattern in patterns:
         globs.setdefault(path.strip(), []).append(pattern)
     ws = str(workspace)
+    roots = None
+    if follow_symlinks:
+        from .access import allowed_roots
+
+        roots = allowed_roots(workspace, extra_paths)
     candidates: list[SourceFile] = []
     for name in root_files:
         p = workspace / name
@@ -304,10 +320,11 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             candidates.append(_listed_file(ws, str(p)))
     extra = [raw.strip() for raw in extra_paths if raw.strip()]
     mem_dir = os.path.normpath(workspace / "memory")
-    if os.path.isdir(mem_dir) and (follow_symlinks or not os.path.islink(mem_dir)):
+    linked_out = os.path.islink(mem_dir) and (not follow_symlinks or roots is None or not _may_read(mem_dir, roots))
+    if os.path.isdir(mem_dir) and not linked_out:
         if extra or follow_symlinks:
             known = unchanged = None  # every file listed: the same file may be found twice, by real path below
-        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget, known, unchanged, unreadable))
+        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget, known, unchanged, unreadable, roots))
     if not extra and not follow_symlinks:
         return candidates  # root files and memory/ cannot name one file twice
     for raw in extra:
@@ -319,7 +336,7 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             continue
         if p.is_dir():
             root = os.path.normpath(p)  # walked from its normalised path: every path found below is normalised
-            found = _walk_markdown(root, follow_symlinks, ws, budget, unreadable=unreadable)
+            found = _walk_markdown(root, follow_symlinks, ws, budget, unreadable=unreadable, roots=roots)
             if raw in globs:
                 keep = _pattern_filter(Path(root), globs[raw])
                 found = [f for f in found if keep(f.abs_path)]
@@ -366,6 +383,11 @@ def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
                                        unreadable))
     if "sessions" in settings.sources and not sessions_first:
         files.extend(_list_transcripts(settings, budget, known, unreadable))
+    if settings.follow_symlinks:  # without followed links nothing listed can resolve elsewhere
+        from .access import may_read, settings_roots
+
+        roots = settings_roots(settings)
+        files = [sf for sf in files if sf.in_database or may_read(sf.abs_path, roots)]
     return files
 
 

@@ -10,6 +10,7 @@ interrupted sync keeps what it already paid for.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import json
 import operator
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
+from .access import OutsideRoots, may_read, open_memory_file, settings_roots
 from .chunking import TextChunk, chunk_markdown, remap_lines
 from .chunking_v5 import chunk_markdown_v5
 from .embeddings.base import EmbeddingError, EmbeddingProvider
@@ -232,14 +234,21 @@ class ChunkRow:
     date_source: str
 
 
-def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
+def read_source(sf: SourceFile, max_bytes: int, settings: IndexSettings | None = None) -> tuple[str, os.stat_result]:
+    """A listed file's text and stat. With `settings`, opened under the access rule (engine/access.py):
+    a file swapped for a link since the listing (outside the roots, or at all without followSymlinks)
+    is not read, so the index never holds what memory_get would refuse."""
     if has_undecodable_name(sf.abs_path):
         raise Skip("file name is not valid UTF-8; rename the file to index it")
     try:
         before = os.stat(sf.abs_path)
         if before.st_size > max_bytes:
             raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
-        with open_regular(sf.abs_path) as fh:  # a FIFO swapped in since the listing would block open()
+        if settings is None:
+            opened = open_regular(sf.abs_path)  # a FIFO swapped in since the listing would block open()
+        else:
+            opened = os.fdopen(open_memory_file(sf.abs_path, settings_roots(settings), settings.follow_symlinks), "rb")
+        with opened as fh:
             # read(n) allocates n bytes up front: ask for what the file holds (+1 to notice growth),
             # never for the limit itself (maxFileBytes = 1e11 was a MemoryError)
             data = fh.read(before.st_size + 1)
@@ -248,7 +257,11 @@ def read_source(sf: SourceFile, max_bytes: int) -> tuple[str, os.stat_result]:
         raise Deferred() from None
     except PermissionError as exc:
         raise ReadFailed(f"unreadable: permission denied ({exc.strerror})") from None
+    except OutsideRoots as exc:  # not a read failure: the file may not be indexed, so its old rows go
+        raise Skip(f"not read: {exc.strerror}") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Skip("not read: it is a symbolic link and followSymlinks is off") from None
         raise ReadFailed(f"unreadable: {exc.strerror or exc}") from None
     if (before.st_mtime_ns, before.st_size) != (after.st_mtime_ns, after.st_size) or len(data) != after.st_size:
         raise Deferred()
@@ -325,6 +338,8 @@ def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
         target = settings.sessions_dir / name
     else:
         target = (settings.workspace / path).resolve()
+        if not may_read(str(settings.workspace / path), settings_roots(settings)):
+            raise FileNotFoundError(f"{path} resolves outside the workspace and its extra paths")
     text = read_regular(target).decode("utf-8", errors="replace")
     return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as read_text gave them (universal mode)
 
@@ -535,7 +550,7 @@ class Syncer:
             if sf.in_database:
                 text, st = read_db_transcript(sf, self.settings.transcripts_db, self.settings.max_file_bytes)
             else:
-                text, st = read_source(sf, self.settings.max_file_bytes)
+                text, st = read_source(sf, self.settings.max_file_bytes, self.settings)
         except ReadFailed as exc:
             self._read_failures.append(sf.path)
             kept = "; the copy indexed before is kept and read again at the next sync" if known is not None else ""

@@ -1,0 +1,86 @@
+"""The one rule for which files memtui may read as memory: the sync, memory_get and the file view all ask here.
+
+A file is memory when its real path (every link resolved) lies inside an allowed root: the
+workspace, a configured extra path, or the sessions folder. With `followSymlinks` off no link is
+opened at all (the listing skips them, and the open refuses one swapped in since); with it on, a link
+is followed only while it stays inside a root: `memory/passwd.md -> /etc/passwd`, a linked folder
+outside, a chain of links that ends outside, are never listed, indexed, read or shown. Before this
+module the listing followed any link and only memory_get checked the real path, so `memory_search`
+returned the text of files `memory_get` refused.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .settings import IndexSettings
+
+
+def allowed_roots(workspace: Path | str, extra_paths: tuple[str, ...] | list[str] = (),
+                  sessions_dir: Path | str | None = None) -> list[str]:
+    """Real paths of the folders (and single extra files) memory may come from."""
+    ws = Path(workspace)
+    roots = [os.path.realpath(ws)]
+    for raw in extra_paths:
+        if raw.strip():
+            p = Path(os.path.expanduser(raw.strip()))
+            roots.append(os.path.realpath(p if p.is_absolute() else ws / p))
+    if sessions_dir is not None:
+        roots.append(os.path.realpath(sessions_dir))
+    return roots
+
+
+def settings_roots(settings: IndexSettings) -> list[str]:
+    return allowed_roots(settings.workspace, settings.extra_paths, settings.sessions_dir)
+
+
+def inside(real: str, roots: list[str]) -> bool:
+    """`real` (a resolved path) is one of `roots` or below one."""
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def may_read(path: str, roots: list[str]) -> bool:
+    """The file (or folder) at `path` resolves to somewhere inside `roots`."""
+    return inside(os.path.realpath(path), roots)
+
+
+def _opened_path(fd: int, path: str) -> str:
+    """The real path of what `fd` opened: /proc says it exactly (a link swapped after the open cannot
+    change it); elsewhere the path resolved now."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
+
+
+class OutsideRoots(OSError):
+    """The path resolves outside every allowed root (a link swapped in since the listing)."""
+
+
+def open_memory_file(path: str, roots: list[str], follow_symlinks: bool) -> int:
+    """A read-only descriptor of the regular file at `path`, by the rule above, never blocking on a FIFO.
+
+    Raises OSError: ELOOP for a link when links are not followed, OutsideRoots when the real path of
+    what was opened lies outside `roots`, regular_file.NotRegularFile for a FIFO, device or folder.
+    """
+    from .regular_file import NotRegularFile, _kind
+
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(0, f"{_kind(mode)}, not a regular file", str(path))
+        if not inside(_opened_path(fd, path), roots):
+            raise OutsideRoots(0, "it resolves outside the workspace, its extra paths and the sessions folder",
+                               str(path))
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
