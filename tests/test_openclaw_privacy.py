@@ -335,7 +335,8 @@ def test_the_version_is_the_primary_schema_meta_row(oc, capsys):
     """`openclaw doctor --fix` adds a schema_meta row whose app_version holds its migration state."""
     conn = std_sqlite.connect(agent_db(oc))
     conn.execute("INSERT INTO schema_meta(meta_key, role, schema_version, agent_id, app_version, created_at, updated_at)"
-                 " VALUES ('legacy-migration', 'migration', 1, 'main', '{\"phase\":\"complete\"}', 1, 9999999999999)")
+                 " VALUES ('historical-transcript-directives-v1', 'agent', 1, 'main', '{\"phase\":\"complete\"}', 1,"
+                 " 9999999999999)")  # the row 2026.9.6's doctor --fix wrote (seen on a real state)
     conn.commit()
     conn.close()
     code, out, _ = run(capsys, "status", "--agent", "main", "--openclaw-index")
