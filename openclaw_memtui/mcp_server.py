@@ -266,7 +266,7 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             raise UserError(f"{flag} must be between 0 and {MAX_WAIT_S} seconds, got {value:g}")
     from .session import open_session, refuse_disabled_agent
 
-    if not args.serve_disabled:
+    if not getattr(args, "serve_disabled", False):
         refuse_disabled_agent(args, cfg)  # one line, exit 2, before any protocol
     wire_in, wire_out = claim_stdio()
     log_to_stderr()

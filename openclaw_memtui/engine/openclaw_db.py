@@ -149,12 +149,13 @@ def _copy_is_consistent(path: Path, before: tuple[int, int, int, int], header: b
     and salted, so SQLite replays a copy up to its last whole commit and ignores a frame torn by
     the copy. So appended frames do not spoil a copy (OpenClaw commits hundreds of times a second
     while it works: demanding an unchanged WAL made every copy fail, "kept changing while being
-    read", and the sync deleted the live session). What does: a checkpoint writing the main file
-    (its size or mtime moves) or a WAL restarted from its start (a new salt in its 32-byte header,
-    or a shorter file).
+    read", and the sync deleted the live session). Nor does a checkpoint during the copy: it writes
+    into the main file only pages whose frames are still in the WAL, and replaying the copied WAL
+    rewrites every one of them. What does: a WAL restarted from its start (a new salt in its 32-byte
+    header, or a shorter file), or a main file that changed size (grown or truncated).
     """
     now = _stamp(path)
-    return now[:2] == before[:2] and now[2] >= before[2] and _wal_header(path) == header
+    return now[0] == before[0] and now[2] >= before[2] and _wal_header(path) == header
 
 
 @contextlib.contextmanager
