@@ -76,6 +76,9 @@ COMMAND_HELP = {
     "agents": "list the OpenClaw agents: layout, workspaces, transcripts, index paths",
     "export-settings": "print (or --write) the tuned settings in the block openclaw.json accepts",
     "mcp": "serve memory_search and memory_get to agents over MCP (stdio), ranked as you tuned",
+    "connect": "make an OpenClaw agent's own memory_search answer from memtui (its memory plugin slot)",
+    "disconnect": "give an OpenClaw agent its own memory_search back (undo `memtui connect`)",
+    "serve": "answer the memtui-memory OpenClaw plugin on a unix socket (started by the plugin)",
 }
 COMMANDS = tuple(COMMAND_HELP)
 
@@ -212,11 +215,41 @@ def _tune_parser(sub: Any) -> None:
     _ranking_flags(p)
 
 
+def _connect_parser(sub: Any) -> None:
+    p = sub.add_parser("connect", help=COMMAND_HELP["connect"])
+    _common(p)
+    p.add_argument("--force", action="store_true", help="take the memory slot even when another plugin holds it")
+    p.add_argument("--no-index", action="store_true", help="do not build the agent's index now (its first search will)")
+    p.add_argument("--no-validate", action="store_true", help="write without `openclaw config validate` (openclaw not on PATH)")
+
+
+def _disconnect_parser(sub: Any) -> None:
+    p = sub.add_parser("disconnect", help=COMMAND_HELP["disconnect"])
+    p.add_argument("--agent", metavar="ID", required=True, help="the OpenClaw agent to disconnect")
+    p.add_argument("--config", metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--no-validate", action="store_true", help="write without `openclaw config validate` (openclaw not on PATH)")
+
+
+def _serve_parser(sub: Any) -> None:
+    p = sub.add_parser("serve", help=COMMAND_HELP["serve"])
+    _common(p)
+    p.add_argument("--socket", metavar="PATH", help="unix socket to listen on (default: the one `memtui connect` wrote)")
+    p.add_argument("--idle-exit", type=float, default=900.0, metavar="SECONDS",
+                   help="exit after this long without a call (default 900; 0 = never)")
+    p.add_argument("--request-wait", type=float, default=20.0, metavar="SECONDS",
+                   help="answer 'memory unavailable' when a call waits longer than this (default 20)")
+    p.add_argument("--sync-wait", type=float, default=3.0, metavar="SECONDS",
+                   help="how long a search waits for the index to catch up with the files (default 3)")
+    p.add_argument("--embed-wait", type=float, default=5.0, metavar="SECONDS",
+                   help="how long a search waits for the provider to embed the query (default 5)")
+
+
 # in the order `memtui --help` has always listed them
 _SUBPARSERS: dict[str, Callable[[Any], None]] = {
     "index": _index_parser, "status": _status_parser, "agents": _agents_parser,
     "export-settings": _export_settings_parser, "search": _search_parser, "mcp": _mcp_parser,
     "eval": _eval_parser, "judgements": _judgements_parser, "tune": _tune_parser,
+    "connect": _connect_parser, "disconnect": _disconnect_parser, "serve": _serve_parser,
 }
 
 
@@ -481,12 +514,25 @@ def cmd_agents(args: argparse.Namespace) -> int:
         print(f"    index        {safe(a.index_path, one_line=True)}{'' if Path(a.index_path).is_file() else '  (not built)'}")
         print(f"    agent dir    {safe(a.agent_dir, one_line=True)}")
         print(f"    sources      {', '.join(a.sources)}")
+        if a.layout == "2026.9":
+            print(f"    memory       {memory_line(a)}")
         extra = a.memory_search.get("extraPaths") or []
         if extra:
             print(f"    extra paths  {safe(', '.join(map(str, extra)), one_line=True)}")
     for warning in inst.warnings:
         print(f"memtui: warning: {safe(warning, one_line=True)}", file=sys.stderr)
     return 0
+
+
+def memory_line(agent: Any) -> str:
+    """Who answers the agent's memory_search: memtui (connected) or the plugin in OpenClaw's slot."""
+    from .render import safe
+
+    if agent.connected:
+        return f"connected: memory_search answers from memtui (`memtui disconnect --agent {agent.id}` undoes it)"
+    if agent.memory_plugin == "memtui-memory":
+        return "not connected: memtui holds OpenClaw's memory slot for other agents, so this one has no memory_search"
+    return f"OpenClaw's {safe(agent.memory_plugin, one_line=True)} (`memtui connect --agent {agent.id}` hands it to memtui)"
 
 
 def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
@@ -646,6 +692,14 @@ def _main(argv: list[str] | None = None) -> int:
             from .mcp_server import cmd_mcp
 
             return cmd_mcp(args, cfg)
+        if command in ("connect", "disconnect"):
+            from .cli_connect import cmd_connect, cmd_disconnect
+
+            return cmd_connect(args, cfg) if command == "connect" else cmd_disconnect(args, cfg)
+        if command == "serve":
+            from .plugin_server import cmd_serve
+
+            return cmd_serve(args, cfg)
         from .tui.launch import run_tui
 
         return run_tui(args, cfg)

@@ -64,6 +64,9 @@ class Agent:
     memory_search: dict[str, Any] = field(default_factory=dict)  # effective settings, memorySearch-shaped
     # 2026.9: what OpenClaw's index scope is made of (openclaw_scope.scope_inputs); not printed
     scope: dict[str, Any] = field(default_factory=dict)
+    # `memtui connect`ed: its memory_search / memory_get are answered by memtui (interop/connect.py)
+    connected: bool = False
+    memory_plugin: str = "memory-core"  # the plugin in OpenClaw's memory slot (one for all agents)
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as `memtui agents --json` prints it: credentials in `remote` masked (the values
@@ -387,6 +390,12 @@ def load_installation(state_dir: Path | None = None) -> Installation:
         scope = scope_inputs(cfg, entry) if layout == NEW_LAYOUT else {}
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
                             layout, transcripts, list(ms["sources"]), ms, scope))
+    if layout == NEW_LAYOUT:
+        from .connect import connected_agents, current_slot
+
+        connected, slot = set(connected_agents(cfg)), current_slot(cfg)
+        for agent in agents:
+            agent.connected, agent.memory_plugin = agent.id in connected, slot
     version = json_object(cfg.get("meta")).get("lastTouchedVersion")
     entries = json_object(json_object(cfg.get("agents")).get("entries"))
     warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "

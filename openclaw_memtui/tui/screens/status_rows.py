@@ -72,6 +72,8 @@ def openclaw_rows(agent: Agent | None) -> Rows:
         return [("OpenClaw index", str(exc))]
     meta = r["meta"]
     rows = [
+        ("OpenClaw memory", "connected: the agent's memory_search answers from this index" if agent.connected
+         else f"{agent.memory_plugin} answers the agent's memory_search (`memtui connect --agent {agent.id}` hands it over)"),
         ("OpenClaw index", f"{r['index_path']} (read-only; {r['layout']} layout, OpenClaw {r.get('openclaw_version') or '?'})"),
         ("  model", f"{meta.get('provider')} / {meta.get('model')} · dims {meta.get('vectorDims') or '-'}"),
         ("  indexed", f"{r['files']} files · {r['chunks']} chunks"),
