@@ -14,6 +14,8 @@ import pytest
 from openclaw_memtui.cli import main as memtui_main
 from openclaw_memtui.interop.connect import PLUGIN_ID, installed_plugin_version, plugin_dir
 
+from .connect_helpers import make_state
+
 
 def write_validator(folder: Path, verdict: dict) -> Path:
     """An `openclaw` that answers `config validate --json` with `verdict` and records the config it read."""
@@ -27,23 +29,7 @@ def write_validator(folder: Path, verdict: dict) -> Path:
 
 @pytest.fixture
 def state(tmp_path, monkeypatch) -> Path:
-    """A 2026.9 OpenClaw config with two agents, mode 0600 as OpenClaw writes it."""
-    root = tmp_path / "oc"
-    for ws in ("ws-main", "ws-research"):
-        (root / ws / "memory").mkdir(parents=True)
-        (root / ws / "MEMORY.md").write_text("# memory\n- Kafka consumer lag peaked at 48k.\n", encoding="utf-8")
-    cfg = {
-        "meta": {"lastTouchedVersion": "2026.9.6"},
-        "gateway": {"auth": {"token": "tok-123"}},
-        "agents": {"entries": {"main": {"workspace": str(root / "ws-main")},
-                               "research": {"workspace": str(root / "ws-research")}}},
-        "memory": {"search": {"provider": "none"}},
-    }
-    (root / "state").mkdir()
-    path = root / "state" / "openclaw.json"
-    path.write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
-    path.chmod(0o600)
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
+    root = make_state(tmp_path, monkeypatch)
     monkeypatch.setenv("MEMTUI_OPENCLAW", str(write_validator(tmp_path, {"valid": True, "warnings": []})))
     return root
 
