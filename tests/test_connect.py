@@ -163,3 +163,23 @@ def test_agents_says_who_answers_memory_search(state, capsys):
     assert agents["main"]["memory_plugin"] == PLUGIN_ID
     code, out, _ = run(capsys, "agents")
     assert "connected: memory_search answers from memtui" in out
+
+
+def test_the_status_screen_says_the_agent_is_connected(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from openclaw_memtui.interop.agents import find_agent
+    from openclaw_memtui.tui.screens.status_rows import openclaw_rows
+
+    fixture = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
+    root = tmp_path / "oc"
+    shutil.copytree(fixture, root)
+    cfg = root / "state" / "openclaw.json"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("{ROOT}", str(root)), encoding="utf-8")
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
+    monkeypatch.setenv("MEMTUI_OPENCLAW", str(write_validator(tmp_path, {"valid": True})))
+    label, text = openclaw_rows(find_agent("main"))[0]
+    assert label == "OpenClaw memory" and text.startswith("memory-core answers")
+    assert run(capsys, "connect", "--agent", "main", "--no-index")[0] == 0
+    assert openclaw_rows(find_agent("main"))[0] == ("OpenClaw memory", "connected: the agent's memory_search answers "
+                                                                       "from this index")
