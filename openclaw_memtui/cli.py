@@ -225,7 +225,7 @@ def _connect_parser(sub: Any) -> None:
 
 def _disconnect_parser(sub: Any) -> None:
     p = sub.add_parser("disconnect", help=COMMAND_HELP["disconnect"])
-    p.add_argument("--agent", metavar="ID", required=True, help="the OpenClaw agent to disconnect")
+    p.add_argument("--agent", metavar="ID", help="the OpenClaw agent to disconnect")
     p.add_argument("--config", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--no-validate", action="store_true", help="write without `openclaw config validate` (openclaw not on PATH)")
 

@@ -69,6 +69,8 @@ def cmd_connect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .paths import data_dir
     from .session import apply_agent
 
+    if not args.agent:
+        raise UserError("pass --agent ID: the OpenClaw agent whose memory_search memtui should answer")
     target, inst = _target(args)
     cfg, _, agent = apply_agent(args, cfg)  # a bad --agent: one line, before anything is written
     assert agent is not None
@@ -125,6 +127,8 @@ def cmd_disconnect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .interop.agents import OpenClawError, normalize_agent_id
     from .interop.connect import disconnect_edit, read_plain_json, write_config
 
+    if not args.agent:
+        raise UserError("pass --agent ID: the OpenClaw agent to give its own memory_search back")
     target, _ = _target(args)
     agent_id = normalize_agent_id(args.agent)
     openclaw = _openclaw(args)
