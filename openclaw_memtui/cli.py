@@ -77,6 +77,9 @@ COMMAND_HELP = {
     "agents": "list the OpenClaw agents: layout, workspaces, transcripts, index paths",
     "export-settings": "print (or --write) the tuned settings in the block openclaw.json accepts",
     "mcp": "serve memory_search and memory_get to agents over MCP (stdio), ranked as you tuned",
+    "connect": "make an OpenClaw agent's own memory_search answer from memtui (its memory plugin slot)",
+    "disconnect": "give an OpenClaw agent its own memory_search back (undo `memtui connect`)",
+    "serve": "answer the memtui-memory OpenClaw plugin on a unix socket (started by the plugin)",
 }
 COMMANDS = tuple(COMMAND_HELP)
 
@@ -225,11 +228,41 @@ def _recalls_parser(sub: Any) -> None:
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
 
 
+def _connect_parser(sub: Any) -> None:
+    p = sub.add_parser("connect", help=COMMAND_HELP["connect"])
+    _common(p)
+    p.add_argument("--force", action="store_true", help="take the memory slot even when another plugin holds it")
+    p.add_argument("--no-index", action="store_true", help="do not build the agent's index now (its first search will)")
+    p.add_argument("--no-validate", action="store_true", help="write without `openclaw config validate` (openclaw not on PATH)")
+
+
+def _disconnect_parser(sub: Any) -> None:
+    p = sub.add_parser("disconnect", help=COMMAND_HELP["disconnect"])
+    p.add_argument("--agent", metavar="ID", help="the OpenClaw agent to disconnect")
+    p.add_argument("--config", metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--no-validate", action="store_true", help="write without `openclaw config validate` (openclaw not on PATH)")
+
+
+def _serve_parser(sub: Any) -> None:
+    p = sub.add_parser("serve", help=COMMAND_HELP["serve"])
+    _common(p)
+    p.add_argument("--socket", metavar="PATH", help="unix socket to listen on (default: the one `memtui connect` wrote)")
+    p.add_argument("--idle-exit", type=float, default=900.0, metavar="SECONDS",
+                   help="exit after this long without a call (default 900; 0 = never)")
+    p.add_argument("--request-wait", type=float, default=20.0, metavar="SECONDS",
+                   help="answer 'memory unavailable' when a call waits longer than this (default 20)")
+    p.add_argument("--sync-wait", type=float, default=3.0, metavar="SECONDS",
+                   help="how long a search waits for the index to catch up with the files (default 3)")
+    p.add_argument("--embed-wait", type=float, default=5.0, metavar="SECONDS",
+                   help="how long a search waits for the provider to embed the query (default 5)")
+
+
 # in the order `memtui --help` has always listed them
 _SUBPARSERS: dict[str, Callable[[Any], None]] = {
     "index": _index_parser, "status": _status_parser, "agents": _agents_parser,
     "export-settings": _export_settings_parser, "search": _search_parser, "mcp": _mcp_parser,
     "eval": _eval_parser, "judgements": _judgements_parser, "tune": _tune_parser, "recalls": _recalls_parser,
+    "connect": _connect_parser, "disconnect": _disconnect_parser, "serve": _serve_parser,
 }
 
 
@@ -416,7 +449,8 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
             version = read_consistent(Path(agent.index_path), schema_meta).get("app_version")
     return {"agent": agent.id, "layout": agent.layout, "version": version, "index_path": agent.index_path,
             "transcripts": agent.transcripts, "sources": agent.sources, "memorySlot": agent.memory_slot,
-            "memoryPlugin": agent.memory_plugin, "searchDisabled": agent.search_disabled or None}
+            "memoryPlugin": agent.memory_plugin, "searchDisabled": agent.search_disabled or None,
+            "connected": agent.connected}
 
 
 def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
@@ -674,6 +708,14 @@ def _main(argv: list[str] | None = None) -> int:
             from .mcp_server import cmd_mcp
 
             return cmd_mcp(args, cfg)
+        if command in ("connect", "disconnect"):
+            from .cli_connect import cmd_connect, cmd_disconnect
+
+            return cmd_connect(args, cfg) if command == "connect" else cmd_disconnect(args, cfg)
+        if command == "serve":
+            from .plugin_server import cmd_serve
+
+            return cmd_serve(args, cfg)
         from .tui.launch import run_tui
 
         return run_tui(args, cfg)

@@ -285,14 +285,15 @@ class MemoryTools:
         self._hybrid = DaemonWorker("memtui-mcp-embed")
         self._stuck: concurrent.futures.Future[Any] | None = None
 
-    def call(self, tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
-        """The tool's answer; BadArguments or another MemtuiError for an error result."""
+    def call(self, tool: str, arguments: dict[str, Any] | None, sources: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The tool's answer; BadArguments or another MemtuiError for an error result. `sources`
+        narrows a search to those sources (the OpenClaw plugin's `corpus`)."""
         if tool not in TOOLS:
             raise BadArguments(f"there is no tool {tool!r}; the tools are: {', '.join(TOOLS)}")
         given = check_arguments(tool, arguments)
-        return self.search(given) if tool == "memory_search" else self.get(given)
+        return self.search(given, sources) if tool == "memory_search" else self.get(given)
 
-    def search(self, given: dict[str, Any]) -> dict[str, Any]:
+    def search(self, given: dict[str, Any], sources: tuple[str, ...] | None = None) -> dict[str, Any]:
         from .cli_search import retrieve_kwargs
         from .config import search_params
         from .engine.models import InvalidParams
@@ -312,7 +313,7 @@ class MemoryTools:
         except InvalidParams as exc:
             raise BadArguments(f"memory_search: {exc}") from None
         index = self.session.index
-        pool = self._retrieve(given["query"], retrieve_kwargs(cfg, params))
+        pool = self._retrieve(given["query"], retrieve_kwargs(cfg, params) | ({"sources": sources} if sources else {}))
         results = answerable(rank(pool, params), given.get("minScore"))
         provider = index.provider
         return {

@@ -437,12 +437,19 @@ class MemoryIndex:
             provider_error=self.provider_error, generation=self.store_generation, chunk_counts=self.chunk_counts)
 
     def retrieve(self, query: str, pool_size: int = DEFAULT_CANDIDATE_POOL, keyword_mode: KeywordMode = DEFAULT_KEYWORD_MODE,
-                 now_ms: float | None = None, use_vectors: bool = True, time_aware: bool = True) -> Pool:
+                 now_ms: float | None = None, use_vectors: bool = True, time_aware: bool = True,
+                 sources: tuple[str, ...] | None = None) -> Pool:
         """Run the legs once into a candidate pool. Reads only: an index never built is searched as
-        it is (empty); building it is the caller's explicit step (`sync`)."""
+        it is (empty); building it is the caller's explicit step (`sync`). `sources` narrows the
+        searched sources (an agent's `corpus=memory`); it never adds one the index does not search."""
+        from dataclasses import replace
+
         from .search.retrieval import retrieve
 
-        pool = retrieve(self.retrieval_context(use_vectors), query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
+        ctx = self.retrieval_context(use_vectors)
+        if sources is not None:
+            ctx = replace(ctx, sources=tuple(s for s in ctx.sources if s in sources))
+        pool = retrieve(ctx, query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
         return self._without_forgotten(pool)
 
     def _without_forgotten(self, pool: Pool) -> Pool:

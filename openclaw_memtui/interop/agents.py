@@ -88,11 +88,29 @@ def search_disabled_reason(slot: tuple[str, str | None], enabled: Any, where: st
 
 def memory_search_text(agent: Agent) -> str:
     """One line on who answers this agent's memory searches, for `agents`, `status` and the app."""
+    from ..render import safe
+
+    who = safe(agent.id, one_line=True)
     if agent.search_disabled:
         return f"off — {agent.search_disabled}"
-    if agent.memory_slot == SLOT_CONNECTED:
-        return f"memtui (connected: plugins.slots.memory is {MEMTUI_MEMORY_PLUGIN})"
-    return f"on (OpenClaw's builtin {BUILTIN_MEMORY_PLUGIN})"
+    if agent.connected:
+        return f"connected: memory_search answers from memtui (`memtui disconnect --agent {who}` undoes it)"
+    return f"on: OpenClaw's builtin {BUILTIN_MEMORY_PLUGIN} answers (`memtui connect --agent {who}` hands it to memtui)"
+
+
+def _mark_connected(agents: list[Agent], cfg: dict[str, Any]) -> None:
+    """Which agents `memtui connect` handed to memtui. The slot is one for all agents: while memtui's
+    plugin holds it, an agent it was not connected for has no memory search in OpenClaw at all."""
+    from .connect import connected_agents
+
+    if memory_slot(cfg)[0] != SLOT_CONNECTED:
+        return
+    connected = set(connected_agents(cfg))
+    for agent in agents:
+        agent.connected = agent.id in connected
+        if not agent.connected and not agent.search_disabled:
+            agent.search_disabled = (f"plugins.slots.memory is {MEMTUI_MEMORY_PLUGIN} and this agent is not connected: "
+                                     f"OpenClaw gives it no memory search (`memtui connect --agent {agent.id}`)")
 
 
 class OpenClawError(MemtuiError, ValueError):
@@ -119,6 +137,8 @@ class Agent:
     # why this agent has no memory search, in the user's words ("" when it has one): memtui then does
     # not serve it over MCP unless told to (`memtui mcp --serve-disabled`)
     search_disabled: str = ""
+    # `memtui connect`ed: its memory_search / memory_get are answered by memtui (interop/connect.py)
+    connected: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as `memtui agents --json` prints it: credentials in `remote` masked (the values
@@ -454,6 +474,8 @@ def load_installation(state_dir: Path | None = None) -> Installation:
         off = search_disabled_reason(slot, ms.get("enabled"), _enabled_key(cfg, entry, agent_id, layout))
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
                             layout, transcripts, list(ms["sources"]), ms, scope, slot[0], slot[1], off))
+    if layout == NEW_LAYOUT:
+        _mark_connected(agents, cfg)
     version = json_object(cfg.get("meta")).get("lastTouchedVersion")
     entries = json_object(json_object(cfg.get("agents")).get("entries"))
     warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "
