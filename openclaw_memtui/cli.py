@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .cli_wait import add_wait_flag, gave_up, lock_wait
 from .engine.settings import FUSIONS, PROVIDERS, TIME_MODES
 from .errors import UserError  # re-exported: callers and tests import it from here
 
@@ -127,6 +128,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def _index_parser(sub: Any) -> None:
     p = sub.add_parser("index", help=COMMAND_HELP["index"])
     _common(p)
+    add_wait_flag(p)
     p.add_argument("--force", action="store_true", help="rebuild the whole index (atomically)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-embed", action="store_true", help="write keyword rows only; vectors fill in on a later sync")
@@ -184,6 +186,7 @@ def _eval_parser(sub: Any) -> None:
     p.add_argument("--out", metavar="RESULTS.jsonl")
     p.add_argument("--json", action="store_true")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for time-aware ranking (default: real time)")
+    add_wait_flag(p)
     _ranking_flags(p)
 
 
@@ -209,6 +212,7 @@ def _tune_parser(sub: Any) -> None:
     p.add_argument("--save", action="store_true", help="write the suggested settings to the config (only if better)")
     p.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
+    add_wait_flag(p)
     _ranking_flags(p)
 
 
@@ -262,6 +266,7 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .render import dumps_json, safe
     from .session import open_session
 
+    waiting = lock_wait(args)
     index = open_session(args, cfg, repair=True).index  # closed by main() when the command ends
     if index.provider is None and index.provider_error:
         # refused before the sync: without it the index was silently rebuilt keyword-only (its identity
@@ -270,8 +275,8 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
                         "(fix the config, or pass --provider none for a keyword-only index)")
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
-        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)
-        assert report is not None  # wait=True: it waits for another process's sync instead of returning None
+        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True, **waiting)
+        assert report is not None  # wait=True: it waits (bounded) for another process's sync, never returns None
     except KeyboardInterrupt:
         bar.close()
         print("memtui: index interrupted; what was written is kept and the next sync resumes", file=sys.stderr)
@@ -665,6 +670,10 @@ def _main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _stdout_gone()
     except Exception as exc:  # last line of defence: one line (MEMTUI_DEBUG=1: the traceback), scrubbed
+        from .engine.store import SyncLockTimeout
+
+        if isinstance(exc, SyncLockTimeout):  # another process's sync outlasted --wait: try again later
+            return gave_up(exc)
         from .errors import crash_report
 
         sys.stderr.write(crash_report(exc))

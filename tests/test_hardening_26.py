@@ -36,9 +36,11 @@ def test_a_lone_surrogate_line_is_set_aside_byte_for_byte_and_a_question_without
     assert "2 line(s) could not be read (line 2, 4)" in err and err.count("\n") == 1
     assert main(["judgements", "export", *argv]) == 0
     assert [json.loads(x)["qid"] for x in capsys.readouterr().out.splitlines()] == ["g", "e"]
-    new = write(tmp_path / "new.jsonl", _line("n", "canary").decode() + "\n")
+    new = write(tmp_path / "new.jsonl", _line("n", "canary").decode() + "\n" + surrogate.decode().replace('"s"', '"s2"')
+                + "\n")
     assert main(["judgements", "import", str(new), *argv]) == 0
-    capsys.readouterr()
+    out, err = capsys.readouterr()
+    assert "new.jsonl:2: skipped: it holds a lone surrogate escape" in err and "Imported 1 new question(s)" in out
     after = stored.read_bytes().split(b"\n")
     assert surrogate in after and key_surrogate in after  # byte for byte
     kept = JudgementStore(stored).load().judgements
@@ -118,3 +120,34 @@ def test_index_says_why_the_configured_provider_cannot_be_made_and_fails(tmp_pat
     out, err = capsys.readouterr()
     assert code != 0 and out == "" and err.count("\n") == 1
     assert "embedding provider cannot be made" in err and "'X-Team'" in err and "sk-test" not in err
+
+
+# -- 2. another process holds the sync lock ---------------------------------------------------------------
+
+def test_index_says_at_once_what_lock_it_waits_for_and_gives_up_with_75(tmp_path, workspace):
+    """Without a terminal (or with --json) `index` waited for ever, without a word, for another sync."""
+    import subprocess
+    import sys
+
+    from openclaw_memtui.engine.store import SyncLock
+
+    from .helpers import env_for_subprocess
+
+    db = tmp_path / "i.sqlite"
+    held = SyncLock(db)
+    assert held.acquire(wait=False)  # another process's sync, as far as the child can tell (flock is per open file)
+    try:
+        argv = [sys.executable, "-m", "openclaw_memtui", "index", "--json", "--wait", "2", "--workspace", str(workspace),
+                "--db", str(db), "--provider", "none"]
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 env=env_for_subprocess(), text=True)
+        first = child.stderr.readline()  # said while the lock is still held: before the wait, not after
+        assert child.poll() is None
+        assert f"waiting for the sync lock {db}.lock" in first and "giving up after 2s" in first
+        out, rest = child.communicate(timeout=60)
+        assert child.returncode == 75 and out == ""
+        assert rest.count("\n") == 1 and "gave up after 2s" in rest and f"{db}.lock" in rest and "--wait" in rest
+        bad = subprocess.run([*argv[:6], "nan", *argv[7:]], capture_output=True, text=True, env=env_for_subprocess())
+        assert bad.returncode == 2 and "--wait must be between 0 and" in bad.stderr
+    finally:
+        held.release()

@@ -20,7 +20,7 @@ from .reads import IndexReader
 from .scrub import scrub
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
 from .sources import ListingBudget, SourceFile, list_sources, stat_stamp
-from .store import Store, SyncLock, check_integrity
+from .store import Store, SyncLock, SyncLockTimeout, check_integrity
 
 if TYPE_CHECKING:
     from .search.rank import Pool, Result
@@ -119,9 +119,12 @@ class MemoryIndex:
     # -- sync -----------------------------------------------------------------------------------
     def sync(self, force: bool = False, progress: Callable[[SyncProgress], None] | None = None,
              cancel: CancelFlag | None = None, embed: bool = True, wait: bool = True,
-             verify_dims: bool = False) -> SyncReport | None:
+             verify_dims: bool = False, wait_s: float | None = None,
+             on_wait: Callable[[str], None] | None = None) -> SyncReport | None:
         """Sync the workspace. With wait=False, returns None at once if another process is syncing.
 
+        Waiting for another process's sync, `on_wait` (else `progress`) is told at once what it waits
+        for; `wait_s` bounds the wait (SyncLockTimeout), `cancel` ends it (a cancelled report).
         `verify_dims` (an explicit `memtui index`) may spend one embedding call to learn whether the
         provider's vector size changed although no chunk needs a vector (see Syncer)."""
         if self.read_only:
@@ -131,9 +134,15 @@ class MemoryIndex:
             if not lock.acquire(wait=False):
                 if not wait:
                     return None
-                if progress:
-                    progress(SyncProgress("scan", 0, 0, "", "waiting for another memtui to finish syncing"))
-                lock.acquire(wait=True)
+                what = f"waiting for the sync lock {lock.path}: another process is syncing this index"
+                if on_wait is not None:
+                    on_wait(what + (f" (giving up after {wait_s:g}s)" if wait_s is not None else ""))
+                elif progress:
+                    progress(SyncProgress("scan", 0, 0, "", what))
+                if not lock.acquire(wait=True, timeout=wait_s, cancel=cancel):
+                    if cancel is not None and cancel.is_set():
+                        return SyncReport(cancelled=True)
+                    raise SyncLockTimeout(lock.path, wait_s or 0.0)
             try:
                 return self._sync_locked(force, progress, cancel, embed, verify_dims)
             finally:
