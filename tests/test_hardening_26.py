@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from openclaw_memtui.cli import main
 from openclaw_memtui.engine.judgements import JudgementStore, judgements_path, set_verdict
 
@@ -151,3 +153,76 @@ def test_index_says_at_once_what_lock_it_waits_for_and_gives_up_with_75(tmp_path
         assert bad.returncode == 2 and "--wait must be between 0 and" in bad.stderr
     finally:
         held.release()
+
+
+# -- 3. memtui mcp: batches answered, signals end it ---------------------------------------------------------
+
+def _mcp(tmp_path, workspace):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from .helpers import env_for_subprocess
+
+    argv = [sys.executable, "-m", "openclaw_memtui", "mcp", "--workspace", str(workspace), "--provider", "none",
+            "--db", str(tmp_path / "i.sqlite")]
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env_for_subprocess(), cwd=Path(__file__).resolve().parents[1])
+
+
+def _send(proc, *messages) -> None:
+    proc.stdin.write(b"".join(m.encode() + b"\n" for m in messages))
+    proc.stdin.flush()
+
+
+def _answer(proc) -> dict:
+    line = proc.stdout.readline()
+    assert line, proc.stderr.read().decode()[-2000:]
+    return json.loads(line)
+
+
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+
+
+def test_a_json_rpc_batch_is_answered_with_an_error_per_request(tmp_path, workspace):
+    """An array was dropped by the SDK without an answer: the client waited for ever."""
+    proc = _mcp(tmp_path, workspace)
+    try:
+        _send(proc, INIT, '{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        assert _answer(proc)["id"] == 1
+        _send(proc, '[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/x"},'
+                    '{"jsonrpc":"2.0","id":"b","method":"ping"}]', "[]", "[1, 2", '{"jsonrpc":"2.0","id":9,"method":"ping"}')
+        answers = [_answer(proc)]
+        while answers[-1].get("id") != 9:  # the ping after them: every answer to the batches came before it
+            answers.append(_answer(proc))
+        assert [a["id"] for a in answers] == [7, "b", None, None, 9]
+        for a in answers[:4]:
+            assert a["error"]["code"] == -32600 and "batches are not part of MCP" in a["error"]["message"]
+        assert answers[4]["result"] == {}  # and it goes on serving
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    err = proc.stderr.read().decode()
+    assert err.count("refused a JSON-RPC batch") == 3 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("signals", [("SIGINT",), ("SIGTERM",), ("SIGINT", "SIGINT")])
+def test_sigint_and_sigterm_end_the_server_at_once_and_quietly(tmp_path, workspace, signals):
+    """Ctrl-C left `memtui mcp` running until stdin closed; a second Ctrl-C printed a traceback."""
+    import signal
+
+    proc = _mcp(tmp_path, workspace)
+    try:
+        _send(proc, INIT)
+        assert _answer(proc)["id"] == 1  # serving: the handlers are in place
+        for name in signals:
+            proc.send_signal(getattr(signal, name))
+        code = proc.wait(timeout=60)  # stdin stays open: only the signal can end it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode()
+    assert code == 128 + getattr(signal, signals[0]) and "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert proc.stdout.read() == b""  # nothing half-written on the wire
