@@ -226,3 +226,42 @@ def test_sigint_and_sigterm_end_the_server_at_once_and_quietly(tmp_path, workspa
     err = proc.stderr.read().decode()
     assert code == 128 + getattr(signal, signals[0]) and "Traceback" not in err and "KeyboardInterrupt" not in err
     assert proc.stdout.read() == b""  # nothing half-written on the wire
+
+
+# -- 5. a bad $EDITOR ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("visual,editor,said", [
+    ("", "memtui-no-such-editor", "Could not run the editor 'memtui-no-such-editor' ($EDITOR)"),
+    ("", 'sh -c "exit 3"', "The editor 'sh -c \"exit 3\"' ($EDITOR) exited with status 3"),
+    ("sh -c 'kill -TERM $$'", "vi", "($VISUAL) was stopped by signal 15"),
+    ("", 'vim "unclosed', "$EDITOR 'vim \"unclosed' cannot be split into a command"),
+    ("  ", "", "Could not run the editor 'vi' ($EDITOR)"),  # blank and empty: vi, not on this PATH
+])
+async def test_a_bad_editor_gives_the_screen_back_with_a_toast_naming_it(tmp_path, monkeypatch, visual, editor, said):
+    """`e` with an editor that cannot start raised inside Textual's suspend(): application mode was never
+    resumed and the terminal stayed dead."""
+    import shutil
+
+    from textual.drivers.headless_driver import HeadlessDriver
+
+    from .app_helpers import copy_demo, make_app, wait_for
+    from .test_tui_judging import settled_search
+
+    resumed: list[str] = []  # the headless driver cannot suspend: give it the two calls a terminal driver makes
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True), raising=False)
+    monkeypatch.setattr(HeadlessDriver, "suspend_application_mode", lambda self: resumed.append("suspend"), raising=False)
+    monkeypatch.setattr(HeadlessDriver, "resume_application_mode", lambda self: resumed.append("resume"), raising=False)
+    monkeypatch.setenv("VISUAL", visual)
+    monkeypatch.setenv("EDITOR", editor)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sh").symlink_to(shutil.which("sh"))  # only sh on PATH: no vi to fall back on
+    monkeypatch.setenv("PATH", str(bin_dir))
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled_search(pilot, app, "database migration")
+        app.action_open_in_editor()
+        await pilot.pause()
+        assert any(said in text for _, text in app.toasts), app.toasts
+        assert resumed in ([], ["suspend", "resume"])  # the screen is given back whenever it was taken
+        assert app.is_running
