@@ -265,3 +265,30 @@ async def test_a_bad_editor_gives_the_screen_back_with_a_toast_naming_it(tmp_pat
         assert any(said in text for _, text in app.toasts), app.toasts
         assert resumed in ([], ["suspend", "resume"])  # the screen is given back whenever it was taken
         assert app.is_running
+
+
+# -- 4. the index deleted under a running server ----------------------------------------------------------------
+
+@pytest.mark.parametrize("what", ["files", "folder"])
+async def test_an_index_deleted_under_the_server_is_recreated_and_searched_again(tmp_path, workspace, what):
+    """Every search after `rm` of the index failed with "unable to open database file"."""
+    import shutil
+
+    from .test_mcp import call, server
+
+    db = tmp_path / "data" / "i.sqlite"
+    argv = ["--workspace", str(workspace), "--provider", "none", "--db", str(db)]
+    async with server(tmp_path, *argv) as session:
+        first = await call(session, "memory_search", query="oolong tea")
+        assert first["results"] and not first["warnings"]
+        if what == "folder":
+            shutil.rmtree(db.parent)
+        else:
+            for f in db.parent.glob("i.sqlite*"):
+                f.unlink()
+        again = await call(session, "memory_search", query="oolong tea")
+        assert [r["path"] for r in again["results"]] == [r["path"] for r in first["results"]], again
+        assert not again["warnings"]
+    err = (tmp_path / "stderr.txt").read_text()
+    assert err.count("was deleted while in use; recreated it empty") == 1 and "Traceback" not in err
+    assert oct(db.stat().st_mode & 0o777) == "0o600"

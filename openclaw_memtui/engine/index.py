@@ -109,12 +109,31 @@ class MemoryIndex:
             return self.store.conn  # no file yet (read-only): the empty in-memory index
         conn = getattr(self._local, "conn", None)
         inode = self.store.file_inode()
+        if inode is None and not self.read_only:
+            inode = self._recreate_deleted()
         if conn is None or getattr(self._local, "epoch", -1) != self._epoch or getattr(self._local, "inode", None) != inode:
             if conn is not None:
                 conn.close()
             conn = self.store.open_reader()
             self._local.conn, self._local.epoch, self._local.inode = conn, self._epoch, inode
         return conn
+
+    def _recreate_deleted(self) -> int | None:
+        """The index file is gone from its path (deleted while this process serves it): make a new,
+        empty one there and say so once; the next sync (the server's freshness check finds it empty)
+        builds it again from the workspace. Our own running sync is left to it: its rebuild swaps a
+        new file in anyway."""
+        if not self._sync_lock.acquire(blocking=False):
+            return None
+        try:
+            if self.store.file_inode() is None:
+                self.store.recreate()
+                self._epoch += 1  # every thread's reader reconnects; caches keyed on the generation drop
+                self._notice(f"index {self.store.path} was deleted while in use; recreated it empty, "
+                             "the next sync rebuilds it from the workspace")
+        finally:
+            self._sync_lock.release()
+        return self.store.file_inode()
 
     # -- sync -----------------------------------------------------------------------------------
     def sync(self, force: bool = False, progress: Callable[[SyncProgress], None] | None = None,
