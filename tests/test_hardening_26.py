@@ -244,7 +244,7 @@ async def test_a_bad_editor_gives_the_screen_back_with_a_toast_naming_it(tmp_pat
 
     from textual.drivers.headless_driver import HeadlessDriver
 
-    from .app_helpers import copy_demo, make_app, wait_for
+    from .app_helpers import copy_demo, make_app
     from .test_tui_judging import settled_search
 
     resumed: list[str] = []  # the headless driver cannot suspend: give it the two calls a terminal driver makes
