@@ -132,6 +132,9 @@ def _index_parser(sub: Any) -> None:
     p.add_argument("--force", action="store_true", help="rebuild the whole index (atomically)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-embed", action="store_true", help="write keyword rows only; vectors fill in on a later sync")
+    p.add_argument("--check-files", action="store_true",
+                   help="read and hash every file, not only those whose mtime or size changed (finds an edit "
+                        "whose old mtime was put back: touch -d, rsync -t, cp -p)")
 
 
 def _status_parser(sub: Any) -> None:
@@ -139,8 +142,10 @@ def _status_parser(sub: Any) -> None:
     _common(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--check-files", action="store_true",
-                   help="stat every file for the dirty flag (by default an index of more than 10,000 files is "
-                        "checked for 15 ms, and the flag is 'unknown' if no change turned up by then)")
+                   help="read every file and compare its content hash for the dirty flag, as OpenClaw does on "
+                        "every sync (by default files are stat-ed: an index of more than 10,000 files for 15 ms, "
+                        "the flag 'unknown' if no change turned up by then; an edit that kept the size and put "
+                        "the old mtime back is seen only by this)")
     p.add_argument("--openclaw-index", nargs="?", const="", metavar="PATH",
                    help="inspect OpenClaw's own index read-only (default: the agent's index path)")
 
@@ -275,7 +280,8 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
                         "(fix the config, or pass --provider none for a keyword-only index)")
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
-        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True, **waiting)
+        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True,
+                            check_files=args.check_files, **waiting)
         assert report is not None  # wait=True: it waits (bounded) for another process's sync, never returns None
     except KeyboardInterrupt:
         bar.close()
@@ -341,7 +347,8 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
     session = open_session(args, cfg, read_only=True)
     index, agent = session.index, session.agent
-    status = index.status(dirty_budget_s=None if args.check_files else STATUS_DIRTY_BUDGET_S)
+    status = index.status(dirty_budget_s=None if args.check_files else STATUS_DIRTY_BUDGET_S,
+                          check_hashes=args.check_files)
     openclaw = _openclaw_summary(agent) if agent is not None else None
     if args.json:
         print(dumps_json(status.to_dict() | ({"openclaw": openclaw} if openclaw else {}), indent=2))

@@ -292,3 +292,37 @@ async def test_an_index_deleted_under_the_server_is_recreated_and_searched_again
     err = (tmp_path / "stderr.txt").read_text()
     assert err.count("was deleted while in use; recreated it empty") == 1 and "Traceback" not in err
     assert oct(db.stat().st_mode & 0o777) == "0o600"
+
+
+# -- 6. an edit that kept the size and put the old mtime back ---------------------------------------------------
+
+@pytest.mark.parametrize("path,old,new", [("memory/2026-11-01.md", "Alpha memory", "Gamma memory"),
+                                          ("sessions/s1.jsonl", "ORBIT-10", "ORBIT-99")])
+def test_check_files_compares_content_hashes_so_a_restored_mtime_does_not_hide_an_edit(tmp_path, workspace, capsys,
+                                                                                       path, old, new):
+    """`touch -d` / `rsync -t` / `cp -p` after a same-size edit: never seen, not even by --check-files."""
+    import os
+
+    argv = ["--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"]
+    assert main(["index", *argv]) == 0
+    capsys.readouterr()
+    note = workspace / path
+    st = os.stat(note)
+    note.write_text(note.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))  # the old mtime put back
+    assert os.stat(note).st_size == st.st_size
+
+    def status(*extra):
+        assert main(["status", "--json", *extra, *argv]) == 0
+        return json.loads(capsys.readouterr().out)["dirty"]
+
+    assert status() is False  # a stat cannot tell: that is what --check-files is for
+    assert status("--check-files") is True
+    assert main(["index", "--json", *argv]) == 0
+    assert json.loads(capsys.readouterr().out)["report"]["files_indexed"] == 0
+    assert main(["index", "--json", "--check-files", *argv]) == 0
+    report = json.loads(capsys.readouterr().out)["report"]
+    assert report["files_indexed"] == 1 and report["files_unchanged"] == report["files_total"] - 1
+    assert status("--check-files") is False
+    assert main(["search", new.split()[0], "--json", "--min-score", "0", *argv]) == 0
+    assert [r["path"] for r in json.loads(capsys.readouterr().out)["results"]][:1] == [path]
