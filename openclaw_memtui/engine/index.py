@@ -156,7 +156,8 @@ class MemoryIndex:
                     return None
                 what = f"waiting for the sync lock {lock.path}: another process is syncing this index"
                 if on_wait is not None:
-                    on_wait(what + (f" (giving up after {wait_s:g}s)" if wait_s is not None else ""))
+                    if wait_s != 0:  # --wait 0 gives up at once: its one line says it all
+                        on_wait(what + (f" (giving up after {wait_s:g}s)" if wait_s is not None else ""))
                 elif progress:
                     progress(SyncProgress("scan", 0, 0, "", what))
                 if not lock.acquire(wait=True, timeout=wait_s, cancel=cancel):
