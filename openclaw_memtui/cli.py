@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .cli_wait import add_wait_flag, gave_up, lock_wait
 from .engine.settings import FUSIONS, PROVIDERS, TIME_MODES
 from .errors import UserError  # re-exported: callers and tests import it from here
 
@@ -131,9 +132,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def _index_parser(sub: Any) -> None:
     p = sub.add_parser("index", help=COMMAND_HELP["index"])
     _common(p)
+    add_wait_flag(p)
     p.add_argument("--force", action="store_true", help="rebuild the whole index (atomically)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-embed", action="store_true", help="write keyword rows only; vectors fill in on a later sync")
+    p.add_argument("--check-files", action="store_true",
+                   help="read and hash every file, not only those whose mtime or size changed (finds an edit "
+                        "whose old mtime was put back: touch -d, rsync -t, cp -p)")
 
 
 def _status_parser(sub: Any) -> None:
@@ -141,8 +146,10 @@ def _status_parser(sub: Any) -> None:
     _common(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--check-files", action="store_true",
-                   help="stat every file for the dirty flag (by default an index of more than 10,000 files is "
-                        "checked for 15 ms, and the flag is 'unknown' if no change turned up by then)")
+                   help="read every file and compare its content hash for the dirty flag, as OpenClaw does on "
+                        "every sync (by default files are stat-ed: an index of more than 10,000 files for 15 ms, "
+                        "the flag 'unknown' if no change turned up by then; an edit that kept the size and put "
+                        "the old mtime back is seen only by this)")
     p.add_argument("--openclaw-index", nargs="?", const="", metavar="PATH",
                    help="inspect OpenClaw's own index read-only (default: the agent's index path)")
 
@@ -191,6 +198,7 @@ def _eval_parser(sub: Any) -> None:
     p.add_argument("--out", metavar="RESULTS.jsonl")
     p.add_argument("--json", action="store_true")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for time-aware ranking (default: real time)")
+    add_wait_flag(p)
     _ranking_flags(p)
 
 
@@ -216,6 +224,7 @@ def _tune_parser(sub: Any) -> None:
     p.add_argument("--save", action="store_true", help="write the suggested settings to the config (only if better)")
     p.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
+    add_wait_flag(p)
     _ranking_flags(p)
 
 
@@ -308,6 +317,7 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .render import dumps_json, safe
     from .session import open_session
 
+    waiting = lock_wait(args)
     index = open_session(args, cfg, repair=True).index  # closed by main() when the command ends
     if index.provider is None and index.provider_error:
         # refused before the sync: without it the index was silently rebuilt keyword-only (its identity
@@ -316,8 +326,9 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
                         "(fix the config, or pass --provider none for a keyword-only index)")
     bar = _ProgressLine(sys.stderr.isatty() and not args.json)
     try:
-        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True)
-        assert report is not None  # wait=True: it waits for another process's sync instead of returning None
+        report = index.sync(force=args.force, progress=bar, embed=not args.no_embed, verify_dims=True,
+                            check_files=args.check_files, **waiting)
+        assert report is not None  # wait=True: it waits (bounded) for another process's sync, never returns None
     except KeyboardInterrupt:
         bar.close()
         print("memtui: index interrupted; what was written is kept and the next sync resumes", file=sys.stderr)
@@ -383,7 +394,8 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
     session = open_session(args, cfg, read_only=True)
     index, agent = session.index, session.agent
-    status = index.status(dirty_budget_s=None if args.check_files else STATUS_DIRTY_BUDGET_S)
+    status = index.status(dirty_budget_s=None if args.check_files else STATUS_DIRTY_BUDGET_S,
+                          check_hashes=args.check_files)
     openclaw = _openclaw_summary(agent) if agent is not None else None
     if args.json:
         print(dumps_json(status.to_dict() | ({"openclaw": openclaw} if openclaw else {}), indent=2))
@@ -730,6 +742,10 @@ def _main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _stdout_gone()
     except Exception as exc:  # last line of defence: one line (MEMTUI_DEBUG=1: the traceback), scrubbed
+        from .engine.store import SyncLockTimeout
+
+        if isinstance(exc, SyncLockTimeout):  # another process's sync outlasted --wait: try again later
+            return gave_up(exc)
         from .errors import crash_report
 
         sys.stderr.write(crash_report(exc))

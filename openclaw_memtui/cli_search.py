@@ -140,10 +140,13 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         if not queries:  # it printed an empty table and exit code 0, as if every query had been scored
             raise UserError(f"{safe(str(path), one_line=True)} holds no queries: give one JSON object per line, "
                             "with qid, question and targets")
+    from .cli_wait import lock_wait
+
+    waiting = lock_wait(args)
     session = open_session(args, cfg)
     index, cfg = session.index, session.cfg
     if index.is_dirty() or index.is_empty():
-        index.sync()
+        index.sync(**waiting)  # bounded, and said at once, when another process syncs
     if not args.queries:  # the judgements stored for this index (marked in the app, or imported)
         from .cli_tune import stored_queries
 

@@ -194,17 +194,19 @@ class _Progress:
 
 def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .cli_search import params_from, parse_now
+    from .cli_wait import lock_wait
     from .config import get
     from .engine.tuning import NeedMore, retrieve_judged, suggest
     from .render import dumps_json, safe
 
+    waiting = lock_wait(args)
     session = open_session(args, cfg)
     index, cfg = session.index, session.cfg
     loaded = load_judgements(session)
     if not loaded.judgements:
         raise no_judgements(loaded)
     if index.is_dirty() or index.is_empty():
-        index.sync()
+        index.sync(**waiting)  # bounded, and said at once, when another process syncs
     current = params_from(args, cfg)
     judged = retrieve_judged(index, loaded.judgements, pool_size=get(cfg, "query.hybrid.candidatePool"),
                              keyword_mode="and-or" if get(cfg, "query.keyword.orFallback") else "and",

@@ -11,6 +11,7 @@ module only by `memtui mcp`, so other commands never pay for it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import logging
@@ -144,6 +145,9 @@ class CheckedLines:
         async for line in self.stdin:
             if not line.strip():
                 continue
+            if line.lstrip().startswith("["):  # a batch: the SDK drops it unanswered, the client waits for ever
+                await self._refuse_batch(line)
+                continue
             try:
                 message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as exc:
@@ -167,6 +171,34 @@ class CheckedLines:
         message = "the request id must be a string or a whole number; send one JSON-RPC message per line"
         await self.write_stream.send(SessionMessage(types.JSONRPCError(
             jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=message))))
+
+    async def _refuse_batch(self, line: str) -> None:
+        """JSON-RPC batches left MCP in 2025-06-18 (the SDK speaks a later version and drops them without
+        a word): each request of the batch whose id can be read gets an error with that id, so no
+        caller waits for ever; a batch with none (empty, unreadable, notifications only) gets one error
+        whose id is null, as JSON-RPC answers a request it cannot read."""
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        try:
+            items = json.loads(line)
+        except (ValueError, RecursionError):
+            items = None
+        ids: list[str | int | None] = []
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and "method" in item:
+                request_id = item.get("id")
+                if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) and request_id not in ids:
+                    ids.append(request_id)
+        log.warning("refused a JSON-RPC batch (%d request(s) answered with an error): MCP has no batches",
+                    len(ids))
+        if self.write_stream is None:
+            return
+        message = (f"JSON-RPC batches are not part of MCP {types.LATEST_PROTOCOL_VERSION} (removed in 2025-06-18); "
+                   "send one JSON-RPC message per line")
+        for request_id in ids or [None]:
+            await self.write_stream.send(SessionMessage(types.JSONRPCError(
+                jsonrpc="2.0", id=request_id, error=types.ErrorData(code=types.INVALID_REQUEST, message=message))))
 
     async def _refuse(self, line: str, exc: Exception) -> None:
         import mcp_types as types
@@ -279,8 +311,52 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)
     log.info("serving %s (%s); index %s", safe(str(session.index.settings.workspace), one_line=True),
              safe(session.origin, one_line=True), safe(str(session.index.settings.db_path), one_line=True))
+    stop_on_signals(tools.close)
     try:
         anyio.run(serve, build_server(tools), wire_in, wire_out)
     finally:
         tools.close()
     return 0
+
+
+STOP_GRACE_S = 2.0  # what a stop on a signal gives the index to close before the process goes anyway
+
+
+def stop_on_signals(close: Any) -> None:
+    """SIGINT (Ctrl-C) and SIGTERM end the server at once and without a traceback.
+
+    The SDK reads stdin in a worker thread that only a line or EOF wakes, and the interpreter joins
+    that thread at exit: cancelling the event loop left the server running until stdin closed, and a
+    second Ctrl-C raised KeyboardInterrupt inside asyncio's teardown (a traceback). So the handler
+    closes the index (a sync in progress is cancelled between files; SQLite keeps what was committed),
+    for at most STOP_GRACE_S, and ends the process with 128 + the signal number; a second signal ends
+    it at once."""
+    import signal
+    import threading
+
+    stopping = threading.Event()
+
+    def handler(signum: int, frame: Any) -> None:
+        code = 128 + signum
+        if stopping.is_set():
+            os._exit(code)
+        stopping.set()
+        log.info("stopping on %s", signal.Signals(signum).name)
+        closer = threading.Thread(target=_quietly, args=(close,), name="memtui-mcp-stop", daemon=True)
+        closer.start()
+        closer.join(STOP_GRACE_S)
+        for stream in (sys.stderr, sys.__stderr__):
+            with contextlib.suppress(Exception):
+                if stream is not None:
+                    stream.flush()
+        os._exit(code)
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _quietly(close: Any) -> None:
+    try:
+        close()
+    except Exception as exc:  # stopping anyway: one line, never a traceback
+        log.warning("while stopping: %s", exc)

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from .search.rank import Pool, Result, SearchParams, rank
-from .textutil import has_lone_surrogate
 
 KS = (1, 5, 10)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -58,12 +57,8 @@ def _load_queries(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 continue
             try:
                 q = json.loads(line)
-                surrogate = has_lone_surrogate(q)
             except (ValueError, RecursionError):  # RecursionError: nested too deeply for the parser
                 raise ValueError(f"{path}:{n} is not valid JSON; each line must be one query object") from None
-            if surrogate:  # JSON lets "\ud800" through, but no print or save can encode it
-                raise ValueError(f"{path}:{n} holds a lone surrogate escape (like \\ud800), which is no character; "
-                                 "fix or delete that line")
             if not isinstance(q, dict) or "qid" not in q or "question" not in q:
                 raise ValueError(f"{path}:{n} needs at least 'qid' and 'question'")
             check_query(q, f"{path}:{n}")

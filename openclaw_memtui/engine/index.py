@@ -20,7 +20,7 @@ from .reads import IndexReader
 from .scrub import scrub
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
 from .sources import ListingBudget, SourceFile, list_sources, stat_stamp
-from .store import Store, SyncLock, check_integrity
+from .store import Store, SyncLock, SyncLockTimeout, check_integrity
 
 if TYPE_CHECKING:
     from .search.rank import Pool, Result
@@ -109,6 +109,8 @@ class MemoryIndex:
             return self.store.conn  # no file yet (read-only): the empty in-memory index
         conn = getattr(self._local, "conn", None)
         inode = self.store.file_inode()
+        if inode is None and not self.read_only:
+            inode = self._recreate_deleted()
         if conn is None or getattr(self._local, "epoch", -1) != self._epoch or getattr(self._local, "inode", None) != inode:
             if conn is not None:
                 conn.close()
@@ -116,14 +118,35 @@ class MemoryIndex:
             self._local.conn, self._local.epoch, self._local.inode = conn, self._epoch, inode
         return conn
 
+    def _recreate_deleted(self) -> int | None:
+        """The index file is gone from its path (deleted while this process serves it): make a new,
+        empty one there and say so once; the next sync (the server's freshness check finds it empty)
+        builds it again from the workspace. Our own running sync is left to it: its rebuild swaps a
+        new file in anyway."""
+        if not self._sync_lock.acquire(blocking=False):
+            return None
+        try:
+            if self.store.file_inode() is None:
+                self.store.recreate()
+                self._epoch += 1  # every thread's reader reconnects; caches keyed on the generation drop
+                self._notice(f"index {self.store.path} was deleted while in use; recreated it empty, "
+                             "the next sync rebuilds it from the workspace")
+        finally:
+            self._sync_lock.release()
+        return self.store.file_inode()
+
     # -- sync -----------------------------------------------------------------------------------
     def sync(self, force: bool = False, progress: Callable[[SyncProgress], None] | None = None,
              cancel: CancelFlag | None = None, embed: bool = True, wait: bool = True,
-             verify_dims: bool = False) -> SyncReport | None:
+             verify_dims: bool = False, wait_s: float | None = None,
+             on_wait: Callable[[str], None] | None = None, check_files: bool = False) -> SyncReport | None:
         """Sync the workspace. With wait=False, returns None at once if another process is syncing.
 
+        Waiting for another process's sync, `on_wait` (else `progress`) is told at once what it waits
+        for; `wait_s` bounds the wait (SyncLockTimeout), `cancel` ends it (a cancelled report).
         `verify_dims` (an explicit `memtui index`) may spend one embedding call to learn whether the
-        provider's vector size changed although no chunk needs a vector (see Syncer)."""
+        provider's vector size changed although no chunk needs a vector (see Syncer). `check_files`
+        reads and hashes every file, not only those whose (mtime, size) stamp moved."""
         if self.read_only:
             raise RuntimeError("this index was opened read-only")  # a programming error, not a user's
         with self._sync_lock:
@@ -131,16 +154,23 @@ class MemoryIndex:
             if not lock.acquire(wait=False):
                 if not wait:
                     return None
-                if progress:
-                    progress(SyncProgress("scan", 0, 0, "", "waiting for another memtui to finish syncing"))
-                lock.acquire(wait=True)
+                what = f"waiting for the sync lock {lock.path}: another process is syncing this index"
+                if on_wait is not None:
+                    if wait_s != 0:  # --wait 0 gives up at once: its one line says it all
+                        on_wait(what + (f" (giving up after {wait_s:g}s)" if wait_s is not None else ""))
+                elif progress:
+                    progress(SyncProgress("scan", 0, 0, "", what))
+                if not lock.acquire(wait=True, timeout=wait_s, cancel=cancel):
+                    if cancel is not None and cancel.is_set():
+                        return SyncReport(cancelled=True)
+                    raise SyncLockTimeout(lock.path, wait_s or 0.0)
             try:
-                return self._sync_locked(force, progress, cancel, embed, verify_dims)
+                return self._sync_locked(force, progress, cancel, embed, verify_dims, check_files)
             finally:
                 lock.release()
 
     def _sync_locked(self, force: bool, progress: Callable[[SyncProgress], None] | None, cancel: CancelFlag | None,
-                     embed: bool, verify_dims: bool = False) -> SyncReport:
+                     embed: bool, verify_dims: bool = False, check_files: bool = False) -> SyncReport:
         if self.store.file_inode() != self.store.inode:  # another process swapped in a rebuilt file
             self.store.reopen()
             self._epoch += 1
@@ -152,7 +182,7 @@ class MemoryIndex:
             self._notice(f"{recovered.id} answers again: the index is rebuilt with it instead of the fallback")
             self._provider = provider = recovered
         report = Syncer(self.store, self.settings, provider, progress, cancel,
-                        verify_dims=verify_dims).run(force=force, embed=embed)
+                        verify_dims=verify_dims, check_files=check_files).run(force=force, embed=embed)
         if report.embed_error and provider is not None and not report.cancelled \
                 and self._switch_to_fallback(provider, report.embed_error):
             # OpenClaw's runtime fallback: a full rebuild with the fallback (its model changes the index identity)
@@ -197,8 +227,11 @@ class MemoryIndex:
         """True when files on disk differ from what the index holds (new, changed or gone): every file is stat-ed."""
         return bool(self.check_dirty().dirty)
 
-    def check_dirty(self, budget_s: float | None = None, full_up_to: int | None = None) -> DirtyCheck:
-        """Compare the files on disk with the index's (mtime, size) stamps.
+    def check_dirty(self, budget_s: float | None = None, full_up_to: int | None = None,
+                    hashes: bool = False) -> DirtyCheck:
+        """Compare the files on disk with the index's (mtime, size) stamps; with `hashes` (`status
+        --check-files`) every file is also read and its content hash compared (no budget then), so an
+        edit that kept the size and put the old mtime back is seen.
 
         With `budget_s` None every file is listed and stat-ed (~0.5 s of CPU at 100,000 files). With a
         budget the listing stops once it has run that long, unless the index holds at most `full_up_to`
@@ -212,6 +245,8 @@ class MemoryIndex:
         indexed = reads.count_files()
         files: list[SourceFile]
         unchanged: list[str] = []  # files the listing itself found unchanged (see list_sources)
+        if hashes:
+            return self._check_hashes(reads, skipped, indexed)
         if budget_s is None or indexed <= (FULL_DIRTY_CHECK_FILES if full_up_to is None else full_up_to):
             known = reads.file_stamps()
             files, complete = list_sources(self.settings, known=known, unchanged=unchanged), True
@@ -231,12 +266,29 @@ class MemoryIndex:
             seen += 1
         return DirtyCheck(seen != indexed if complete else None, len(unchanged) + len(files), indexed, complete)
 
+    def _check_hashes(self, reads: IndexReader, skipped: set[str], indexed: int) -> DirtyCheck:
+        from .sync import content_hash  # reads every file: only on an explicit --check-files
+
+        known, digests = reads.file_stamps(), reads.file_hashes()
+        files = list_sources(self.settings)
+        for checked, sf in enumerate(files, 1):
+            if skipped and sf.path in skipped:
+                continue
+            stamp = known.get(sf.path)
+            if stamp is None or (sf.stamp or stat_stamp(sf.abs_path)) != stamp \
+                    or content_hash(sf, self.settings) != digests.get(sf.path):
+                return DirtyCheck(True, checked, indexed, True)
+        listed = {sf.path for sf in files}
+        return DirtyCheck(any(path not in listed for path in known), len(files), indexed, True)
+
     # -- status ---------------------------------------------------------------------------------
-    def status(self, check_dirty: bool = True, dirty_budget_s: float | None = None) -> Status:
+    def status(self, check_dirty: bool = True, dirty_budget_s: float | None = None,
+               check_hashes: bool = False) -> Status:
         """What the index holds; `check_dirty` compares it with the files on disk, all of them, or with
-        `dirty_budget_s` those stat-ed within that time (see check_dirty: `dirty` may then be None)."""
+        `dirty_budget_s` those stat-ed within that time (see check_dirty: `dirty` may then be None);
+        `check_hashes` reads every file and compares its content hash too."""
         reads = self.reads()
-        dirty = self.check_dirty(dirty_budget_s) if check_dirty else None
+        dirty = self.check_dirty(dirty_budget_s, hashes=check_hashes) if check_dirty else None
         dims_raw = self.store.get_meta("vectorDims")
         # a vector of another size than the index's is not usable: it does not count as embedded
         vec_bytes = 4 * int(dims_raw) if dims_raw else 0

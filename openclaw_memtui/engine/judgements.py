@@ -394,6 +394,11 @@ def vet_import(numbered: list[tuple[int, dict[str, Any]]], name: str, existing: 
     for n, q in numbered:
         where = f"{name}:{n}"
         _check_not_relevant(q, where)  # raises ValueError, as a bad `targets` does in load_queries
+        if has_lone_surrogate(q):  # eval scores such a question; stored, no save or print could encode it
+            out.skipped += 1
+            out.notes.append(f"{where}: skipped: it holds a lone surrogate escape (like \\ud800), which is no "
+                             "character; fix that line")
+            continue
         j = Judgement.from_json(q)
         if j.qid in seen:
             out.skipped += 1

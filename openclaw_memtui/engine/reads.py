@@ -89,6 +89,10 @@ class IndexReader:
         Plain tuples: 100,000 named records cost more than the stats they are compared with."""
         return {path: (m, s) for path, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
 
+    def file_hashes(self) -> dict[str, str]:
+        """The content hash of every known file (`--check-files` compares them with the files now)."""
+        return {path: digest for path, digest in self.conn.execute("SELECT path, hash FROM files")}
+
     def file_stamps_of(self, paths: list[str]) -> dict[str, tuple[float, int]]:
         """`file_stamps` of these paths only (a partial listing's), read by primary key."""
         out: dict[str, tuple[float, int]] = {}

@@ -282,6 +282,23 @@ def chunk_text(text: str, settings: IndexSettings, per_entry: bool = False) -> l
     return chunk_markdown(text, settings.chunk_tokens, settings.chunk_overlap)
 
 
+def content_hash(sf: SourceFile, settings: IndexSettings) -> str | None:
+    """The hash a sync would store for `sf` now (what `files.hash` holds), read from disk or OpenClaw's
+    database; None when the sync would not index it as it is (skipped, or changing while read).
+    `--check-files` compares it, as OpenClaw does on every sync: a note edited to the same size with
+    its old mtime put back (`touch -d`, `rsync -t`, `cp -p`) has the stamp the index holds."""
+    try:
+        if sf.in_database:
+            text, _ = read_db_transcript(sf, settings.transcripts_db, settings.max_file_bytes)
+        else:
+            text, _ = read_source(sf, settings.max_file_bytes)
+    except (Skip, Deferred):
+        return None
+    if sf.source == "sessions":
+        return build_chunks(sf, text, 0.0, settings)[0]  # the transcript's hash covers its flattened form
+    return sha256_hex(text)
+
+
 def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSettings) -> tuple[str, list[ChunkRow], int]:
     """Chunks of one file with their dates. Returns (content hash, rows, malformed transcript lines)."""
     ts: float | None  # None: evergreen, never decays
@@ -378,9 +395,12 @@ def reason_of(report: SyncReport) -> str:
 class Syncer:
     def __init__(self, store: Store, settings: IndexSettings, provider: EmbeddingProvider | None,
                  progress: ProgressFn | None = None, cancel: CancelFlag | None = None, *,
-                 verify_dims: bool = False) -> None:
+                 verify_dims: bool = False, check_files: bool = False) -> None:
+        """`check_files` (`index --check-files`): read and hash every file, not only those whose
+        (mtime, size) stamp moved; a file whose hash is the stored one is still not rewritten."""
         self.store = store
         self.verify_dims = verify_dims
+        self.check_files = check_files
         self.settings = settings
         self.provider = provider
         self.progress = progress or (lambda _p: None)
@@ -456,8 +476,8 @@ class Syncer:
         unreadable: list[Unreadable] = []  # folders it could not read: said, or their notes vanish without a word
         with cyclic_gc_paused():
             known = writer.file_stamps()
-            files = list_sources(self.settings, known=None if force else known, unchanged=unchanged,
-                                 unreadable=unreadable)
+            files = list_sources(self.settings, known=None if force or self.check_files else known,
+                                 unchanged=unchanged, unreadable=unreadable)
         report.files_total = len(files) + len(unchanged)
         skipped = [SkippedFile(u.path, u.source, f"folder cannot be read ({u.reason}); the files in it are not indexed")
                    for u in unreadable]
@@ -474,7 +494,7 @@ class Syncer:
             previous_skips = self._previous_skips
             listed = set(unchanged)
             listed.update(map(_path_of, files))
-            if force:
+            if force or self.check_files:  # check_files: _prepare compares each file's hash
                 candidates = files
             else:
                 # the common case of a re-sync: the listing's stat is the indexed (mtime ms, size), so the
@@ -495,7 +515,8 @@ class Syncer:
             for done, sf in enumerate(candidates, first + 1):
                 stamp = known.get(sf.path)
                 # a listing that could not stat the file: its stat now may still match the index
-                if stamp is not None and not force and sf.stamp is None and stat_stamp(sf.abs_path) == stamp:
+                if (stamp is not None and not force and not self.check_files and sf.stamp is None
+                        and stat_stamp(sf.abs_path) == stamp):
                     report.files_unchanged += 1
                     if previous_skips and sf.path in previous_skips:
                         skipped.append(previous_skips[sf.path])

@@ -728,23 +728,45 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
             self.notify("This result is not a file on disk (a transcript kept in OpenClaw's database)",
                         severity="warning", markup=False)
             return
-        command = editor_command(chosen_editor(), target, result.start_line)
+        variable, editor = chosen_editor()
+        shown = safe(repr(editor), one_line=True)
         try:
-            code = self.run_editor(command)
-        except OSError as exc:
-            self.notify(f"Could not start the editor: {safe(describe(exc), False)} (set $EDITOR)", severity="error",
+            command = editor_command(editor, target, result.start_line)
+        except ValueError as exc:  # shlex: an unbalanced quote
+            self.notify(f"${variable} {shown} cannot be split into a command ({exc}): fix its quotes", severity="error",
                         markup=False)
             return
+        try:
+            code = self.run_editor(command)
+        except Exception as exc:  # not found, not executable, no terminal to suspend to: the app is back either way
+            self.notify(f"Could not run the editor {shown} (${variable}): {safe(describe(exc), False)}; "
+                        "set $VISUAL or $EDITOR to an editor on your PATH", severity="error", markup=False)
+            return
         if code:
-            self.notify(safe(f"{command[0]} exited with status {code}", one_line=True), severity="warning", markup=False)
+            how = f"was stopped by signal {-code}" if code < 0 else f"exited with status {code}"
+            self.notify(safe(f"The editor {editor!r} (${variable}) {how}", one_line=True), severity="warning",
+                        markup=False)
         self._check_index()  # an edit shows in the results once synced (the watcher may be off)
 
     def run_editor(self, command: list[str]) -> int:
-        """Run the editor in the terminal, the app suspended meanwhile; its exit status."""
+        """Run the editor in the terminal, the app suspended meanwhile; its exit status.
+
+        A failure is caught inside `suspend()` and raised again after it: raised through it, Textual
+        never resumed application mode and the terminal stayed dead (a bad $EDITOR)."""
         import subprocess
 
+        failure: BaseException | None = None
+        code = 0
         with self.suspend():
-            return subprocess.run(command, check=False).returncode
+            try:
+                code = subprocess.run(command, check=False).returncode
+            except KeyboardInterrupt:  # Ctrl-C reaches this process too while the editor runs
+                code = -2
+            except Exception as exc:
+                failure = exc
+        if failure is not None:
+            raise failure
+        return code
 
     def _nothing_selected(self, verb: str) -> None:
         """The palette offers copy and edit with no result on screen: say why nothing happened."""

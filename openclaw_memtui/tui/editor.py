@@ -15,7 +15,8 @@ GOTO_LINE = {"code", "codium", "subl", "zed"}  # -g / --goto file:line (subl and
 
 
 def editor_command(editor: str, path: Path, line: int) -> list[str]:
-    """The command that opens `path` at `line` in `editor` ($VISUAL or $EDITOR, may hold arguments)."""
+    """The command that opens `path` at `line` in `editor` ($VISUAL or $EDITOR, may hold arguments and
+    quotes); ValueError when its quotes do not pair."""
     words = shlex.split(editor) or ["vi"]
     name = Path(words[0]).name
     if name in PLUS_LINE:
@@ -27,8 +28,14 @@ def editor_command(editor: str, path: Path, line: int) -> list[str]:
     return [*words, str(path)]
 
 
-def chosen_editor() -> str:
-    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+def chosen_editor() -> tuple[str, str]:
+    """(the variable it came from, the editor): $VISUAL, else $EDITOR, else vi; an empty or blank one
+    is skipped, as if unset (shlex makes no command of it)."""
+    for variable in ("VISUAL", "EDITOR"):
+        value = os.environ.get(variable, "")
+        if value.strip():
+            return variable, value
+    return "EDITOR", "vi"
 
 
 def editable_path(settings: IndexSettings, path: str, source: str) -> Path | None:

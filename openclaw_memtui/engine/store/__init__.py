@@ -27,7 +27,7 @@ from .files import (
                     side_files,
 )
 from .integrity import check_integrity, describe_integrity
-from .lock import SyncLock
+from .lock import SyncLock, SyncLockTimeout
 from .schema import LINE_BITS, LINES_KEY, META_KEY, SCHEMA_KEY, SCHEMA_VERSION, SQLITE_HEADER, InvalidIndex
 from .swap import discard, open_temp_beside, swap_in
 from .writer import FileRecord, IndexWriter, NewChunk, PendingChunk
@@ -35,7 +35,7 @@ from .writer import FileRecord, IndexWriter, NewChunk, PendingChunk
 __all__ = [
     "DIR_MODE", "FILE_MODE", "LINE_BITS", "LINES_KEY", "META_KEY", "SCHEMA_KEY", "SCHEMA_VERSION", "SQLITE_HEADER",
     "Backend", "CacheScope", "CachedVector", "EmbeddingCache", "FileRecord", "IndexWriter", "InvalidIndex",
-    "NewChunk", "PendingChunk", "Store", "SyncLock",
+    "NewChunk", "PendingChunk", "Store", "SyncLock", "SyncLockTimeout",
     "check_integrity", "check_regular_file", "create_private_file", "describe_integrity", "detect_backend",
     "discard", "load_vec", "make_private", "make_private_dirs", "move_aside", "open_temp_beside", "ro_uri",
     "side_files", "swap_in", "vec_extension_path",

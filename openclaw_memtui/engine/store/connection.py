@@ -98,6 +98,19 @@ class Store:
         if not self.readonly:
             self.ensure_schema()
 
+    def recreate(self) -> None:
+        """Start an empty index at our path after the file was deleted under us (`rm` of the data dir
+        while `memtui mcp` serves): the old connection reads and writes the unlinked inode, and every
+        new reader failed with "unable to open database file". Created private, as at first."""
+        self.close()
+        make_private_dirs(self.path.parent)
+        create_private_file(self.path)
+        self.conn = self._connect(self.path, self.readonly)
+        for side in side_files(self.path):
+            make_private(side)
+        self.inode = self.file_inode()
+        self.ensure_schema()
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.conn.close()

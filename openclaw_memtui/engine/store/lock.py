@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
+from ..errors import MemtuiError
 from .files import create_private_file, make_private_dirs
+
+POLL_S = 0.1  # how often a bounded wait tries the lock again (flock itself cannot time out)
+
+
+class _Flag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class SyncLockTimeout(MemtuiError):
+    """Another process held the sync lock for the whole wait. The CLI exits 75 (EX_TEMPFAIL) on it."""
+
+    def __init__(self, path: Path, waited_s: float) -> None:
+        self.path, self.waited_s = path, waited_s
+        super().__init__(f"gave up after {waited_s:g}s waiting for the sync lock {path}: another process "
+                         "is syncing this index")
 
 
 class SyncLock:
@@ -19,7 +37,11 @@ class SyncLock:
         self.path = Path(f"{db_path}.lock")
         self._fh: IO[str] | None = None
 
-    def acquire(self, wait: bool = True) -> bool:
+    def acquire(self, wait: bool = True, timeout: float | None = None, cancel: _Flag | None = None,
+                sleep: Callable[[float], None] = time.sleep) -> bool:
+        """Take the lock. `wait` False: only if it is free now. Waiting, `timeout` bounds it (None:
+        until it is free) and `cancel` ends it; both return False. A blocking flock could be ended by
+        neither, so a bounded or cancellable wait tries again every POLL_S."""
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
@@ -27,13 +49,22 @@ class SyncLock:
         make_private_dirs(self.path.parent)
         create_private_file(self.path)
         self._fh = open(self.path, "a+")  # noqa: SIM115 - held open until release(): the lock lives as long as the handle
-        try:
-            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            self._fh.close()
-            self._fh = None
-            return False
-        return True
+        if wait and timeout is None and cancel is None:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
+            return True
+        deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+        while True:
+            try:
+                fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                pass
+            left = None if deadline is None else deadline - time.monotonic()
+            if not wait or (left is not None and left <= 0) or (cancel is not None and cancel.is_set()):
+                self._fh.close()
+                self._fh = None
+                return False
+            sleep(POLL_S if left is None else min(POLL_S, left))
 
     def release(self) -> None:
         if self._fh is not None:
