@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .access import index_in_memory
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
@@ -20,7 +21,7 @@ from .reads import IndexReader
 from .scrub import scrub
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
 from .sources import ListingBudget, SourceFile, list_sources, stat_stamp
-from .store import Store, SyncLock, check_integrity
+from .store import InvalidIndex, Store, SyncLock, check_integrity
 
 if TYPE_CHECKING:
     from .search.rank import Pool, Result
@@ -52,6 +53,10 @@ class MemoryIndex:
         self.notices: list[str] = []
         self._notice_cb = notice
         self.read_only = read_only
+        problem = index_in_memory(settings)
+        if problem is not None:
+            raise InvalidIndex(f"index path {settings.db_path} cannot be used: {problem}; memtui will not write "
+                               "its index there: pass --db (or [store] path) a file outside the memory folders")
         self.store = Store(settings.db_path, notice=self._notice, tokenize=fts_tokenize_clause(settings),
                            readonly=read_only, repair=repair)
         self._provider: EmbeddingProvider | None = None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import IO
 
-from .files import create_private_file, make_private_dirs
+from .files import FILE_MODE, create_private_file, make_private_dirs
+from .schema import InvalidIndex
 
 
 class SyncLock:
@@ -26,7 +29,16 @@ class SyncLock:
             return True
         make_private_dirs(self.path.parent)
         create_private_file(self.path)
-        self._fh = open(self.path, "a+")  # noqa: SIM115 - held open until release(): the lock lives as long as the handle
+        # O_NOFOLLOW: a link swapped in at <db>.lock must not make memtui create or open its target
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(self.path, flags, FILE_MODE)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise InvalidIndex(f"{self.path} is a symbolic link; memtui never follows a link beside its index: "
+                                   "remove it, or keep the index in a folder only you can write") from None
+            raise
+        self._fh = os.fdopen(fd, "a+")
         try:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
