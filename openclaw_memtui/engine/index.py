@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .access import index_in_memory
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
+from .errors import disk_full, is_disk_full
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .reads import IndexReader
 from .scrub import scrub
@@ -141,6 +142,10 @@ class MemoryIndex:
                 lock.acquire(wait=True)
             try:
                 return self._sync_locked(force, progress, cancel, embed, verify_dims)
+            except Exception as exc:
+                if is_disk_full(exc):  # "could not write to vector blob" said nothing of the disk
+                    raise disk_full(os.path.dirname(os.path.abspath(self.store.path)), exc) from exc
+                raise
             finally:
                 lock.release()
 
