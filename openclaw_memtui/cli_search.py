@@ -67,11 +67,11 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .render import dumps_json, safe
 
     started = time.perf_counter()
-    session = open_session(args, cfg)  # closed by main() when the command ends
+    session = open_session(args, cfg, read_only_if_unwritable=True)  # closed by main() when the command ends
     index, cfg = session.index, session.cfg
     params = params_from(args, cfg)
     stale = False
-    if index.is_empty() and not index.syncing:
+    if index.is_empty() and not index.syncing and not index.read_only:
         # a workspace searched before it was ever indexed: build it first (None: another process is)
         report = index.sync(wait=False)
         no_files = report is not None and report.files_total == 0

@@ -307,7 +307,8 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .mcp_tools import MemoryTools
     from .render import safe
 
-    session = open_session(args, cfg)  # a bad --agent or workspace: one line on stderr, exit 2, before any protocol
+    # a bad --agent or workspace: one line on stderr, exit 2, before any protocol; a read-only mount is served read-only
+    session = open_session(args, cfg, read_only_if_unwritable=True)
     tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)
     log.info("serving %s (%s); index %s", safe(str(session.index.settings.workspace), one_line=True),
              safe(session.origin, one_line=True), safe(str(session.index.settings.db_path), one_line=True))

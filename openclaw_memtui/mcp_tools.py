@@ -191,6 +191,9 @@ class Freshness:
                 self._cond.notify_all()
 
     def _check_and_sync(self) -> None:
+        if self.index.read_only:  # a read-only mount: served as it is, said once per answer
+            self.last_error = "the index is on a read-only location, so it is searched as it is and never synced"
+            return
         try:
             self.busy_elsewhere = False
             if self.index.is_empty() or self.index.is_dirty():

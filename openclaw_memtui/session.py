@@ -180,9 +180,12 @@ def _notice(message: str) -> None:
 
 
 def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False,
-                 repair: bool = False) -> Session:
+                 repair: bool = False, read_only_if_unwritable: bool = False) -> Session:
     """The index for a command or the app. Only `repair` (memtui index, the app) may move an invalid
-    file aside; `read_only` (status) never creates, moves or changes a file."""
+    file aside; `read_only` (status) never creates, moves or changes a file. With
+    `read_only_if_unwritable` (search, mcp: reads that would sync if they could) an index on a
+    read-only mount or in a folder this user cannot write is opened read-only instead of failing on
+    its lock."""
     if not getattr(args, "agent", None):
         args.agent = installed_default_agent(args, cfg)
     from .config import index_settings
@@ -202,6 +205,8 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
         settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
     if args.db:
         refuse_memory_file_as_index(settings)
+    if read_only_if_unwritable and not read_only and not writable_index(settings.db_path):
+        read_only = True
     provider = args.provider or cfg["provider"]
     model = args.model if args.model is not None else cfg["model"]
     try:
@@ -212,6 +217,17 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     session = Session(index=index, cfg=cfg, origin=origin, agent=agent)
     _OPENED.append(session)
     return session
+
+
+def writable_index(db: Path) -> bool:
+    """An index memtui can write: the file (when there) and its folder (for the lock, -wal, -shm)
+    writable. `access` says EROFS for a read-only mount even to root, whom file modes do not stop."""
+    folder = db.parent
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent  # a folder memtui would create: its first existing parent decides
+    if db.exists() and not os.access(db, os.W_OK):
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
 
 
 def register_config_secrets(cfg: dict[str, Any]) -> None:

@@ -53,16 +53,30 @@ def test_read_commands_report_an_invalid_index_without_touching_it(foreign_files
     code = main([*argv, "--workspace", str(workspace), "--db", str(db), "--provider", "none"])
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
-    assert err.strip().count("\n") == 0 and "not a memtui index" in err and "run `memtui index` to rebuild" in err
+    assert err.strip().count("\n") == 0 and "not a memtui index" in err and "memtui will not move or replace" in err
     assert snapshot(db.parent) == before  # same files, same bytes, same mtimes: nothing moved or created
 
 
-def test_only_index_moves_an_invalid_file_aside(foreign_files, workspace, capsys):
-    db = foreign_files["sqlite"]
-    precious = db.read_bytes()
+@pytest.mark.parametrize("kind", ["sqlite", "garbage", "old"])
+def test_index_never_moves_a_file_memtui_did_not_create(foreign_files, workspace, capsys, kind):
+    """`memtui index --db README.md` (any text, another program's database, OpenClaw's own index) set the
+    file aside and wrote SQLite in its place: only an index memtui made is ever moved aside."""
+    db = foreign_files[kind]
+    before = snapshot(db.parent)
+    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "memtui will not move or replace a file it did not create" in err
+    assert snapshot(db.parent) == before  # nothing moved, created (no lock) or chmodded
+
+
+def test_index_moves_aside_a_damaged_index_it_made(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
     assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
-    aside = [p for p in db.parent.glob("app.db.invalid-*")]
-    assert len(aside) == 1 and aside[0].read_bytes() == precious  # moved, never deleted
+    damaged = db.read_bytes()[:4096 * 3]  # the header (with memtui's application id) and a few pages
+    db.write_bytes(damaged)
+    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    aside = [p for p in tmp_path.glob("i.sqlite.invalid-*")]
+    assert len(aside) == 1 and aside[0].read_bytes() == damaged  # moved, never deleted
     assert "moved it to" in capsys.readouterr().err
 
 

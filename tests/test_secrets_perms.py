@@ -200,11 +200,15 @@ def test_rebuild_temp_and_moved_aside_files_are_private(tmp_path, umask_022, wor
 
     db = tmp_path / "idx" / "i.sqlite"
     db.parent.mkdir()
-    db.write_bytes(b"not an index at all")
+    MemoryIndex(make_settings(workspace, db=db), "none").close()
+    damaged = db.read_bytes()[:100]  # memtui's header alone: an index it made, damaged
+    for side in store_mod.side_files(db):
+        side.unlink(missing_ok=True)
+    db.write_bytes(damaged)
     os.chmod(db, 0o644)
     index = MemoryIndex(make_settings(workspace, db=db), "none")
     asides = list(db.parent.glob("i.sqlite.invalid-*"))
-    assert len(asides) == 1 and mode(asides[0]) == 0o600 and asides[0].read_bytes() == b"not an index at all"
+    assert len(asides) == 1 and mode(asides[0]) == 0o600 and asides[0].read_bytes() == damaged
     temp_modes: list[int] = []
 
     def progress(p):
@@ -217,14 +221,14 @@ def test_rebuild_temp_and_moved_aside_files_are_private(tmp_path, umask_022, wor
     assert mode(db) == 0o600
     # a second invalid file in the same second gets its own name: the first is not replaced
     monkeypatch.setattr(store_files.time, "strftime", lambda fmt, *a: "20261130-120000")
-    for content in (b"first garbage", b"second garbage"):
+    for content in (damaged + b"first", damaged + b"second"):
         for side in store_mod.side_files(db):
             side.unlink(missing_ok=True)
         db.write_bytes(content)
         MemoryIndex(make_settings(workspace, db=db), "none").close()
     aside = db.parent.glob("i.sqlite.invalid-20261130-120000*")
     kept = sorted(p.read_bytes() for p in aside if not p.name.endswith(("-wal", "-shm")))
-    assert kept == [b"first garbage", b"second garbage"]
+    assert kept == [damaged + b"first", damaged + b"second"]
 
 
 def test_index_from_an_older_memtui_is_tightened_to_0600(tmp_path, capsys, umask_022, workspace):

@@ -12,9 +12,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from openclaw_memtui.engine.chunking import TextChunk
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.store import SCHEMA_KEY, detect_backend
+from openclaw_memtui.engine.store import SCHEMA_KEY, InvalidIndex, detect_backend
 from openclaw_memtui.engine.sync import chunk_id, provider_key_for
 
 from .helpers import env_for_subprocess, write
@@ -94,16 +96,13 @@ def test_bad_files_are_skipped_with_reasons(workspace, make_settings):
     assert not chunk_rows(index, "memory/binary.md")
 
 
-def test_garbage_db_is_moved_aside_and_rebuilt(workspace, make_settings, tmp_path):
+def test_a_file_that_is_not_an_index_is_refused_and_kept(workspace, make_settings, tmp_path):
     db = tmp_path / "index.sqlite"
     db.write_bytes(b"this is not a database at all" * 100)
-    notices = []
-    index = MemoryIndex(make_settings(workspace, db=db), provider_name="none", notice=notices.append)
-    assert notices and "not an SQLite database" in notices[0] and "moved it to" in notices[0]
-    aside = list(tmp_path.glob("index.sqlite.invalid-*"))
-    assert aside and aside[0].read_bytes().startswith(b"this is not")
-    index.sync()
-    assert index.status().files == 5
+    with pytest.raises(InvalidIndex, match="not an SQLite database.*will not move or replace"):
+        MemoryIndex(make_settings(workspace, db=db), provider_name="none")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.sqlite", "ws"]
+    assert db.read_bytes() == b"this is not a database at all" * 100
 
 
 def test_foreign_and_truncated_dbs_are_not_trusted(workspace, make_settings, tmp_path):
@@ -113,8 +112,8 @@ def test_foreign_and_truncated_dbs_are_not_trusted(workspace, make_settings, tmp
     conn.commit()
     conn.close()
     notices = []
-    MemoryIndex(make_settings(workspace, db=foreign), provider_name="none", notice=notices.append)
-    assert "another program" in notices[0]
+    with pytest.raises(InvalidIndex, match="another program"):
+        MemoryIndex(make_settings(workspace, db=foreign), provider_name="none", notice=notices.append)
 
     good = tmp_path / "good.sqlite"
     index = fts_index(make_settings(workspace, db=good))

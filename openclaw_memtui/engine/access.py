@@ -84,3 +84,31 @@ def open_memory_file(path: str, roots: list[str], follow_symlinks: bool) -> int:
     except BaseException:
         os.close(fd)
         raise
+
+
+def index_in_memory(settings: IndexSettings) -> str | None:
+    """Why the index path may not be used because it lies where memory lives (None when it may).
+
+    An index (and the -wal, -shm, .lock, temp and matrix files beside it) inside `memory/`, the
+    sessions folder or an extra path folder, or named like a root file (`MEMORY.md`, a daily note not
+    written yet), would be taken for a note, or have a note written over it later.
+    """
+    db = os.path.realpath(settings.db_path)
+    ws = os.path.realpath(settings.workspace)
+    folders = [os.path.join(ws, "memory")]
+    files = [os.path.join(ws, name) for name in settings.root_files]
+    for raw in settings.extra_paths:
+        if raw.strip():
+            p = Path(os.path.expanduser(raw.strip()))
+            real = os.path.realpath(p if p.is_absolute() else Path(ws) / p)
+            (folders if not real.endswith(".md") or os.path.isdir(real) else files).append(real)
+    if settings.sessions_dir is not None:
+        folders.append(os.path.realpath(settings.sessions_dir))
+    if db in files:
+        return "it is one of the files the index is built from"
+    for folder in folders:
+        if folder != ws and inside(db, [folder]):  # an extra path "." is the whole workspace: only notes count there
+            return f"it is inside {folder}, where memory files live"
+    if os.path.dirname(db) == ws and db.endswith(".md"):
+        return "it is a note's name at the workspace root"
+    return None

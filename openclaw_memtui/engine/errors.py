@@ -19,10 +19,49 @@ def describe(exc: BaseException) -> str:
     return scrub(_describe(exc))
 
 
+class DiskFull(MemtuiError):
+    """A write to the index failed because its disk is full; the message says where and what to do."""
+
+
+# how SQLite and sqlite-vec say that a write failed: SQLITE_FULL's text, and vec0's blob write (which
+# fails with SQLITE_FULL underneath when the disk fills during a vector insert)
+_FULL_TEXTS = ("database or disk is full", "could not write to vector blob", "no space left on device")
+_SQLITE_FULL = 13
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """`exc` is (or may well be) a write that failed for want of space."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return True
+    if getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL:
+        return True
+    lowered = str(exc).lower()
+    return any(t in lowered for t in _FULL_TEXTS)
+
+
+def disk_full(folder: str, exc: BaseException) -> DiskFull:
+    """One line for a full disk under the index: where, how much is left, what to do."""
+    import os
+
+    try:
+        st = os.statvfs(folder)
+        free = f"{st.f_bavail * st.f_frsize // 1024} KB free"
+    except OSError:
+        free = "free space unknown"
+    return DiskFull(f"the disk holding the index folder {folder} is full ({free}); the index is kept as it was "
+                    "before this sync: free some space there, or pass --db a file on another disk, then run "
+                    "`memtui index` again")
+
+
 def _describe(exc: BaseException) -> str:
     name = type(exc).__name__
     text = " ".join(str(exc).split()) or name
     lowered = text.lower()
+    if is_disk_full(exc) and not isinstance(exc, MemtuiError):
+        return ("the disk is full: a write failed (" + text + "); free some space on the disk of the index "
+                "(or pass --db a file on another disk) and try again")
     if "database is locked" in lowered:
         # SQLite cannot say who holds the lock: a memtui sync, or any program with the file open
         return "the index is locked by another process (a memtui sync, or a program holding it open); wait and retry"

@@ -13,14 +13,16 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .access import index_in_memory
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
+from .errors import disk_full, is_disk_full
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .reads import IndexReader
 from .scrub import scrub
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
 from .sources import ListingBudget, SourceFile, list_sources, stat_stamp
-from .store import Store, SyncLock, SyncLockTimeout, check_integrity
+from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout, check_integrity
 
 if TYPE_CHECKING:
     from .search.rank import Pool, Result
@@ -52,6 +54,10 @@ class MemoryIndex:
         self.notices: list[str] = []
         self._notice_cb = notice
         self.read_only = read_only
+        problem = index_in_memory(settings)
+        if problem is not None:
+            raise InvalidIndex(f"index path {settings.db_path} cannot be used: {problem}; memtui will not write "
+                               "its index there: pass --db (or [store] path) a file outside the memory folders")
         self.store = Store(settings.db_path, notice=self._notice, tokenize=fts_tokenize_clause(settings),
                            readonly=read_only, repair=repair)
         self._provider: EmbeddingProvider | None = None
@@ -166,6 +172,10 @@ class MemoryIndex:
                     raise SyncLockTimeout(lock.path, wait_s or 0.0)
             try:
                 return self._sync_locked(force, progress, cancel, embed, verify_dims, check_files)
+            except Exception as exc:
+                if is_disk_full(exc):  # "could not write to vector blob" said nothing of the disk
+                    raise disk_full(os.path.dirname(os.path.abspath(self.store.path)), exc) from exc
+                raise
             finally:
                 lock.release()
 

@@ -114,7 +114,8 @@ def write_matrix(path: Path, stamp: MatrixStamp, labels: dict[str, int], rows: i
     offsets, end = _offsets(_PREFIX.size + room, stamp.dims, rows)
     remove_stale_temps(path)
     temp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # O_EXCL | O_NOFOLLOW: a link (or any file) planted at this predictable name is never written through
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         os.fchmod(fd, 0o600)  # the mode given to open is filtered by the umask
         with os.fdopen(fd, "wb", closefd=True) as fh:

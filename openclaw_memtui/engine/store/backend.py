@@ -105,6 +105,6 @@ def ro_uri(path: Path) -> str:
     that one read is not seen (status is a snapshot; the next status sees it).
     """
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
-    if not any(os.path.exists(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")):
+    if not any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")):
         uri += "&immutable=1"
     return uri

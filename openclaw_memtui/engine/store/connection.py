@@ -19,11 +19,22 @@ from .files import (
     make_private,
     make_private_dirs,
     move_aside,
+    refuse_links_beside,
     remove_temp_files,
     side_files,
 )
 from .lock import SyncLock
-from .schema import FILL_COUNTS_SQL, META_KEY, SCHEMA_KEY, SCHEMA_VERSION, InvalidIndex, holds_index, schema_script
+from .schema import (
+    APPLICATION_ID,
+    FILL_COUNTS_SQL,
+    META_KEY,
+    SCHEMA_KEY,
+    SCHEMA_VERSION,
+    InvalidIndex,
+    holds_index,
+    made_by_memtui,
+    schema_script,
+)
 
 
 class Store:
@@ -46,18 +57,19 @@ class Store:
         self.vec_loaded = False
         self.missing = False
         check_regular_file(self.path)
+        refuse_links_beside(self.path)  # before anything (SQLite included) opens a neighbour file
         if readonly:
             try:
                 self.missing = not holds_index(self.path)
             except InvalidIndex as exc:
-                raise InvalidIndex(f"not a memtui index: {self.path}: {exc}; run `memtui index` to rebuild") from None
+                raise _refusal(self.path, exc) from None
         elif not fresh:
             try:
                 holds_index(self.path)
                 problem = None
             except InvalidIndex as exc:
-                if not repair:  # checked before anything is created beside it (the lock, the folder)
-                    raise InvalidIndex(f"not a memtui index: {self.path}: {exc}; run `memtui index` to rebuild") from None
+                if not repair or not made_by_memtui(self.path):  # before anything is created beside it
+                    raise _refusal(self.path, exc) from None
                 problem = exc
             make_private_dirs(self.path.parent)
             self._cleanup_temp_files()
@@ -152,6 +164,8 @@ class Store:
             self.conn.executescript("BEGIN;" + schema_script(self.tokenize) + FILL_COUNTS_SQL + "COMMIT;")
         if self.get_meta(SCHEMA_KEY) is None:
             self.set_meta(SCHEMA_KEY, str(SCHEMA_VERSION))
+        if self.conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # so a damaged one is still known as ours
 
     def _cleanup_temp_files(self) -> None:
         """Remove half-built rebuilds left by a process that died mid-way (never another's live one)."""
@@ -230,6 +244,15 @@ class Store:
 
     def drop_vec_table(self) -> None:
         self.conn.execute("DROP TABLE chunks_vec")
+
+
+def _refusal(path: Path, problem: InvalidIndex) -> InvalidIndex:
+    """One line for an index path that cannot be used: a damaged index of ours can be rebuilt by
+    `memtui index` (which sets it aside); any other file is never moved, replaced or chmodded."""
+    if made_by_memtui(path):
+        return InvalidIndex(f"not a memtui index: {path}: {problem}; run `memtui index` to rebuild")
+    return InvalidIndex(f"not a memtui index: {path}: {problem}; memtui will not move or replace a file it did not "
+                        "create: pass --db (or [store] path) a new file, or an index memtui built")
 
 
 def bump_generation(conn: Any, changed: Collection[int] | None = None) -> None:

@@ -35,11 +35,15 @@ def make_private_dirs(folder: Path) -> None:
         os.chmod(path, DIR_MODE)  # mkdir's mode is filtered by the umask
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 def create_private_file(path: Path) -> None:
     """Create `path` empty with mode 0600 unless it exists, so SQLite (which gives its -wal and
-    -shm the mode of the main file) and the lock never start out world-readable."""
+    -shm the mode of the main file) and the lock never start out world-readable. O_EXCL never
+    follows a link at `path`: whatever is there is left as it is."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE)
     except FileExistsError:
         return
     try:
@@ -49,13 +53,47 @@ def create_private_file(path: Path) -> None:
 
 
 def make_private(path: Path) -> None:
-    """Best effort 0600 on a file we own (an index created by an older memtui was 0644)."""
+    """Best effort 0600 on a regular file we own (an index created by an older memtui was 0644).
+
+    Never through a link: a link another user put beside the index must not make memtui chmod its
+    target, so the file is opened with O_NOFOLLOW and the descriptor is what is checked and chmodded."""
     try:
-        st = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, AttributeError):  # gone, a link (ELOOP), or not ours to open
+        return
+    try:
+        st = os.fstat(fd)
         if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
-            os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
-    except (OSError, AttributeError):  # not ours, gone, or no getuid (Windows)
+            os.fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o077)
+    except (OSError, AttributeError):  # no getuid (Windows)
         pass
+    finally:
+        os.close(fd)
+
+
+# what memtui keeps beside an index file `<db>`: SQLite's -wal/-shm/-journal, the sync lock, the vector matrix
+NEIGHBOUR_SUFFIXES = ("-wal", "-shm", "-journal", ".lock", ".matrix")  # .matrix: search/matrix_file.SUFFIX
+
+
+def refuse_links_beside(path: Path) -> None:
+    """Refuse an index whose neighbour files (see NEIGHBOUR_SUFFIXES) are symbolic links.
+
+    memtui never makes a link there. In a shared folder another user's link at `<db>-journal` or
+    `<db>.lock` would make SQLite or memtui create, write or chmod the link's target, a file of that
+    user's choosing. A link at the index path itself is the user's own choice only when they own it.
+    """
+    for candidate in [path, *(Path(f"{path}{suffix}") for suffix in NEIGHBOUR_SUFFIXES)]:
+        try:
+            st = os.lstat(candidate)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise InvalidIndex(f"index file {candidate} cannot be checked: {exc.strerror}") from None
+        if stat.S_ISLNK(st.st_mode):
+            if candidate == path and st.st_uid == os.getuid():
+                continue
+            raise InvalidIndex(f"{candidate} is a symbolic link; memtui never follows a link beside its index (another "
+                               "user may have put it there): remove it, or keep the index in a folder only you can write")
 
 
 def check_regular_file(path: Path) -> None:
@@ -103,7 +141,7 @@ def move_aside(path: Path) -> Path:
         n += 1  # a second invalid file within the same second must not replace the first
         target = Path(f"{path}.invalid-{stamp}-{n}")
     for src in side_files(path):
-        if src.exists():
+        if os.path.lexists(src):  # a link is renamed as a link, never followed
             dest = Path(str(target) + str(src)[len(str(path)) :])
             os.replace(src, dest)
             make_private(dest)  # it may hold private text, whoever wrote it

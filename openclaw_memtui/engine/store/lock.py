@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Protocol
 
 from ..errors import MemtuiError
-from .files import create_private_file, make_private_dirs
+from .files import FILE_MODE, create_private_file, make_private_dirs
+from .schema import InvalidIndex
 
 POLL_S = 0.1  # how often a bounded wait tries the lock again (flock itself cannot time out)
 
@@ -48,7 +51,16 @@ class SyncLock:
             return True
         make_private_dirs(self.path.parent)
         create_private_file(self.path)
-        self._fh = open(self.path, "a+")  # noqa: SIM115 - held open until release(): the lock lives as long as the handle
+        # O_NOFOLLOW: a link swapped in at <db>.lock must not make memtui create or open its target
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(self.path, flags, FILE_MODE)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise InvalidIndex(f"{self.path} is a symbolic link; memtui never follows a link beside its index: "
+                                   "remove it, or keep the index in a folder only you can write") from None
+            raise
+        self._fh = os.fdopen(fd, "a+")  # held open until release(): the lock lives as long as the handle
         if wait and timeout is None and cancel is None:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
             return True

@@ -12,6 +12,9 @@ SCHEMA_VERSION = 1
 META_KEY = "memory_index_meta_v1"  # OpenClaw's key, so its tools recognise the identity row
 SCHEMA_KEY = "memtui_schema_version"
 SQLITE_HEADER = b"SQLite format 3\x00"
+# `PRAGMA application_id` of every index memtui writes (bytes 68-71 of the file, "mtui"): a file memtui
+# made can be told from any other SQLite file (OpenClaw's index has the same tables) even once damaged
+APPLICATION_ID = int.from_bytes(b"mtui", "big")
 QUICK_CHECK_BYTES = 64 * 1024 * 1024
 
 
@@ -178,3 +181,29 @@ def holds_index(path: Path) -> bool:
     finally:
         conn.close()
     return True
+
+
+def made_by_memtui(path: Path) -> bool:
+    """The file at `path` is one memtui created as an index: its header carries memtui's application id,
+    or (an index an older memtui wrote, before the id) its meta table names a memtui schema version.
+    Anything else — a note, a README, another program's database, OpenClaw's own index — is not ours to
+    move aside, replace or chmod. Reads only."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except OSError:
+        return False
+    if not head.startswith(SQLITE_HEADER):
+        return False
+    if len(head) >= 72 and int.from_bytes(head[68:72], "big") == APPLICATION_ID:
+        return True
+    try:
+        conn = detect_backend().module.connect(ro_uri(path), uri=True)
+    except Exception:
+        return False
+    try:
+        return conn.execute("SELECT 1 FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone() is not None
+    except Exception:
+        return False
+    finally:
+        conn.close()
