@@ -276,3 +276,46 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
         judged = next(j for j in saved if j["question"] == "Kafka consumer lag")
         assert judged["targets"][0]["path"] == "memory/2026-11-22.md"
     session.close()
+
+
+async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_says_what_it_approximates(oc, tmp_path):
+    from openclaw_memtui.cli import build_parser, load_cfg
+    from openclaw_memtui.engine.textutil import sha256_hex
+    from openclaw_memtui.session import open_session
+
+    from .app_helpers import RecordingApp, wait_for
+
+    # the agent asked about Kafka and OpenClaw also returned the TLS note, which no keyword of the query matches
+    key = workspace_keys(oc / "ws-main")[0]
+    add_events(oc, [("memory-core", "memory-host.events", f"{key}:event:9:1", event("Kafka consumer lag", [
+        {"path": "memory/2026-11-22.md", "startLine": 1, "endLine": 5, "score": 0.79},
+        {"path": "memory/2026-11-26.md", "startLine": 1, "endLine": 4, "score": 0.41}]))])
+    args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
+                                      "--db", str(tmp_path / "app.sqlite")])
+    session = open_session(args, load_cfg(args))
+    app = RecordingApp.from_session(session, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
+        app.query_one("#query").value = "Kafka consumer lag"
+        assert await wait_for(pilot, lambda: any(r.path == "memory/2026-11-26.md" for r in app.results))
+        extra = next(r for r in app.results if r.path == "memory/2026-11-26.md")
+        assert extra.rank == 0 and app.query_one("#results").openclaw[extra.id] == "◆2"
+        listing = app.query_one("#results")
+        listing.highlighted = [r.id for r in app.results].index(extra.id)
+        listing.focus()
+        await pilot.pause()
+        pane = str(app.query_one("#breakdown").render())
+        assert "memtui ranks it nowhere" in pane and "0.410" in pane
+        await pilot.press("plus")
+        store = app.judgement_store.path
+        assert await wait_for(pilot, lambda: store.exists() and "2026-11-26" in store.read_text(encoding="utf-8"))
+        target = json.loads(store.read_text(encoding="utf-8").splitlines()[0])["targets"][0]
+        chunk_text = next(c for c in app.index.reads().chunks_at([("memory/2026-11-26.md", 1, 4)]).values()).text
+        assert (target["path"], target["hash"]) == ("memory/2026-11-26.md", sha256_hex(chunk_text))
+        # the metric now counts the agent's question: OpenClaw's hit is a target memtui misses
+        assert await wait_for(pilot, lambda: app.metric_view.judged == 1)
+        app.apply_preset("openclaw-2026")
+        await pilot.pause()
+        note = str(app.query_one("#preset-note").render())
+        assert "approximates OpenClaw 2026.9" in note and "importance" in note
+    session.close()

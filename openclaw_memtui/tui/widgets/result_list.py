@@ -85,7 +85,7 @@ def result_row(result: Result, move: int | None, width: int, query: str = "", ma
         glyph, style = MARKS[mark]
         head.append(glyph, style=style)
     if openclaw:
-        head.append(f"{openclaw:<3} ", style="bold magenta")
+        head.append(f"{openclaw} ", style="bold magenta")
     head.append(f"#{result.rank:<2} " if result.rank else "#— ", style="bold")
     if move is None:
         head.append("new ", style="bold cyan")

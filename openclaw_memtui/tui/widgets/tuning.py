@@ -92,6 +92,7 @@ class TuningPanel(Vertical):
     TuningPanel { width: 40; border-left: tall $primary; background: $panel; }
     TuningPanel #tuning-body { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     TuningPanel .note { color: $text-muted; }
+    TuningPanel #preset-note { width: 100%; height: auto; }
     TuningPanel .row { height: 1; }
     TuningPanel .row Label { width: 15; }
     TuningPanel .row Input { width: 7; height: 1; border: none; padding: 0 1; }  /* 4 digits and the cursor after them */
