@@ -12,6 +12,8 @@ from .errors import UserError
 from .session import open_session
 
 DEFAULT_LIMIT = 20
+SOURCES = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls",
+           "events+transcripts": "OpenClaw's records and its transcripts' memory_search calls"}
 MARK = {"both": "both", "openclaw": "only OpenClaw", "memtui": "only memtui"}
 QUERY_SHOWN_CHARS = 200  # a 2,000-character query is cut on screen (--json has it whole)
 
@@ -87,7 +89,7 @@ def cmd_recalls(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
               + (" since then." if since is not None else ". Searches appear here once the agent (or "
                  "`openclaw memory search`) has run some."))
         return 0
-    where = "OpenClaw's records" if found.source == "events" else "its transcripts' memory_search calls"
+    where = SOURCES.get(found.source, found.source)
     print(f"{len(out)} queries of agent {safe(agent, one_line=True)}, newest first (from {where}):\n")
     for recall, _results, rows in out:
         query = safe(recall.query, one_line=True)

@@ -2,7 +2,7 @@
 """Record real OpenClaw searches in a state from shared/openclaw-real/make-state.sh, and copy it as a fixture.
 
     source ROOT/env.sh
-    python3 scripts/make_recalls_fixture.py ROOT tests/fixtures/openclaw-2026.9.6-recalls
+    python3 scripts/make_recalls_fixture.py ROOT tests/fixtures/openclaw-2026.9.6-recalls [--skip-turns]
 
 Runs, with the real OpenClaw of ROOT: `openclaw memory search` for a few queries (one twice), and
 agent turns whose fake model (shared/openclaw-real/tool_chat_server.py, on the port of ROOT's
@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -63,13 +62,25 @@ def agent_turn(port: int, agent: str, message: str, query: str, log: Path) -> No
         server.wait()
 
 
-def private_copy(src: Path, out: Path) -> None:
-    """`src` (a WAL-mode SQLite file) as one self-contained, vacuumed file at `out`; src is not touched."""
+def private_copy(src: Path, out: Path, keep: tuple[str, ...] = ()) -> None:
+    """`src` (a WAL-mode SQLite file) as one self-contained, vacuumed file at `out`; src is not touched.
+    With `keep`, every other table of the copy is emptied (OpenClaw's schema stays): the state database
+    also holds device tokens and config history a fixture has no business carrying."""
+    from openclaw_memtui.engine.store import detect_backend
+
     with tempfile.TemporaryDirectory() as tmp:
         for f in src.parent.glob(src.name + "*"):
             shutil.copy2(f, Path(tmp) / f.name)
-        conn = sqlite3.connect(Path(tmp) / src.name)
+        # OpenClaw's schema calls octet_length() (SQLite 3.43+): the binding memtui uses has it
+        conn = detect_backend().module.connect(Path(tmp) / src.name)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if keep:
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE"
+                                                 " 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%'")]
+            for table in tables:
+                if table not in keep:
+                    conn.execute(f'DELETE FROM "{table}"')
+            conn.commit()
         conn.execute("VACUUM")
         conn.close()
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -86,7 +97,7 @@ def main() -> int:
         answers.append({"agent": agent, "query": query,
                         "answer": openclaw_json("memory", "search", query, "--agent", agent)})
     port = fake_port(root)
-    for agent, message, query in AGENT_TURNS:
+    for agent, message, query in AGENT_TURNS if "--skip-turns" not in sys.argv else []:  # already run in ROOT
         agent_turn(port, agent, message, query, root / "tool-turns.log")
     if dest.exists():
         shutil.rmtree(dest)
@@ -96,7 +107,8 @@ def main() -> int:
     os.chmod(dest / "state" / "openclaw.json", 0o600)
     for ws in ("ws-main", "ws-research"):
         shutil.copytree(root / ws, dest / ws, ignore=shutil.ignore_patterns(".git", ".openclaw"))
-    private_copy(root / "state" / "state" / "openclaw.sqlite", dest / "state" / "state" / "openclaw.sqlite")
+    private_copy(root / "state" / "state" / "openclaw.sqlite", dest / "state" / "state" / "openclaw.sqlite",
+                 keep=("plugin_state_entries", "schema_meta"))
     for agent in ("main", "research"):
         name = Path("agents") / agent / "agent" / "openclaw-agent.sqlite"
         private_copy(root / "state" / name, dest / "state" / name)

@@ -47,6 +47,9 @@ MAX_QUERY_CHARS = 2048  # OpenClaw's own cut (MAX_MEMORY_HOST_EVENT_TEXT_BYTES)
 MAX_PATH_CHARS = 1024
 MAX_HITS = 50
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024  # a JSONL transcript bigger than this is not read for searches
+# a tool call and OpenClaw's record of it are one search when this close (its record follows the answer,
+# 19 s after the call on a loaded machine)
+SAME_SEARCH_MS = 5 * 60 * 1000
 MEMORY_SEARCH_TOOLS = ("memory_search", "openclaw:memory-core:memory_search")
 
 
@@ -311,20 +314,31 @@ def _result_text(message: dict[str, Any]) -> str:
     return ""
 
 
-def _answer_hits(text: str) -> list[RecallHit] | None:
+def _answer_hits(text: str, depth: int = 0) -> list[RecallHit] | None:
     """The hits of a memory_search answer (`{"results": [...]}`); None when it is no such answer
-    (disabled, an error, another tool's text)."""
-    if not text or len(text) > MAX_ROW_BYTES * 16:
+    (disabled, an error, another tool's text). Through `tool_call` the answer is wrapped:
+    `{"tool": …, "result": {"content": [{"type": "text", "text": "{\"results\": …}"}]}}`."""
+    if not text or len(text) > MAX_ROW_BYTES * 16 or depth > 3:
         return None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    if isinstance(value, dict) and isinstance(value.get("result"), dict):  # tool_call wraps the tool's own answer
-        value = value["result"]
-    if not isinstance(value, dict) or not isinstance(value.get("results"), list):
+    return _hits_in(value, depth)
+
+
+def _hits_in(value: Any, depth: int) -> list[RecallHit] | None:
+    if not isinstance(value, dict):
         return None
-    return _hits(value["results"])
+    if value.get("disabled") is True or value.get("unavailable") is True:
+        return None  # OpenClaw answered no search (search off, or it timed out): nothing was recalled
+    if isinstance(value.get("results"), list):
+        return _hits(value["results"])
+    if isinstance(value.get("result"), dict):
+        return _hits_in(value["result"], depth + 1)
+    if isinstance(value.get("content"), list):
+        return _answer_hits(_result_text(value), depth + 1)
+    return None
 
 
 def transcript_recalls(lines: Iterable[str], session: str = "") -> Iterator[RecallEvent]:
@@ -416,14 +430,14 @@ def group(events: Iterable[RecallEvent], since_ms: float | None = None, limit: i
 
 def agent_recalls(agent: Any, state_dir: str | os.PathLike[str], since_ms: float | None = None,
                   limit: int | None = None) -> RecallSet:
-    """The searches of `agent` (interop.agents.Agent): OpenClaw's records of them, else the memory_search
-    calls in its transcripts."""
+    """The searches of `agent` (interop.agents.Agent): OpenClaw's records of them, and the memory_search
+    calls in its transcripts that OpenClaw left unrecorded (older installs record none; 2026.9.6 under
+    load missed some: it records after answering)."""
     notes: list[str] = []
-    events, note = read_recorded(state_database(state_dir), workspace_keys(agent.workspace))
-    if note and state_database(state_dir).is_file():
+    state_db = state_database(state_dir)
+    events, note = read_recorded(state_db, workspace_keys(agent.workspace))
+    if note and state_db.is_file():
         notes.append(note)
-    if events:
-        return RecallSet(group(events, since_ms, limit), "events", notes)
     transcript_events: list[RecallEvent] = []
     forgotten: set[str] = set()
     db = Path(agent.transcripts_db) if getattr(agent, "transcripts_db", "") else None
@@ -433,9 +447,10 @@ def agent_recalls(agent: Any, state_dir: str | os.PathLike[str], since_ms: float
         except OpenClawDbError as exc:
             notes.append(str(exc))
     transcript_events += read_transcript_files(Path(agent.sessions_dir), forgotten)
-    if transcript_events:
-        return RecallSet(group(transcript_events, since_ms, limit), "transcripts", notes)
-    return RecallSet([], "none", notes)
+    unrecorded = [t for t in transcript_events if not any(
+        e.query == t.query and abs(e.ts_ms - t.ts_ms) <= SAME_SEARCH_MS for e in events)]
+    source = "+".join(name for name, found in (("events", events), ("transcripts", unrecorded)) if found) or "none"
+    return RecallSet(group([*events, *unrecorded], since_ms, limit), source, notes)
 
 
 # -- OpenClaw's answer beside memtui's ---------------------------------------------------------------------

@@ -72,7 +72,8 @@ class AgentSearchesScreen(ModalScreen[str | None]):
             notes = "".join(f"\n{safe(n, one_line=True)}" for n in found.notes)
             return ("No searches recorded for this agent yet: they appear once the agent calls memory_search "
                     f"(or `openclaw memory search` runs).{notes}")
-        where = "OpenClaw's records" if found.source == "events" else "its transcripts' memory_search calls"
+        where = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls"}.get(
+            found.source, "OpenClaw's records and its transcripts")
         return (f"{len(found.recalls)} queries from {where}, newest first. Enter runs one here with OpenClaw's "
                 f"hits marked {OPENCLAW_GLYPH}; judge them with {self.judge_keys}. Escape closes.")
 

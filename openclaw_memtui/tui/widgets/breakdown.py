@@ -51,7 +51,7 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     if openclaw is not None:
         oc_rank, hit, recall = openclaw
         asked = f"{len(recall.events)}× asked" if len(recall.events) > 1 else "asked once"
-        lines.append(_bar("OpenClaw", hit.score, width=bar_width, note=f"#{oc_rank} in OpenClaw's answer; {asked}"))
+        lines.append(_bar("OpenClaw", hit.score, width=bar_width, note=f"its own score, #{oc_rank}; {asked}"))
     rank = Text(f"{'rank':<10}", style="bold")
     rank.append(f"#{result.rank}" if result.rank else "—")
     moves = rank_moves(result, params.mmr)

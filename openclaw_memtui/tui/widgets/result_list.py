@@ -85,7 +85,7 @@ def result_row(result: Result, move: int | None, width: int, query: str = "", ma
         glyph, style = MARKS[mark]
         head.append(glyph, style=style)
     if openclaw:
-        head.append(f"{openclaw:<3} ", style="bold magenta")
+        head.append(f"{openclaw} ", style="bold magenta")
     head.append(f"#{result.rank:<2} " if result.rank else "#— ", style="bold")
     if move is None:
         head.append("new ", style="bold cyan")
@@ -93,7 +93,8 @@ def result_row(result: Result, move: int | None, width: int, query: str = "", ma
         head.append(f"▲{move:<2} ", style="bold green")
     elif move < 0:
         head.append(f"▼{-move:<2} ", style="bold red")
-    head.append(f"{result.score:.3f} ", style="bold")
+    unscored = not result.rank and result.vector_score is None and not result.hybrid_score  # not in memtui's pool
+    head.append("  —   " if unscored else f"{result.score:.3f} ", style="bold")
     place = safe(result.path, one_line=True)
     head.append(cut_path(place, f"{result.start_line}-{result.end_line}", max(8, width - head.cell_len)))
     age = "evergreen" if result.age_days is None else f"{result.age_days:.0f}d old"

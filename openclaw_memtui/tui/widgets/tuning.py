@@ -92,6 +92,7 @@ class TuningPanel(Vertical):
     TuningPanel { width: 40; border-left: tall $primary; background: $panel; }
     TuningPanel #tuning-body { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     TuningPanel .note { color: $text-muted; }
+    TuningPanel #preset-note { width: 100%; height: auto; display: none; }
     TuningPanel .row { height: 1; }
     TuningPanel .row Label { width: 15; }
     TuningPanel .row Input { width: 7; height: 1; border: none; padding: 0 1; }  /* 4 digits and the cursor after them */
@@ -163,7 +164,9 @@ class TuningPanel(Vertical):
         self.params = params
         # the settings are a preset's (chosen here, from the palette or by hand): say what it does not copy
         note = next((PRESET_NOTES[k] for k, v in PRESETS.items() if k in PRESET_NOTES and v == params), "")
-        self.query_one("#preset-note", Label).update(note)
+        label = self.query_one("#preset-note", Label)
+        label.update(note)
+        label.display = bool(note)  # no empty row in the panel otherwise
         self.post_message(self.ParamsChanged(params))
 
     def apply(self, params: SearchParams) -> None:
