@@ -32,9 +32,10 @@ LANES = ("unit", "app", "e2e")
 # Words in a test's (or its helpers') source that put it in a lane; e2e is checked first.
 _E2E = re.compile(r"\bsubprocess\b|sys\.executable|\bPopen\b|stdio_client|StdioServerParameters|"
                   r"\bos\.fork\b|multiprocessing|which\(\s*[\"'](?:openclaw|node)[\"']")
-# The real local model (loading and embedding with it takes seconds) and `memtui tune`'s search (~2,000 rankings).
+# The real local model (loading and embedding with it takes seconds) and tune's cross-validated search (`memtui tune`,
+# `tuning.suggest`: thousands of rankings).
 _SLOW = re.compile(r"provider(?:_name)?\s*=\s*[\"']local[\"']|[\"']--provider[\"'],\s*[\"']local[\"']|\bLOCAL_MODEL\b|"
-                   r"\[\s*[\"']tune[\"']")
+                   r"\[\s*[\"']tune[\"']|\bsuggest\(")
 _APP = re.compile(r"\brun_test\b|\bpilot\b|\bPilot\b|snap_compare")
 # Modules whose in-process tests are whole paths over large or real inputs: lane e2e unless they drive the app.
 MODULE_LANES = {
