@@ -1,4 +1,4 @@
-"""Time-aware retrieval, measured two ways (README "Time-aware retrieval").
+"""Time-aware retrieval, measured two ways (docs/ranking.md, "Time words").
 
 1. LoCoMo dev with "now" fixed just after each conversation's last session: questions without time
    words must score exactly as before; questions with a detected window are reported apart.

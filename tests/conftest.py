@@ -7,6 +7,7 @@ import pytest
 from openclaw_memtui.config import index_settings, validate
 
 from .helpers import transcript, write
+from .lanes import pytest_collection_modifyitems  # noqa: F401  (the hook that marks each test unit, app or e2e)
 
 
 @pytest.fixture(autouse=True)
