@@ -108,7 +108,8 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         return 0
     for r in results:
         age = "evergreen" if r.age_days is None else f"{r.age_days:.0f}d old"
-        vec = "-" if r.vector_score is None else f"{r.vector_score:.3f}"
+        vec = ("none yet (ranked on keywords alone)" if r.vector_missing else "-" if r.vector_score is None
+               else f"{r.vector_score:.3f}")
         moves = rank_moves(r, params.mmr)
         moved = f" ({moves})" if moves else ""
         print(f"#{r.rank}{moved}  {r.score:.3f}  {safe(r.path, one_line=True)}:{r.start_line}-{r.end_line}  [{r.source}, {age}]")

@@ -402,5 +402,6 @@ def _result(r: Any, snippet: str) -> dict[str, Any]:
             "hybrid": round(r.hybrid_score, 4), "decay": round(r.decay, 4), "time": round(r.time_factor, 4),
             "ageDays": None if r.age_days is None else round(r.age_days, 1),
             "rank": r.rank, "rankBeforeMmr": r.rank_before_mmr, "rankByScore": r.rank_by_score,
+            "vectorMissing": r.vector_missing,  # no vector yet: scored on its keyword leg alone
         },
     }

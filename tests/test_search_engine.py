@@ -257,3 +257,40 @@ def test_a_chunk_repeating_the_lines_above_it_gives_way_to_another_file(tmp_path
     # lines 2-4 repeat two of their three lines from 1-3 just above: other.md's chunk now comes first
     assert shipped.index(("memory/other.md", 1, 2)) < shipped.index(("memory/trip.md", 2, 4))
     assert sorted(shipped) == sorted(where)  # nothing dropped, only moved
+
+
+class _StopAfterFirstBatch:
+    """A cancel flag a sync's progress raises once the first batch of vectors is under way."""
+
+    def __init__(self) -> None:
+        self.flag = False
+
+    def progress(self, p) -> None:
+        if p.phase == "embed":
+            self.flag = True
+
+    def is_set(self) -> bool:
+        return self.flag
+
+
+def test_half_embedded_index_ranks_the_best_keyword_match_first_and_says_it_has_no_vector(tmp_path, make_settings):
+    """#30 on a real index: a sync stopped after its first batch of vectors leaves the note that holds every
+    query word without one. It must still rank first (scored 0 on the vector leg it sank below the
+    embedded notes) and say that it had no vector."""
+    from .app_helpers import use_provider
+
+    ws = tmp_path / "ws"
+    for i in range(12):  # written first: their rowids come first, so the first batch embeds them
+        write(ws / "memory" / f"a{i:02d}.md", f"# Note {i}\nplanning notes about the quarterly roadmap {i}\n")
+    write(ws / "memory" / "z-target.md", "# Target\nthe kafka consumer lag alert fired during the nightly batch\n")
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    use_provider(index, SeededProvider())
+    stop = _StopAfterFirstBatch()
+    index.sync(progress=stop.progress, cancel=stop)
+    embedded, total = index.chunk_counts(SeededProvider.model)
+    assert 0 < embedded < total
+    pool, results = index.search("kafka consumer lag alert nightly batch", SearchParams(min_score=0.0))
+    assert pool.mode == "hybrid"
+    assert results[0].path == "memory/z-target.md"
+    assert results[0].vector_missing and results[0].vector_score is None
+    assert all(not r.vector_missing for r in results if r.vector_score is not None)

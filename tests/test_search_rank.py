@@ -90,10 +90,12 @@ def test_mmr_order_parity():
 
 
 def test_hybrid_merge_parity():
-    pool = Pool("q", [cand(1, 0.9, 0.0, path="memory/a.md"), cand(2, None, 1.0, path="memory/b.md")], NOW, "hybrid")
+    # a keyword hit whose vector is far from the query (cosine 0); one with no vector at all is ranked on
+    # its keywords alone (#30, test_a_chunk_without_a_vector_is_ranked_on_its_keywords_not_as_a_zero)
+    pool = Pool("q", [cand(1, 0.9, 0.0, path="memory/a.md"), cand(2, 0.0, 1.0, path="memory/b.md")], NOW, "hybrid")
     res = rank(pool, openclaw(min_score=0))
     assert [(r.path, round(r.score, 6)) for r in res] == [("memory/a.md", 0.63), ("memory/b.md", 0.3)]
-    pool = Pool("q", [cand(1, 0.9), cand(3, 0.5, 0.5), cand(2, None, 1.0)], NOW, "hybrid")
+    pool = Pool("q", [cand(1, 0.9), cand(3, 0.5, 0.5), cand(2, 0.0, 1.0)], NOW, "hybrid")
     assert [round(r.score, 6) for r in rank(pool, openclaw(min_score=0))] == [0.63, 0.5, 0.3]
     # weights renormalise: 0.6/0.6 behaves as 0.5/0.5
     pool = Pool("q", [cand(1, 0.2, 1.0)], NOW, "hybrid")
@@ -305,3 +307,25 @@ def test_rank_with_mmr_shows_the_same_results_as_a_full_mmr_order():
         short = rank(Pool("q", cands, NOW, "hybrid"), params)
         whole = rank(Pool("q", cands, NOW, "hybrid"), replace(params, max_results=1000))
         assert [(r.id, r.score) for r in short] == [(r.id, r.score) for r in whole[: params.max_results]], trial
+
+
+def test_a_chunk_without_a_vector_is_ranked_on_its_keywords_not_as_a_zero():
+    """#30: while a first sync embeds, a strong keyword match without a vector yet must not sink below a
+    weak one that happens to have a vector (the vector leg scored it 0, so the embedded few crowded the top)."""
+    embedded_weak = cand(1, score_v=0.9, score_t=0.3, line=0.3)
+    unembedded_strong = cand(2, score_v=None, score_t=0.8, line=0.8)
+    pool = Pool(query="q", candidates=[embedded_weak, unembedded_strong], now_ms=NOW, mode="hybrid")
+    results = rank(pool, SearchParams(min_score=0.0))
+    assert [r.id for r in results] == ["id2", "id1"]
+    by_id = {r.id: r for r in results}
+    assert by_id["id2"].hybrid_score == pytest.approx(0.8)  # keyword-only's score: weights renormalised
+    assert by_id["id1"].hybrid_score == pytest.approx(0.4 * 0.9 + 0.6 * 0.3)
+    assert by_id["id2"].vector_missing and not by_id["id1"].vector_missing
+    assert by_id["id2"].to_dict()["vector_missing"] is True
+
+
+def test_a_keyword_only_search_does_not_flag_missing_vectors():
+    pool = Pool(query="q", candidates=[cand(1, score_t=0.5, line=0.5)], now_ms=NOW, mode="keyword")
+    (only,) = rank(pool, SearchParams(min_score=0.0))
+    assert not only.vector_missing and only.hybrid_score == pytest.approx(0.5)
+

@@ -144,3 +144,17 @@ async def test_keyword_results_come_first_while_the_matrix_is_not_in_memory(tmp_
         assert await wait_for(pilot, lambda: again.pool is not None and again.pool.mode == "hybrid")
         await pilot.pause(0.3)
         assert again.shown_modes == ["hybrid"]
+
+
+def test_score_pane_says_a_result_had_no_vector_and_was_ranked_on_keywords():
+    """#30: the pane showed "× 0.40" for the vector leg of a chunk not yet embedded, as if it scored 0."""
+    from openclaw_memtui.engine.search.rank import Result, SearchParams
+    from openclaw_memtui.tui.widgets.breakdown import breakdown_text
+
+    base = dict(path="memory/a.md", start_line=1, end_line=2, source="memory", snippet="s", score=0.8,
+                text_score=0.8, hybrid_score=0.8, decay=1.0, age_days=None, rank_before_mmr=1, rank=1)
+    missing = breakdown_text(Result(vector_score=None, vector_missing=True, **base), SearchParams(), "hybrid", width=100).plain
+    assert "no vector yet: ranked on keywords alone" in missing
+    assert "× 1.00" in missing.splitlines()[1]  # the text leg carries the whole score
+    embedded = breakdown_text(Result(vector_score=0.5, **base), SearchParams(), "hybrid", width=100).plain
+    assert "no vector" not in embedded and "× 0.40" in embedded.splitlines()[0]

@@ -68,6 +68,10 @@ def chunk_markdown(content: str, tokens: int = 400, overlap: int = 80) -> list[T
     tokens, overlap = resolve_chunking(tokens, overlap)
     max_chars = max(32, tokens * CHARS_PER_TOKEN)
     overlap_chars = max(0, overlap * CHARS_PER_TOKEN)
+    if weighted_len(content) + 1 <= max_chars:
+        # the whole text fits one chunk (most daily notes): every line is one segment and no budget is
+        # reached, so the loop below would return exactly this, after measuring each line twice
+        return [TextChunk(1, content.count("\n") + 1, content)]
     chunks: list[TextChunk] = []
     current: list[tuple[str, int]] = []
     current_chars = 0

@@ -214,6 +214,10 @@ class MemoryIndex:
     def _remove_foreign_matrix(self) -> None:
         """The vector matrix saved beside the index for an index no longer there (rebuilt, replaced,
         deleted and built again) can never be used: delete it rather than leave ~440 MB (1M chunks)."""
+        from .search.matrix_names import any_matrix_file
+
+        if self.store.missing or not any_matrix_file(self.settings.db_path):
+            return  # none (a keyword-only index, a small one): numpy is not even loaded (~0.1 s of a sync)
         from .search.matrix_file import matrix_path, remove_foreign
 
         if not self.store.missing:

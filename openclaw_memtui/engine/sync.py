@@ -65,6 +65,7 @@ from .textutil import segment_cjk_for_index, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
 FILES_PER_TRANSACTION = 200
+REBUILD_FILES_PER_TRANSACTION = 25 * FILES_PER_TRANSACTION  # a rebuild's temp file commits this seldom
 _path_of = operator.attrgetter("path")
 ProgressFn = Callable[[SyncProgress], None]
 
@@ -154,11 +155,12 @@ def rebuild_reason(stored: dict[str, Any] | None, current: dict[str, Any]) -> st
     return ""
 
 
-def chunk_id(source: str, path: str, chunk: TextChunk, model: str) -> str:
-    return sha256_hex(f"{source}:{path}:{chunk.start_line}:{chunk.end_line}:{chunk.hash}:{model}")
+def chunk_id(source: str, path: str, chunk: TextChunk, model: str, text_hash: str = "") -> str:
+    """`text_hash`: the chunk's `hash` when the caller already has it (each one is a sha256 of the text)."""
+    return sha256_hex(f"{source}:{path}:{chunk.start_line}:{chunk.end_line}:{text_hash or chunk.hash}:{model}")
 
 
-def chunk_ids(source: str, path: str, chunks: list[TextChunk], model: str) -> list[str]:
+def chunk_ids(source: str, path: str, chunks: list[TextChunk], model: str, hashes: list[str] | None = None) -> list[str]:
     """One id per chunk, unique within the file.
 
     A long line of one repeated character is cut into identical segments on the same line, so
@@ -168,8 +170,8 @@ def chunk_ids(source: str, path: str, chunks: list[TextChunk], model: str) -> li
     """
     seen: dict[str, int] = {}
     out = []
-    for chunk in chunks:
-        base = chunk_id(source, path, chunk, model)
+    for k, chunk in enumerate(chunks):
+        base = chunk_id(source, path, chunk, model, hashes[k] if hashes else "")
         n = seen.get(base, 0)
         seen[base] = n + 1
         out.append(base if n == 0 else sha256_hex(f"{base}:dup:{n}"))
@@ -232,6 +234,10 @@ class ChunkRow:
     chunk: TextChunk
     ts: float | None
     date_source: str
+    hash: str = ""  # the chunk text's sha256 when already known ("": computed when needed)
+
+    def text_hash(self) -> str:
+        return self.hash or self.chunk.hash
 
 
 def read_source(sf: SourceFile, max_bytes: int, settings: IndexSettings | None = None) -> tuple[str, os.stat_result]:
@@ -326,6 +332,8 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
         ts, src = mtime_ms, "mtime"
     per_entry = sf.path in ("MEMORY.md", "USER.md")  # OpenClaw 2026.9 indexes curated memory entry by entry
     rows = [ChunkRow(c, ts, src) for c in chunk_text(text, settings, per_entry) if c.text.strip()]
+    if len(rows) == 1 and rows[0].chunk.text == text:  # a note of one chunk (most): its hash is the file's
+        rows[0].hash = digest
     return digest, rows, 0
 
 
@@ -512,6 +520,7 @@ class Syncer:
             if first:
                 self._check_cancel()
                 self.progress(SyncProgress("index", first, total, ""))
+            written = 0
             for done, sf in enumerate(candidates, first + 1):
                 stamp = known.get(sf.path)
                 # a listing that could not stat the file: its stat now may still match the index
@@ -530,9 +539,14 @@ class Syncer:
                 if len(batch) >= FILES_PER_TRANSACTION:
                     self._write_batch(writer, batch, has_vec, report, skipped)
                     batch = []
-                    writer.commit()
+                    written += FILES_PER_TRANSACTION
+                    # a rebuild writes a temp file that no reader sees and a crash discards: committing it
+                    # less often spares FTS5 merging a segment per batch (~8 % of a first index of 10,000
+                    # notes, bench/first_index.py); it still commits now and then, so the WAL stays bounded
+                    if not force or written % REBUILD_FILES_PER_TRANSACTION == 0:
+                        writer.commit()
+                        writer.begin()
                     time.sleep(0)  # hand the GIL over: a UI thread stays responsive
-                    writer.begin()
             self._write_batch(writer, batch, has_vec, report, skipped)
             batch = []
             self.progress(SyncProgress("index", total, total, ""))
@@ -597,11 +611,12 @@ class Syncer:
             return None
         now = int(time.time() * 1000)
         segment = self.settings.cjk_segmentation == "bigram"
-        ids = chunk_ids(sf.source, sf.path, [row.chunk for row in rows], self.model)
+        hashes = [row.text_hash() for row in rows]  # once each: the id and the row both need it
+        ids = chunk_ids(sf.source, sf.path, [row.chunk for row in rows], self.model, hashes)
         chunks = []
-        for row, cid in zip(rows, ids, strict=True):
+        for row, cid, text_hash in zip(rows, ids, hashes, strict=True):
             c = row.chunk
-            chunks.append((NewChunk(cid, sf.path, sf.source, c.start_line, c.end_line, c.hash, self.model, c.text,
+            chunks.append((NewChunk(cid, sf.path, sf.source, c.start_line, c.end_line, text_hash, self.model, c.text,
                                     now, row.ts, row.date_source),
                            segment_cjk_for_index(c.text) if segment else c.text))
         return _FileWrite(FileRecord(digest, mtime_ms, st.st_size), sf, known is not None, chunks)

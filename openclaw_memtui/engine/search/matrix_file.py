@@ -44,13 +44,14 @@ import numpy as np
 
 from ..store.files import fsync_path
 from .matrix import QuantizedMatrix
+from .matrix_names import SUFFIX as SUFFIX
+from .matrix_names import matrix_path as matrix_path
 
 MAGIC = b"MEMTUIQM"
 FORMAT_VERSION = 2  # 2: a fingerprint per row; a format-1 file reads as unusable and is rebuilt
 _PREFIX = struct.Struct("<8sIII12x")  # magic, version, header bytes, header crc32; 32 bytes
 _ALIGN = 64
 _CRC_SLICE = 16 << 20  # the CRC runs over 16 MB slices: zlib releases the GIL for each, the app's loop keeps its turns
-SUFFIX = ".matrix"
 
 
 @dataclass(frozen=True)
@@ -61,10 +62,6 @@ class MatrixStamp:
     generation: int  # bumped by every write that changes chunks or vectors
     model: str
     dims: int
-
-
-def matrix_path(db_path: Path) -> Path:
-    return Path(f"{db_path}{SUFFIX}")
 
 
 def _layout(dims: int, rows: int) -> list[tuple[str, np.dtype[Any], tuple[int, ...]]]:

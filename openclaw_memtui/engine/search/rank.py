@@ -80,6 +80,9 @@ class Result:
     id: str = ""
     time_factor: float = 1.0
     rank_by_score: int = 0  # in plain score order, before any reordering (0: not given)
+    # the search had a vector leg but this chunk has no vector yet (a sync is still embedding): it was
+    # scored on its keyword leg alone, not as a 0 on the vector leg
+    vector_missing: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -278,7 +281,11 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     else:
         vec = [c.vector_score or 0.0 for c in cands]
         txt = text
-    hybrid = [vw * v + tw * t for v, t in zip(vec, txt, strict=True)]
+    # A chunk without a vector yet (a first sync still embedding) is scored as keyword-only search scores
+    # it: its weights are renormalised over the keyword leg alone. Scoring it 0 on the vector leg let the
+    # few embedded chunks crowd the top while vectors filled in (#30, bench/fill_levels.py).
+    hybrid = [vw * v + tw * t if c.vector_score is not None or tw == 0 else t
+              for c, v, t in zip(cands, vec, txt, strict=True)]
     ages: list[float | None] = []
     decays: list[float] = []
     oldest = max((pool.now_ms - c.ts_ms for c in cands if c.ts_ms is not None), default=None)
@@ -320,6 +327,6 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
             path=c.path, start_line=c.start_line, end_line=c.end_line, source=c.source, snippet=snippet_of(c.text),
             score=scores[i], vector_score=c.vector_score, text_score=text[i], hybrid_score=hybrid[i],
             decay=decays[i], age_days=ages[i], rank_before_mmr=before[i], rank=pos, id=c.id, time_factor=times[i] or 0.0,
-            rank_by_score=by_score[i],
+            rank_by_score=by_score[i], vector_missing=pool.mode != "keyword" and c.vector_score is None,
         ))
     return results

@@ -30,9 +30,14 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     vw, tw = params.weights()
     if mode == "keyword":
         vw, tw = 0.0, 1.0
+    vector_note = f"× {vw:.2f}"
+    if result.vector_missing:  # ranked on its keyword leg alone, weights renormalised (rank.py)
+        vw, tw = 0.0, 1.0
+        vector_note = "no vector yet: ranked on keywords alone"
+    elif result.vector_score is None:
+        vector_note += "  (keyword-only search)"
     lines = [
-        _bar("vector", result.vector_score, width=bar_width,
-             note=f"× {vw:.2f}" + ("  (no vector yet)" if result.vector_score is None else "")),
+        _bar("vector", result.vector_score, width=bar_width, note=vector_note),
         _bar("text", result.text_score, width=bar_width, note=f"× {tw:.2f}"),
         _bar("hybrid", result.hybrid_score, width=bar_width, note=params.fusion),
     ]
