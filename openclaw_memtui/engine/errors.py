@@ -59,8 +59,8 @@ def _describe(exc: BaseException) -> str:
     name = type(exc).__name__
     text = " ".join(str(exc).split()) or name
     lowered = text.lower()
-    if is_disk_full(exc) and not isinstance(exc, MemtuiError):
-        return ("the disk is full: a write failed (" + text + "); free some space on the disk of the index "
+    if is_disk_full(exc) and not isinstance(exc, (MemtuiError, OSError)):  # SQLite's: a write to the index
+        return ("the disk is full: writing the index failed (" + text + "); free some space on the disk of the index "
                 "(or pass --db a file on another disk) and try again")
     if "database is locked" in lowered:
         # SQLite cannot say who holds the lock: a memtui sync, or any program with the file open
