@@ -31,7 +31,7 @@ def spy_on_reads(monkeypatch) -> list[str]:
     """The paths sync reads from disk from now on, in order (a file recognised by its stat is not read)."""
     reads: list[str] = []
     real = sync.read_source
-    monkeypatch.setattr(sync, "read_source", lambda sf, limit: reads.append(sf.path) or real(sf, limit))
+    monkeypatch.setattr(sync, "read_source", lambda sf, *rest: reads.append(sf.path) or real(sf, *rest))
     return reads
 
 
