@@ -35,7 +35,7 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
         vw, tw = 0.0, 1.0
         vector_note = "no vector yet: ranked on keywords alone"
     elif result.vector_score is None:
-        vector_note += "  (keyword-only search)"
+        vector_note += "  (no vector yet)"
     lines = [
         _bar("vector", result.vector_score, width=bar_width, note=vector_note),
         _bar("text", result.text_score, width=bar_width, note=f"× {tw:.2f}"),
