@@ -170,7 +170,7 @@ async def test_tuning_panel_relays_the_list_and_its_buttons_are_in_reach(tmp_pat
         assert await wait_for(pilot, lambda: any((config_dir() / n).exists() for n in (
             "openclaw-memory.search.json", "openclaw-memorySearch.json")))
         await pilot.press("ctrl+t")
-        assert await wait_for(pilot, lambda: widest_row() == wide)
+        assert await wait_for(pilot, lambda: widest_row() == wide), (widest_row(), wide, [str(o.prompt) for o in listing.options])
 
 
 async def test_at_80_columns_the_panel_floats_and_the_footer_fits(tmp_path):

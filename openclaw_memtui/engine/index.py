@@ -23,6 +23,7 @@ from .sources import ListingBudget, SourceFile, list_sources, stat_stamp
 from .store import Store, SyncLock, check_integrity
 
 if TYPE_CHECKING:
+    from .search.browse import BrowseEntry, BrowseFilter
     from .search.rank import Pool, Result
     from .search.retrieval import RetrievalContext
     from .search.vector import VectorSearcher
@@ -443,6 +444,17 @@ class MemoryIndex:
         from .search.retrieval import retrieve
 
         return retrieve(self.retrieval_context(use_vectors), query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
+
+    def browse(self, which: BrowseFilter = "all", offset: int = 0, limit: int = 200,
+               now_ms: float | None = None) -> list[BrowseEntry]:
+        """A page of the memory newest first, of the sources searched (see search/browse.py)."""
+        import time
+
+        from .search.browse import browse_page
+
+        searchable = tuple(self.settings.search_sources or self.settings.sources)
+        return browse_page(self.reads(), searchable, which, time.time() * 1000 if now_ms is None else now_ms,
+                           offset, limit)
 
     def search(self, query: str, params: SearchParams | None = None, **kwargs: Any) -> tuple[Pool, list[Result]]:
         from .search.rank import rank

@@ -34,6 +34,7 @@ from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import crash_report, describe
 from ..render import dumps_json, safe
+from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
 from .judging import JudgingMixin
 from .keys import key_for
@@ -72,7 +73,7 @@ class MainScreen(Screen[None]):
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
 
-class MemtuiApp(JudgingMixin, App[None]):
+class MemtuiApp(JudgingMixin, BrowsingMixin, App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "memtui"
     BINDINGS = [
@@ -85,6 +86,8 @@ class MemtuiApp(JudgingMixin, App[None]):
         Binding("ctrl+l", "focus_query", "Query", show=False, id="focus_query"),
         # ctrl+w is Input's delete-word; in the footer only when the query has (or had) a time window
         Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
+        # in the footer only while browsing (empty query): notes and transcripts, notes, transcripts
+        Binding("f4", "browse_source", "Notes/transcripts", id="browse_source"),
         Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
         # priority: the query input binds ctrl+e (end of line) and would swallow it
         Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
@@ -116,6 +119,7 @@ class MemtuiApp(JudgingMixin, App[None]):
 
             judgements = JudgementStore(judgements_path(index.settings.db_path))
         self.init_judging(judgements)  # judging.py: marks, the live metric, suggested settings
+        self.init_browsing()  # browsing.py: the memory newest first while the query is empty
         self.pool_size: int = cfg["query"]["hybrid"]["candidatePool"]
         self.keyword_mode: Literal["and-or", "and"] = "and-or" if cfg["query"]["keyword"]["orFallback"] else "and"
         self.ranked = RankedResults(params=self.params)
@@ -176,7 +180,8 @@ class MemtuiApp(JudgingMixin, App[None]):
         yield Header()
         yield Input(placeholder=f"Search memory… (Enter to search now, {self.key_for('toggle_tuning')} to tune)", id="query",
                     select_on_focus=False)
-        yield InfoBar(id="info", time_key=self.key_for("clear_time_window")).data_bind(sync=MemtuiApp.sync_state)
+        yield InfoBar(id="info", time_key=self.key_for("clear_time_window"),
+                      browse_key=self.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
@@ -304,8 +309,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         else:
             self.sync_state = replace(self.sync_state, checking=False)
             self.load_judged()
-            if self.initial_query:
-                self.start_search()
+            self.start_search()  # the initial query's results, or the memory newest first
 
     # -- search ----------------------------------------------------------------------------------
     @on(Input.Changed, "#query")
@@ -334,8 +338,8 @@ class MemtuiApp(JudgingMixin, App[None]):
         query = self.query_one("#query", Input).value
         self.search_generation += 1
         if not query.strip():
-            self._show_ranking(RankedResults(params=self.params))
             self._search_queued = False
+            self.start_browse()  # browsing.py: the memory newest first
             return
         if self._search_in_flight:
             # One search at a time, the latest query next: a superseded search cannot be stopped
@@ -398,7 +402,7 @@ class MemtuiApp(JudgingMixin, App[None]):
     def rerank(self, track_moves: bool = True) -> None:
         """Rank the cached pool with the current parameters. Never touches the database."""
         pool = self.ranked.pool
-        if pool is None:
+        if pool is None or self.ranked.browsing:  # browsing lists by date: no score to rank by
             return
         started = time.perf_counter()
         results = tuple(rank(pool, self.params))
@@ -417,6 +421,7 @@ class MemtuiApp(JudgingMixin, App[None]):
         listing.ranked = ranked
         info = self.query_one(InfoBar)
         info.ignored_window = self.ignored_window if self._time_ignored() else ""
+        info.browse_filter = FILTER_NAMES[self.browse_filter]
         info.ranked = ranked
         self._show_selected()
         self._refresh_footer()  # f3 shows in the footer only with a time window
@@ -433,6 +438,13 @@ class MemtuiApp(JudgingMixin, App[None]):
             detail.shown = ShownResult(result, self.ranked.params, pool)
 
     def _no_result_text(self, query: str, pool: Pool | None) -> str:
+        if not query and pool is not None and pool.mode == "browse":
+            report = self.sync_state.last_report
+            if report is not None and report.files_total == 0:
+                return empty_workspace_text(self.index.settings)
+            if self.sync_state.busy:
+                return "Indexing the memory… it lists here, newest first, as it is read."
+            return "Nothing to list for this filter. Type to search."
         if not query or pool is None:
             return "Type to search."
         if not pool.candidates:
@@ -451,6 +463,8 @@ class MemtuiApp(JudgingMixin, App[None]):
     @on(OptionList.OptionHighlighted, "#results")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show_selected()
+        if self.ranked.browsing and self.query_one(ResultList).entries_below < READ_AHEAD:
+            self.browse_more()
 
     def selected(self) -> Result | None:
         return self.query_one(ResultList).selected
@@ -531,6 +545,8 @@ class MemtuiApp(JudgingMixin, App[None]):
             return main and ((pool is not None and pool.time_window is not None) or self._time_ignored_safe())
         if action in ("toggle_tuning", "focus_query", "sync_screen"):
             return main
+        if action == "browse_source":
+            return main and self.ranked.browsing
         return True
 
     def _refresh_footer(self) -> None:
@@ -595,8 +611,8 @@ class MemtuiApp(JudgingMixin, App[None]):
         previous = self.sync_state.progress
         self.sync_state = self.sync_state.advanced(message.progress, time.monotonic())
         first_embed = message.progress.phase == "embed" and (previous is None or previous.phase != "embed")
-        if first_embed and self.query_one("#query", Input).value.strip():
-            self.start_search()  # keyword rows are committed: show results while vectors fill in
+        if first_embed:
+            self.start_search()  # keyword rows are committed: show results (or browse them) while vectors fill in
 
     @skip_when_torn_down
     def on_sync_finished(self, message: SyncFinished) -> None:
@@ -611,8 +627,7 @@ class MemtuiApp(JudgingMixin, App[None]):
             self._tell_sync_report(report)
             self._tell_fallback()
             self.load_judged()  # the judged questions' pools (and their targets' text) may have changed
-            if self.query_one("#query", Input).value.strip():
-                self.start_search()
+            self.start_search()  # or browse again: entries were added or changed
         if self.sync_again:
             self.sync_again = False
             self.action_sync()
