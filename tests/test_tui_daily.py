@@ -332,17 +332,21 @@ async def test_ctrl_e_exports_from_the_query_input(tmp_path):
 
 # -- Expected by a daily user ------------------------------------------------------------------------------
 
-def test_paths_are_cut_in_the_middle_so_the_date_stays():
+def test_paths_keep_the_file_name_and_lines_and_shorten_the_folders():
+    """Issue 31: rows read `memory/p…jects/lumen-roadmap:1-7` and `2026-…:2-8`: the name, `.md` and lines lost."""
     from openclaw_memtui.tui.widgets.result_list import cut_path
 
     assert cut_path("memory/2026-11-21.md", "3-9", 40) == "memory/2026-11-21.md:3-9"
-    assert cut_path("memory/2026-11-21.md", "3-9", 21) == "memory/2026-11-21:3-9"  # the extension goes first
-    assert "2026-11-21:3-9" in cut_path("memory/2026-11-21.md", "3-9", 18)
+    assert cut_path("memory/2026-11-21.md", "3-9", 21) == "…/2026-11-21.md:3-9"  # the folder goes, the name stays
+    assert cut_path("memory/projects/lumen-roadmap.md", "1-7", 31) == "…/projects/lumen-roadmap.md:1-7"
+    assert cut_path("memory/projects/lumen-roadmap.md", "1-7", 24) == "…/lumen-roadmap.md:1-7"
+    assert cut_path("memory/projects/lumen-roadmap.md", "1-7", 20) == "lumen-roadmap.md:1-7"
     deep = cut_path("memory/projects/archive/2026-11-21-deploy-notes.md", "12-30", 30)
-    assert deep.endswith(":12-30") and "2026-11-21" in deep and "…" in deep and cell_len(deep) <= 30
+    assert deep == "2026-11-21-deploy-notes:12-30"  # a name too long alone: its ".md" goes, then its middle
+    assert cut_path("memory/2026-11-24.md", "1-8", 16) == "2026-11-24:1-8"
     assert cell_len(cut_path("memory/会议/2026-11-21-评审记录很长很长很长.md", "1-2", 24)) <= 24
-    narrow = cut_path("sessions/2026-11-13-auth-options.jsonl", "2-5", 18)
-    assert narrow.startswith("…/2026-11-13…") and narrow.endswith(":2-5") and cell_len(narrow) == 18
+    narrow = cut_path("sessions/2026-11-13-auth-options.jsonl", "2-5", 18)  # a name too long alone: its middle
+    assert narrow.startswith("2026-11-13") and narrow.endswith(":2-5") and cell_len(narrow) <= 18
 
 
 async def test_snippet_and_preview_start_at_the_matched_lines(tmp_path):

@@ -47,22 +47,25 @@ def cut_middle(text: str, width: int) -> str:
 
 
 def cut_path(path: str, lines: str, width: int) -> str:
-    """`path:lines` in `width` cells. Folders go first, then the middle of the name: the name's date
-    and the line numbers stay (`memory/2026-11-2…` lost exactly what tells notes apart)."""
+    """`path:lines` in `width` cells. The file's whole name and the line range stay; the folders go
+    first, from the top down ("…/projects/lumen-roadmap.md:1-7", then "…/lumen-roadmap.md:1-7").
+    Only a name too long even alone loses its ".md", then its middle (its date kept)."""
     whole = f"{path}:{lines}"
     if cell_len(whole) <= width:
         return whole
-    folder, _, name = path.rpartition("/")
-    if name.endswith(".md") and len(name) > 3:  # every note is one: the extension goes before any of the name
-        name = name[:-3]
-        if cell_len(f"{folder}/{name}:{lines}") <= width:
-            return f"{folder}/{name}:{lines}"
+    *folders, name = path.split("/")
     named = f"{name}:{lines}"
-    if folder and cell_len(named) + 2 <= width:  # room for "…/" and the whole name
-        return cut_middle(f"{folder}/", width - cell_len(named)) + named
-    if folder and width > 12:  # "…/" still says there were folders
-        return "…/" + cut_middle(named, width - 2)
-    return cut_middle(named, width)
+    for i in range(1, len(folders) + 1):  # "…/" still says there were folders
+        shorter = "…/" + "".join(f"{f}/" for f in folders[i:]) + named
+        if cell_len(shorter) <= width:
+            return shorter
+    if cell_len(named) <= width:
+        return named
+    if name.endswith(".md") and len(name) > 3:  # every note has it: it goes before any of the name
+        name = name[:-3]
+        if cell_len(f"{name}:{lines}") <= width:
+            return f"{name}:{lines}"
+    return cut_middle(name, max(1, width - cell_len(f":{lines}"))) + f":{lines}"
 
 
 def snippet_from_match(snippet: str, query: str) -> str:
