@@ -185,9 +185,25 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
                             notice=_notice, fallback=cfg["fallback"])
     except InvalidIndex as exc:
         raise UserError(str(exc)) from None
+    _tell_remote_index_now_local(index, args.provider)
     session = Session(index=index, cfg=cfg, origin=origin, agent=agent)
     _OPENED.append(session)
     return session
+
+
+def _tell_remote_index_now_local(index: MemoryIndex, flag: str | None) -> None:
+    """An index a remote provider embedded, opened now with the local model (the default since the
+    `auto` default sent notes to OpenAI): say that the next sync re-embeds it locally, and how to keep
+    the remote one, rather than rebuild it without a word."""
+    from .engine.settings import REMOTE_PROVIDERS
+
+    stored, model = index.built_with()
+    if index.provider_name != "local" or stored not in REMOTE_PROVIDERS:
+        return
+    index.tell(f"this index was embedded by {stored} ({model}); memtui embeds with the offline local model unless "
+               f"a provider is named, so the next sync re-embeds every chunk locally. To keep {stored}: "
+               f"provider = \"{stored}\" in the config, or --provider {stored}" if not flag else
+               f"this index was embedded by {stored} ({model}); --provider local re-embeds every chunk at the next sync")
 
 
 def memory_wanted(settings: IndexSettings) -> str:

@@ -37,7 +37,7 @@ STATUS_DIRTY_BUDGET_S = 0.015
 
 
 class MemoryIndex:
-    def __init__(self, settings: IndexSettings, provider_name: str = "auto", model: str = "",
+    def __init__(self, settings: IndexSettings, provider_name: str = "local", model: str = "",
                  remote: dict[str, Any] | None = None, notice: Callable[[str], None] | None = None,
                  *, read_only: bool = False, repair: bool = True, fallback: str = "none",
                  sleep: Callable[[float], None] | None = None) -> None:
@@ -64,6 +64,22 @@ class MemoryIndex:
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
         self.watcher_state = "off"
         self._vector_searcher: VectorSearcher | None = None
+
+    def built_with(self) -> tuple[str, str]:
+        """(provider, model) the index's vectors were made with, ("", "") for an index never built."""
+        import json
+
+        from .store.schema import META_KEY
+
+        try:
+            meta = json.loads(self.store.get_meta(META_KEY) or "{}")
+        except ValueError:
+            return "", ""
+        return str(meta.get("provider") or ""), str(meta.get("model") or "")
+
+    def tell(self, message: str) -> None:
+        """A notice for whoever opened the index (the CLI prints it, the app toasts it)."""
+        self._notice(message)
 
     def _notice(self, message: str) -> None:
         self.notices.append(message)
