@@ -37,7 +37,7 @@ from ..render import dumps_json, safe
 from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
 from .judging import JudgingMixin
-from .keys import key_for
+from .keys import checked_keymap, key_for
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, SyncFinished, SyncProgressed
 from .screens.file_view import FileScreen, file_title, render_file
 from .screens.help import ABOUT, HelpScreen, help_keys
@@ -65,6 +65,15 @@ VECTORS_FOLLOW = "vectors follow (matrix loading)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 HEADER_SIDES = 20  # the header's icon and clock space on either side of its title, and a margin
 
+def embeds_label(index: MemoryIndex) -> str:
+    """Who embeds the notes, for the header: "local model" (offline), "keywords only", or the remote
+    provider's name (its fallback once it switched), without creating the provider."""
+    name = index.fallback.to_id if index.fallback is not None else index.provider_name
+    if name == "none":
+        return "keywords only"
+    return "local model" if name == "local" else f"embeds via {name}"
+
+
 class MainScreen(Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
     detail pane instead of crushing both panes (app.tcss)."""
@@ -87,7 +96,7 @@ class MemtuiApp(JudgingMixin, BrowsingMixin, App[None]):
         # ctrl+w is Input's delete-word; in the footer only when the query has (or had) a time window
         Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
         # in the footer only while browsing (empty query): notes and transcripts, notes, transcripts
-        Binding("f4", "browse_source", "Notes/transcripts", id="browse_source"),
+        Binding("f4", "browse_source", "Source", id="browse_source"),
         Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
         # priority: the query input binds ctrl+e (end of line) and would swallow it
         Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
@@ -135,8 +144,12 @@ class MemtuiApp(JudgingMixin, BrowsingMixin, App[None]):
         self._debounce: Timer | None = None
         self._watcher: MemoryWatcher | None = None
         keys = cfg.get("tui", {}).get("keys") or {}
+        self._key_errors: list[str] = []
         if keys:
-            self.set_keymap(dict(keys))
+            # a remap that takes another binding's key is refused (ctrl+q for tuning took Quit away)
+            palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette", id="command_palette")
+            accepted, self._key_errors = checked_keymap(dict(keys), [*self.BINDINGS, palette], self._binding_scopes())
+            self.set_keymap(accepted)
         # Before the app runs: choosing a theme later re-parses every stylesheet (~100 ms at launch)
         self._theme_errors = self._install_themes()
         # The vector matrix saved beside the index is mapped while Textual starts (mostly a checksum of
@@ -198,6 +211,7 @@ class MemtuiApp(JudgingMixin, BrowsingMixin, App[None]):
         from .widgets.result_list import cut_middle
 
         origin = f"  [{safe(self.origin, one_line=True)}]" if self.origin else ""
+        origin += f" · {embeds_label(self.index)}"  # which provider sees the notes: offline, or which remote one
         path = str(self.index.settings.workspace)
         home = str(Path.home())
         if path.startswith(home + "/"):
@@ -230,6 +244,8 @@ class MemtuiApp(JudgingMixin, BrowsingMixin, App[None]):
         for binding_id in (self.cfg.get("tui", {}).get("keys") or {}):
             if binding_id not in self._binding_ids():
                 self.notify(f"tui.keys: no binding with id '{safe(binding_id, one_line=True)}'", severity="warning", markup=False)
+        for error in self._key_errors:
+            self.notify(safe(error, one_line=True), severity="warning", markup=False, timeout=10)
         for notice in self.index.notices:
             self.notify(safe(notice, False), severity="warning", markup=False, timeout=10)
         if self.enable_watch:
@@ -265,11 +281,15 @@ class MemtuiApp(JudgingMixin, BrowsingMixin, App[None]):
         self._saved_theme = theme
         self._tell(save_theme(theme, self.config_path))
 
+    @staticmethod
+    def _binding_scopes() -> list[list[Any]]:
+        """The bindings of each screen and widget besides the app's own: the ids tui.keys may remap."""
+        return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, ResultList)]
+
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
-        screens: Iterable[type[Screen[Any]]] = (SyncScreen, FileScreen, HelpScreen, SuggestScreen)
-        for screen_cls in screens:
-            ids |= {b.id for b in screen_cls.BINDINGS if isinstance(b, Binding) and b.id}
+        for scope in self._binding_scopes():  # the result list's too: results.mark_relevant was "no binding with id"
+            ids |= {b.id for b in scope if isinstance(b, Binding) and b.id}
         return ids
 
     def now_ms(self) -> float:
