@@ -620,6 +620,9 @@ def _main(argv: list[str] | None = None) -> int:
         return 2
     parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else build_tui_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "search" and not args.query.strip():
+        # an empty query has nothing to search for (the app browses instead): a usage error, as argparse's
+        parser.error("the query is empty: give words to search for (memtui with no command browses the memory)")
     try:
         from .config import ConfigError
 
