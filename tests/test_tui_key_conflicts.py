@@ -31,3 +31,22 @@ async def test_a_remap_onto_a_result_list_key_is_refused(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: any("results.copy" in t and "results.edit" in t for _, t in app.toasts))
         assert app.key_for("results.copy") == "c"
+
+
+async def test_help_opens_with_the_keys_as_remapped_and_no_textual_internal_keys(tmp_path):
+    """F1 opened with prose: at 80x24 not one key was visible; the input's own keys were mixed in."""
+    from .app_helpers import rendered_lines
+
+    app = make_app(copy_demo(tmp_path), tmp_path, cfg={"tui": {"keys": {"toggle_tuning": "f5"}}})
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running)
+        await pilot.press("f1")
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+        await pilot.pause()
+        scroll = app.screen.query_one("VerticalScroll")
+        visible = "\n".join(rendered_lines(app.screen.query_one("#help-text"))[: scroll.scrollable_content_region.height])
+        assert visible.lstrip().startswith("Keys") and "f5" in visible and "Tuning" in visible
+        everything = "\n".join(rendered_lines(app.screen.query_one("#help-text")))
+        for internal in ("Go to end", "Delete", "Copy selected text", "Paste"):
+            assert internal not in everything, internal
+        assert "Command palette" in everything

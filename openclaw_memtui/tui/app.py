@@ -721,7 +721,8 @@ class MemtuiApp(JudgingMixin, BrowsingMixin, App[None]):
                              not_relevant=self.key_for("results.mark_not_relevant"),
                              clear_mark=self.key_for("results.clear_mark"), edit=self.key_for("results.edit"),
                              copy=self.key_for("results.copy"), copy_json=self.key_for("results.copy_json"))
-        self.push_screen(HelpScreen(help_keys(bindings, self.get_key_display), about))
+        keys = help_keys(bindings, self.get_key_display) + [(format_key(self.COMMAND_PALETTE_BINDING), "Command palette")]
+        self.push_screen(HelpScreen(keys, about))
 
     def key_for(self, binding_id: str) -> str:
         """The first key of the binding `binding_id` (the app's or the result list's) after the config's
