@@ -206,6 +206,29 @@ def _tell_remote_index_now_local(index: MemoryIndex, flag: str | None) -> None:
                f"this index was embedded by {stored} ({model}); --provider local re-embeds every chunk at the next sync")
 
 
+HINT_SCAN_LIMIT = 2000  # entries looked at for loose notes: a hint, not a crawl of a home folder
+
+
+def workspace_hint(settings: IndexSettings) -> str:
+    """For a folder with no memory files, what was probably meant: its parent, when it is a workspace's
+    `memory/` folder; `extraPaths`, when it holds Markdown notes outside `memory/`; "" otherwise."""
+    ws = Path(settings.workspace)
+    if ws.name == "memory" and (any((ws.parent / name).is_file() for name in settings.root_files) or
+                                any(ws.glob("*.md"))):
+        return f"{ws} is a workspace's memory/ folder: open the workspace instead: memtui {ws.parent}"
+    notes = 0
+    with contextlib.suppress(OSError):
+        for n, path in enumerate(ws.rglob("*.md")):
+            if n >= HINT_SCAN_LIMIT:
+                break
+            notes += 1
+    if notes and not (ws / "memory").is_dir():
+        return (f"{notes}{'+' if notes >= HINT_SCAN_LIMIT else ''} Markdown file(s) here are outside memory/: to index "
+                f"them, name the folder in extraPaths (config: extraPaths = [\"{ws}\"], or the agent's "
+                "memorySearch.extraPaths)")
+    return ""
+
+
 def memory_wanted(settings: IndexSettings) -> str:
     """The files an index is built from, as a reader looks for them: `MEMORY.md, memory/**/*.md, …`."""
     wanted = [*settings.root_files[:1], "memory/**/*.md"]

@@ -97,3 +97,24 @@ async def test_an_empty_folder_says_so_at_once(tmp_path):
         assert await wait_for(pilot, lambda: not app.sync_running and app.ranked.browsing)
         shown = "\n".join(rendered_lines(app.query_one("#preview")))
         assert "no memory files" in shown.lower() or "empty" in shown.lower(), shown
+
+
+async def test_a_memory_folder_points_at_its_workspace_and_loose_notes_at_extra_paths(tmp_path):
+    """A path to …/ws/memory did not suggest …/ws; a folder of notes with no memory/ did not name extraPaths."""
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Memory\n")
+    write(ws / "memory" / "2026-11-01.md", "# Log\n- a line\n")
+    app = make_app(ws / "memory", tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and app.ranked.browsing)
+        shown = " ".join(" ".join(rendered_lines(app.query_one("#preview"))).split())
+        assert f"open the workspace instead: memtui {ws}" in shown, shown
+
+    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.session import workspace_hint
+
+    notes = tmp_path / "notes"
+    write(notes / "ideas.md", "# Ideas\n")
+    write(notes / "deep" / "todo.md", "# Todo\n")
+    hint = workspace_hint(index_settings(validate({}), notes, tmp_path / "n.sqlite"))
+    assert hint.startswith("2 Markdown file(s) here are outside memory/") and "extraPaths" in hint
