@@ -218,7 +218,7 @@ def workspace_hint(settings: IndexSettings) -> str:
         return f"{ws} is a workspace's memory/ folder: open the workspace instead: memtui {ws.parent}"
     notes = 0
     with contextlib.suppress(OSError):
-        for n, path in enumerate(ws.rglob("*.md")):
+        for n, _ in enumerate(ws.rglob("*.md")):
             if n >= HINT_SCAN_LIMIT:
                 break
             notes += 1
