@@ -47,5 +47,5 @@ def empty_workspace_text(settings: IndexSettings) -> str:
     from ..session import memory_wanted, workspace_hint
 
     hint = workspace_hint(settings)
-    return (f"No memory files in {settings.workspace}.\n\nmemtui indexes {memory_wanted(settings)}"
-            ".\nPass another folder (memtui PATH, or --agent ID), or try --demo." + (f"\n\n{hint}" if hint else ""))
+    return (f"No memory files in {settings.workspace}." + (f"\n\n{hint}" if hint else "")  # the likely fix first
+            + f"\n\nmemtui indexes {memory_wanted(settings)}.\nPass another folder (memtui PATH, or --agent ID), or try --demo.")
