@@ -345,6 +345,7 @@ def test_paths_keep_the_file_name_and_lines_and_shorten_the_folders():
     deep = cut_path("memory/projects/archive/2026-11-21-deploy-notes.md", "12-30", 30)
     assert deep == "2026-11-21-deploy-notes:12-30"  # a name too long alone: its ".md" goes, then its middle
     assert cut_path("memory/2026-11-24.md", "1-8", 16) == "2026-11-24:1-8"
+    assert cut_path("sessions/2026-10-30-pagination.jsonl", "2-8", 14) == "2026-10-30:2-8"  # the date, not "2026…l:2-8"
     assert cell_len(cut_path("memory/会议/2026-11-21-评审记录很长很长很长.md", "1-2", 24)) <= 24
     narrow = cut_path("sessions/2026-11-13-auth-options.jsonl", "2-5", 18)  # a name too long alone: its middle
     assert narrow.startswith("2026-11-13") and narrow.endswith(":2-5") and cell_len(narrow) <= 18

@@ -65,7 +65,11 @@ def cut_path(path: str, lines: str, width: int) -> str:
         name = name[:-3]
         if cell_len(f"{name}:{lines}") <= width:
             return f"{name}:{lines}"
-    return cut_middle(name, max(1, width - cell_len(f":{lines}"))) + f":{lines}"
+    room = max(1, width - cell_len(f":{lines}"))
+    dated = DATED.match(name)
+    if dated and cell_len(name) > room >= dated.end():  # narrow (tuning panel open): the date is what tells notes apart
+        return (name[:dated.end()] + ("…" if room > dated.end() else "")) + f":{lines}"
+    return cut_middle(name, room) + f":{lines}"
 
 
 def snippet_from_match(snippet: str, query: str) -> str:
