@@ -72,7 +72,7 @@ async def test_the_help_screen_says_how_to_close_it(tmp_path):
 async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
     """The footer followed tui.keys, but the query placeholder and the help text said ctrl+t."""
     app = make_app(copy_demo(tmp_path), tmp_path,
-                   cfg={"tui": {"keys": {"toggle_tuning": "f5", "export_settings": "f6", "clear_time_window": "f4",
+                   cfg={"tui": {"keys": {"toggle_tuning": "f5", "export_settings": "f6", "clear_time_window": "f9",
                                          "results.mark_relevant": "r", "results.mark_not_relevant": "n",
                                          "results.clear_mark": "u", "results.edit": "o", "results.copy": "y",
                                          "results.copy_json": "k"}}})
@@ -88,7 +88,7 @@ async def test_text_that_names_a_key_names_the_remapped_one(tmp_path):
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
         lines = rendered_lines(app.screen.query_one("#help-text"))
         about = " ".join(lines[next(i for i, line in enumerate(lines) if line.startswith("Type a query")):])  # after the keys
-        assert "Tuning (f5)" in about and "Export (f6)" in about and "f4 ignores the window" in about
+        assert "Tuning (f5)" in about and "Export (f6)" in about and "f9 ignores the window" in about
         assert "ctrl+t" not in about and "ctrl+e" not in about and "f3" not in about
         assert "Suggest settings\" (ctrl+p)" in about  # the palette's key is not remapped
         assert "r marks the highlighted result relevant" in about and "n not relevant" in about and "u clears" in about
@@ -472,7 +472,7 @@ async def test_the_header_keeps_the_workspaces_origin_and_name_at_any_width(tmp_
     app = make_app(deep, tmp_path)
     app.origin = "demo"
     async with app.run_test(size=(width, 24)) as pilot:
-        assert await wait_for(pilot, lambda: app.sub_title.endswith("[demo]"))
+        assert await wait_for(pilot, lambda: "[demo] · keywords" in app.sub_title)  # and who embeds (issue 31)
         assert "my-workspace" in app.sub_title
         assert cell_len(f"{app.title} — {app.sub_title}") <= width - 20
         header = "".join(strip.text for strip in app.screen.query_one("HeaderTitle").render_lines(Region(0, 0, width, 1)))

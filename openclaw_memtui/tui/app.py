@@ -66,12 +66,12 @@ NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 HEADER_SIDES = 20  # the header's icon and clock space on either side of its title, and a margin
 
 def embeds_label(index: MemoryIndex) -> str:
-    """Who embeds the notes, for the header: "local model" (offline), "keywords only", or the remote
+    """Who embeds the notes, for the header: "local" (the offline model), "keywords" (none), or "via" the remote
     provider's name (its fallback once it switched), without creating the provider."""
     name = index.fallback.to_id if index.fallback is not None else index.provider_name
-    if name == "none":
-        return "keywords only"
-    return "local model" if name == "local" else f"embeds via {name}"
+    if name == "none":  # short: at 80 columns the workspace's own name must still fit beside it
+        return "keywords"
+    return "local" if name == "local" else f"via {name}"
 
 
 class MainScreen(Screen[None]):
