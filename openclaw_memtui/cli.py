@@ -41,7 +41,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="config TOML (default: user config dir; env MEMTUI_CONFIG)")
     p.add_argument("--demo", action="store_true", help="use the bundled demo workspace")
     p.add_argument("--provider", choices=PROVIDER_CHOICES,
-                   help="embedding provider (default: the config's `provider`, auto when unset)")
+                   help="embedding provider (default: the config's `provider`, else the agent's openclaw.json, else local: "
+                        "the offline model; a remote one only when named; auto = a remote one whose key is set)")
     p.add_argument("--model", help="embedding model for the provider")
     p.add_argument("--agent", metavar="ID", help="use an OpenClaw agent's workspace, transcripts and memory search settings")
 
@@ -413,7 +414,10 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
           f"sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
     provider_error = f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""
-    print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}{provider_error}")
+    from .engine.embeddings.choice import where_embedded
+
+    print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}"
+          f" ({where_embedded(status.provider)}){provider_error}")
     if status.fallback:
         from .engine.embeddings.choice import describe_fallback
 
@@ -425,7 +429,9 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if status.integrity:
         print(f"Integrity:   {integrity_line(status.integrity)}")
     if status.chunk_dates:
-        print("Chunk dates: " + ", ".join(f"{k} {v}" for k, v in sorted(status.chunk_dates.items())))
+        from .engine.models import describe_chunk_dates
+
+        print("Chunk dates: " + describe_chunk_dates(status.chunk_dates))
     if status.skipped:
         print(f"Skipped ({len(status.skipped)}):")
         for item in status.skipped:
@@ -684,6 +690,9 @@ def _main(argv: list[str] | None = None) -> int:
         return 2
     parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else build_tui_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "search" and not args.query.strip():
+        # an empty query has nothing to search for (the app browses instead): a usage error, as argparse's
+        parser.error("the query is empty: give words to search for (memtui with no command browses the memory)")
     try:
         from .config import ConfigError
 

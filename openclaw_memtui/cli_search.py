@@ -85,10 +85,12 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if stale:
         pool.warnings.append(STALE_WARNING)
     if no_files and not pool.candidates:  # "No matches." alone read as if there were notes to search
-        from .session import memory_wanted
+        from .session import memory_wanted, workspace_hint
 
         pool.warnings.append(f"no memory files in {index.settings.workspace}: memtui indexes {memory_wanted(index.settings)} "
                              "(pass another folder with --workspace DIR or --agent ID, or try --demo)")
+        if hint := workspace_hint(index.settings):
+            pool.warnings.append(hint)
     t = time.perf_counter()
     results = rank(pool, params)
     timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)

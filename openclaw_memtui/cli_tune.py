@@ -106,6 +106,8 @@ def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         _warn(f"… and {len(vetted.notes) - 5} more skipped question(s) or refused target(s) like these")
     if not built:
         _warn("the index is not built, so target paths were not checked against it (memtui index first to check them)")
+    if not vetted.accepted:  # an empty or wholly refused file: a script must not read "stored" in exit 0
+        raise UserError(f"{shown}: no question stored (the reasons are said above, if any); nothing was changed")
     merged, questions, targets = merge(existing, vetted.accepted)
     if len(merged) > MAX_STORED:
         raise UserError(f"{shown} would make {len(merged)} judged questions for this index; the limit is {MAX_STORED} "

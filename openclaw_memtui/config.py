@@ -43,7 +43,9 @@ DEFAULTS: dict[str, Any] = {
     "sources": list(_INDEX["sources"]),
     "extraPaths": list(_INDEX["extra_paths"]),
     "followSymlinks": _INDEX["follow_symlinks"],
-    "provider": "auto",
+    # the offline local model unless the config, a flag or the agent's openclaw.json names another: with
+    # `auto` an OPENAI_API_KEY in the environment sent every note to OpenAI without anyone asking for it
+    "provider": "local",
     "model": "",
     # OpenClaw's memorySearch.fallback: the provider used when `provider` fails (engine/embeddings/choice.py)
     "fallback": "none",

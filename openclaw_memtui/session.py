@@ -214,6 +214,7 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
                             notice=_notice, fallback=cfg["fallback"])
     except InvalidIndex as exc:
         raise UserError(str(exc)) from None
+    _tell_remote_index_now_local(index, args.provider)
     session = Session(index=index, cfg=cfg, origin=origin, agent=agent)
     _OPENED.append(session)
     return session
@@ -239,6 +240,44 @@ def register_config_secrets(cfg: dict[str, Any]) -> None:
     register_secret(str(remote.get("apiKey") or ""))
     headers = remote.get("headers")
     register_headers({str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else None)
+
+
+def _tell_remote_index_now_local(index: MemoryIndex, flag: str | None) -> None:
+    """An index a remote provider embedded, opened now with the local model (the default since the
+    `auto` default sent notes to OpenAI): say that the next sync re-embeds it locally, and how to keep
+    the remote one, rather than rebuild it without a word."""
+    from .engine.settings import REMOTE_PROVIDERS
+
+    stored, model = index.built_with()
+    if index.provider_name != "local" or stored not in REMOTE_PROVIDERS:
+        return
+    index.tell(f"this index was embedded by {stored} ({model}); memtui embeds with the offline local model unless "
+               f"a provider is named, so the next sync re-embeds every chunk locally. To keep {stored}: "
+               f"provider = \"{stored}\" in the config, or --provider {stored}" if not flag else
+               f"this index was embedded by {stored} ({model}); --provider local re-embeds every chunk at the next sync")
+
+
+HINT_SCAN_LIMIT = 2000  # entries looked at for loose notes: a hint, not a crawl of a home folder
+
+
+def workspace_hint(settings: IndexSettings) -> str:
+    """For a folder with no memory files, what was probably meant: its parent, when it is a workspace's
+    `memory/` folder; `extraPaths`, when it holds Markdown notes outside `memory/`; "" otherwise."""
+    ws = Path(settings.workspace)
+    if ws.name == "memory" and (any((ws.parent / name).is_file() for name in settings.root_files) or
+                                any(ws.glob("*.md"))):
+        return f"{ws} is a workspace's memory/ folder: open the workspace instead: memtui {ws.parent}"
+    notes = 0
+    with contextlib.suppress(OSError):
+        for n, _ in enumerate(ws.rglob("*.md")):
+            if n >= HINT_SCAN_LIMIT:
+                break
+            notes += 1
+    if notes and not (ws / "memory").is_dir():
+        return (f"{notes}{'+' if notes >= HINT_SCAN_LIMIT else ''} Markdown file(s) here are outside memory/: to index "
+                f"them, name the folder in extraPaths (config: extraPaths = [\"{ws}\"], or the agent's "
+                "memorySearch.extraPaths)")
+    return ""
 
 
 def memory_wanted(settings: IndexSettings) -> str:

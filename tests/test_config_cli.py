@@ -161,7 +161,7 @@ def test_help_names_where_a_default_comes_from_not_a_value_the_config_may_change
             main([command, "--help"])
         text = " ".join(capsys.readouterr().out.split())
         assert "default from config" not in text
-        assert "embedding provider (default: the config's `provider`, auto when unset)" in text
+        assert "embedding provider (default: the config's `provider`, else the agent's openclaw.json, else local" in text
         if command != "index":
             assert "(default: the config's query.time.mode, boost when unset)" in text
 

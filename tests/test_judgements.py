@@ -431,7 +431,7 @@ def test_cli_import_skips_and_refuses_with_a_reason_per_line(tmp_path, workspace
         [("a", [("MEMORY.md", 3)]), ("b", [("memory/2026-11-02-deploy.md", 2)])]
 
     write(tmp_path / "again.jsonl", q("a", "not oolong", ("MEMORY.md", 4)))
-    assert main(["judgements", "import", str(tmp_path / "again.jsonl"), *base]) == 0
+    assert main(["judgements", "import", str(tmp_path / "again.jsonl"), *base]) != 0  # it stored nothing (issue 31)
     assert "qid a is already stored for another question; skipped" in capsys.readouterr().err
     assert JudgementStore(judgements_path(db)).load().judgements[0].question == "oolong"
 

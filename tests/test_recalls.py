@@ -251,7 +251,7 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
         assert await wait_for(pilot, lambda: any("Agent searches" in t for _, t in app.toasts))  # the first-run hint
-        await pilot.press("f4")
+        await pilot.press("ctrl+o")
         assert isinstance(app.screen, AgentSearchesScreen)
         queries = [r.query for r in app.screen.found.recalls]
         assert "Kafka consumer lag" in queries

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from openclaw_memtui.tui.widgets.slider import Slider
 from openclaw_memtui.tui.widgets.tuning import TuningPanel
@@ -230,6 +230,10 @@ async def test_palette_copy_and_edit_with_no_result_say_why_nothing_happened(tmp
     app.run_editor = lambda command: edited.append(command) or 0
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
+        # a query that matches nothing (an empty one browses the memory, whose entries copy like results)
+        app.query_one("#query", Input).value = "zzqx"
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "zzqx")
         commands = {c.title: c.callback for c in app.get_system_commands(app.screen)}
         for title in ("Copy snippet", "Copy result as JSON"):
             commands[title]()

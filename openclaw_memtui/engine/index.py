@@ -25,6 +25,7 @@ from .sources import ListingBudget, SourceFile, list_sources, stat_stamp
 from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout, check_integrity
 
 if TYPE_CHECKING:
+    from .search.browse import BrowseEntry, BrowseFilter
     from .search.rank import Pool, Result
     from .search.retrieval import RetrievalContext
     from .search.vector import VectorSearcher
@@ -38,7 +39,7 @@ STATUS_DIRTY_BUDGET_S = 0.015
 
 
 class MemoryIndex:
-    def __init__(self, settings: IndexSettings, provider_name: str = "auto", model: str = "",
+    def __init__(self, settings: IndexSettings, provider_name: str = "local", model: str = "",
                  remote: dict[str, Any] | None = None, notice: Callable[[str], None] | None = None,
                  *, read_only: bool = False, repair: bool = True, fallback: str = "none",
                  sleep: Callable[[float], None] | None = None) -> None:
@@ -69,6 +70,22 @@ class MemoryIndex:
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
         self.watcher_state = "off"
         self._vector_searcher: VectorSearcher | None = None
+
+    def built_with(self) -> tuple[str, str]:
+        """(provider, model) the index's vectors were made with, ("", "") for an index never built."""
+        import json
+
+        from .store.schema import META_KEY
+
+        try:
+            meta = json.loads(self.store.get_meta(META_KEY) or "{}")
+        except ValueError:
+            return "", ""
+        return str(meta.get("provider") or ""), str(meta.get("model") or "")
+
+    def tell(self, message: str) -> None:
+        """A notice for whoever opened the index (the CLI prints it, the app toasts it)."""
+        self._notice(message)
 
     def _notice(self, message: str) -> None:
         self.notices.append(message)
@@ -537,6 +554,17 @@ class MemoryIndex:
                 pool.warnings.append("OpenClaw's database cannot be read now, so which conversations it was told to "
                                      "forget is unknown: transcripts are left out of these results")
         return pool
+
+    def browse(self, which: BrowseFilter = "all", offset: int = 0, limit: int = 200,
+               now_ms: float | None = None) -> list[BrowseEntry]:
+        """A page of the memory newest first, of the sources searched (see search/browse.py)."""
+        import time
+
+        from .search.browse import browse_page
+
+        searchable = tuple(self.settings.search_sources or self.settings.sources)
+        return browse_page(self.reads(), searchable, which, time.time() * 1000 if now_ms is None else now_ms,
+                           offset, limit)
 
     def search(self, query: str, params: SearchParams | None = None, **kwargs: Any) -> tuple[Pool, list[Result]]:
         from .search.rank import rank

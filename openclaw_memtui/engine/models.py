@@ -116,3 +116,15 @@ class Status:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# what each `date_source` means, for a reader ("name 12" said nothing)
+DATE_SOURCE_WORDS = {"name": "dated by file name", "messages": "by message time", "mtime": "by file change time",
+                     "evergreen": "undated (evergreen)"}
+
+
+def describe_chunk_dates(dates: dict[str, int]) -> str:
+    """`Status.chunk_dates` in words: "dated by file name 12, by message time 3, undated (evergreen) 3"."""
+    order = list(DATE_SOURCE_WORDS)
+    ranked = sorted(dates.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+    return ", ".join(f"{DATE_SOURCE_WORDS.get(k, k)} {v}" for k, v in ranked if v)

@@ -514,9 +514,9 @@ def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
         out["extraPaths"] = list(ms["extraPaths"])
     for key in ("provider", "model", "fallback"):
         if isinstance(ms.get(key), str) and ms[key]:
-            if key == "provider" and (ms[key] not in PROVIDERS or ms[key] == "none"):
-                # OpenClaw's "none" (keyword-only) and providers memtui lacks: memtui still builds its own
-                # index, so its own provider (the offline local model by default) applies
+            if key == "provider" and (ms[key] not in PROVIDERS or ms[key] in ("none", "auto")):
+                # OpenClaw's "none" (keyword-only), its default "auto" (names no provider: memtui sends notes
+                # to a remote one only when one is named) and providers memtui lacks: memtui's own applies
                 continue
             if key == "fallback" and (ms[key] not in PROVIDERS or ms[key] == "auto"):
                 continue  # one memtui lacks (bedrock, lmstudio): a failing provider degrades to keywords

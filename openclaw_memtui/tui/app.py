@@ -35,9 +35,10 @@ from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import crash_report, describe
 from ..render import dumps_json, safe
 from .agent_searches import AgentSearchesMixin
+from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
 from .judging import JudgingMixin
-from .keys import key_for
+from .keys import checked_keymap, key_for
 from .messages import FileLoaded, FilesChanged, IndexChecked, SearchDone, SearchFailed, SyncFinished, SyncProgressed
 from .screens.agent_searches import AgentSearchesScreen
 from .screens.file_view import FileScreen, file_title, render_file
@@ -66,6 +67,15 @@ VECTORS_FOLLOW = "vectors follow (matrix loading)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 HEADER_SIDES = 20  # the header's icon and clock space on either side of its title, and a margin
 
+def embeds_label(index: MemoryIndex) -> str:
+    """Who embeds the notes, for the header: "local" (the offline model), "keywords" (none), or "via" the remote
+    provider's name (its fallback once it switched), without creating the provider."""
+    name = index.fallback.to_id if index.fallback is not None else index.provider_name
+    if name == "none":  # short: at 80 columns the workspace's own name must still fit beside it
+        return "keywords"
+    return "local" if name == "local" else f"via {name}"
+
+
 class MainScreen(Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
     detail pane instead of crushing both panes (app.tcss)."""
@@ -74,7 +84,7 @@ class MainScreen(Screen[None]):
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
 
-class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
+class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "memtui"
     BINDINGS = [
@@ -87,7 +97,10 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         Binding("ctrl+l", "focus_query", "Query", show=False, id="focus_query"),
         # ctrl+w is Input's delete-word; in the footer only when the query has (or had) a time window
         Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
-        Binding("f4", "agent_searches", "Agent searches", show=False, id="agent_searches"),
+        # ctrl+o: OpenClaw's own searches (f4 is the browse filter)
+        Binding("ctrl+o", "agent_searches", "Agent searches", show=False, id="agent_searches"),
+        # in the footer only while browsing (empty query): notes and transcripts, notes, transcripts
+        Binding("f4", "browse_source", "Source", id="browse_source"),
         Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
         # priority: the query input binds ctrl+e (end of line) and would swallow it
         Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
@@ -119,6 +132,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
 
             judgements = JudgementStore(judgements_path(index.settings.db_path))
         self.init_judging(judgements)  # judging.py: marks, the live metric, suggested settings
+        self.init_browsing()  # browsing.py: the memory newest first while the query is empty
         self.pool_size: int = cfg["query"]["hybrid"]["candidatePool"]
         self.keyword_mode: Literal["and-or", "and"] = "and-or" if cfg["query"]["keyword"]["orFallback"] else "and"
         self.ranked = RankedResults(params=self.params)
@@ -134,8 +148,12 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         self._debounce: Timer | None = None
         self._watcher: MemoryWatcher | None = None
         keys = cfg.get("tui", {}).get("keys") or {}
+        self._key_errors: list[str] = []
         if keys:
-            self.set_keymap(dict(keys))
+            # a remap that takes another binding's key is refused (ctrl+q for tuning took Quit away)
+            palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette", id="command_palette")
+            accepted, self._key_errors = checked_keymap(dict(keys), [*self.BINDINGS, palette], self._binding_scopes())
+            self.set_keymap(accepted)
         # Before the app runs: choosing a theme later re-parses every stylesheet (~100 ms at launch)
         self._theme_errors = self._install_themes()
         # The vector matrix saved beside the index is mapped while Textual starts (mostly a checksum of
@@ -179,7 +197,8 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         yield Header()
         yield Input(placeholder=f"Search memory… (Enter to search now, {self.key_for('toggle_tuning')} to tune)", id="query",
                     select_on_focus=False)
-        yield InfoBar(id="info", time_key=self.key_for("clear_time_window")).data_bind(sync=MemtuiApp.sync_state)
+        yield InfoBar(id="info", time_key=self.key_for("clear_time_window"),
+                      browse_key=self.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
@@ -198,8 +217,9 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         origin = f"  [{safe(self.origin, one_line=True)}]" if self.origin else ""
         if self.agent is not None and self.agent.search_disabled:
             origin += "  [OpenClaw memory search off]"  # F2 says why
-        elif self.agent is not None and self.agent.memory_slot == "connected":
+        elif self.agent is not None and self.agent.connected:
             origin += "  [connected to OpenClaw]"
+        origin += f" · {embeds_label(self.index)}"  # which provider sees the notes: offline, or which remote one
         path = str(self.index.settings.workspace)
         home = str(Path.home())
         if path.startswith(home + "/"):
@@ -232,6 +252,8 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         for binding_id in (self.cfg.get("tui", {}).get("keys") or {}):
             if binding_id not in self._binding_ids():
                 self.notify(f"tui.keys: no binding with id '{safe(binding_id, one_line=True)}'", severity="warning", markup=False)
+        for error in self._key_errors:
+            self.notify(safe(error, one_line=True), severity="warning", markup=False, timeout=10)
         for notice in self.index.notices:
             self.notify(safe(notice, False), severity="warning", markup=False, timeout=10)
         if self.enable_watch:
@@ -268,11 +290,16 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         self._saved_theme = theme
         self._tell(save_theme(theme, self.config_path))
 
+    @staticmethod
+    def _binding_scopes() -> list[list[Any]]:
+        """The bindings of each screen and widget besides the app's own: the ids tui.keys may remap."""
+        return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen,
+                                                ResultList)]
+
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
-        screens: Iterable[type[Screen[Any]]] = (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen)
-        for screen_cls in screens:
-            ids |= {b.id for b in screen_cls.BINDINGS if isinstance(b, Binding) and b.id}
+        for scope in self._binding_scopes():  # the result list's too: results.mark_relevant was "no binding with id"
+            ids |= {b.id for b in scope if isinstance(b, Binding) and b.id}
         return ids
 
     def now_ms(self) -> float:
@@ -312,8 +339,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         else:
             self.sync_state = replace(self.sync_state, checking=False)
             self.load_judged()
-            if self.initial_query:
-                self.start_search()
+            self.start_search()  # the initial query's results, or the memory newest first
 
     # -- search ----------------------------------------------------------------------------------
     @on(Input.Changed, "#query")
@@ -342,8 +368,8 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         query = self.query_one("#query", Input).value
         self.search_generation += 1
         if not query.strip():
-            self._show_ranking(RankedResults(params=self.params))
             self._search_queued = False
+            self.start_browse()  # browsing.py: the memory newest first
             return
         if self._search_in_flight:
             # One search at a time, the latest query next: a superseded search cannot be stopped
@@ -406,7 +432,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
     def rerank(self, track_moves: bool = True) -> None:
         """Rank the cached pool with the current parameters. Never touches the database."""
         pool = self.ranked.pool
-        if pool is None:
+        if pool is None or self.ranked.browsing:  # browsing lists by date: no score to rank by
             return
         started = time.perf_counter()
         results = self.with_openclaw_hits(pool, tuple(rank(pool, self.params)), self.params)
@@ -426,6 +452,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         listing.ranked = ranked
         info = self.query_one(InfoBar)
         info.ignored_window = self.ignored_window if self._time_ignored() else ""
+        info.browse_filter = FILTER_NAMES[self.browse_filter]
         info.ranked = ranked
         self._show_selected()
         self._refresh_footer()  # f3 shows in the footer only with a time window
@@ -442,6 +469,13 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
             detail.shown = ShownResult(result, self.ranked.params, pool, self.openclaw_hit(result, pool))
 
     def _no_result_text(self, query: str, pool: Pool | None) -> str:
+        if not query and pool is not None and pool.mode == "browse":
+            report = self.sync_state.last_report
+            if report is not None and report.files_total == 0:
+                return empty_workspace_text(self.index.settings)
+            if self.sync_state.busy:
+                return "Indexing the memory… it lists here, newest first, as it is read."
+            return "Nothing to list for this filter. Type to search."
         if not query or pool is None:
             return "Type to search."
         if not pool.candidates:
@@ -460,6 +494,8 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
     @on(OptionList.OptionHighlighted, "#results")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show_selected()
+        if self.ranked.browsing and self.query_one(ResultList).entries_below < READ_AHEAD:
+            self.browse_more()
 
     def selected(self) -> Result | None:
         return self.query_one(ResultList).selected
@@ -540,6 +576,8 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
             return main and ((pool is not None and pool.time_window is not None) or self._time_ignored_safe())
         if action in ("toggle_tuning", "focus_query", "sync_screen", "agent_searches"):
             return main
+        if action == "browse_source":
+            return main and self.ranked.browsing
         return True
 
     def _refresh_footer(self) -> None:
@@ -604,8 +642,8 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
         previous = self.sync_state.progress
         self.sync_state = self.sync_state.advanced(message.progress, time.monotonic())
         first_embed = message.progress.phase == "embed" and (previous is None or previous.phase != "embed")
-        if first_embed and self.query_one("#query", Input).value.strip():
-            self.start_search()  # keyword rows are committed: show results while vectors fill in
+        if first_embed:
+            self.start_search()  # keyword rows are committed: show results (or browse them) while vectors fill in
 
     @skip_when_torn_down
     def on_sync_finished(self, message: SyncFinished) -> None:
@@ -621,8 +659,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
             self._tell_fallback()
             self.load_judged()  # the judged questions' pools (and their targets' text) may have changed
             self.load_recalls()
-            if self.query_one("#query", Input).value.strip():
-                self.start_search()
+            self.start_search()  # or browse again: entries were added or changed
         if self.sync_again:
             self.sync_again = False
             self.action_sync()
@@ -696,7 +733,8 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, App[None]):
                              not_relevant=self.key_for("results.mark_not_relevant"),
                              clear_mark=self.key_for("results.clear_mark"), edit=self.key_for("results.edit"),
                              copy=self.key_for("results.copy"), copy_json=self.key_for("results.copy_json"))
-        self.push_screen(HelpScreen(help_keys(bindings, self.get_key_display), about))
+        keys = help_keys(bindings, self.get_key_display) + [(format_key(self.COMMAND_PALETTE_BINDING), "Command palette")]
+        self.push_screen(HelpScreen(keys, about))
 
     def key_for(self, binding_id: str) -> str:
         """The first key of the binding `binding_id` (the app's or the result list's) after the config's

@@ -51,7 +51,8 @@ def editable_path(settings: IndexSettings, path: str, source: str) -> Path | Non
 
 def empty_workspace_text(settings: IndexSettings) -> str:
     """What an index with no files looks for, and where."""
-    from ..session import memory_wanted
+    from ..session import memory_wanted, workspace_hint
 
-    return (f"No memory files in {settings.workspace}.\n\nmemtui indexes {memory_wanted(settings)}"
-            ".\nPass another folder (memtui PATH, or --agent ID), or try --demo.")
+    hint = workspace_hint(settings)
+    return (f"No memory files in {settings.workspace}." + (f"\n\n{hint}" if hint else "")  # the likely fix first
+            + f"\n\nmemtui indexes {memory_wanted(settings)}.\nPass another folder (memtui PATH, or --agent ID), or try --demo.")

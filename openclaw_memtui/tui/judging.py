@@ -201,7 +201,7 @@ class JudgingMixin(_App):
     def action_mark(self, verdict: str) -> None:
         """Judge the highlighted result for the query on screen: 'relevant', 'not_relevant' or '' (clear)."""
         result, pool = self.selected(), self.ranked.pool
-        if result is None or pool is None:
+        if result is None or pool is None or not pool.query:  # a browsed entry answers no question
             self.notify("Search, then pick a result to judge", markup=False, timeout=2)
             return
         if not self.judgements_read:  # a mark now would be saved over the judgements not read yet

@@ -15,6 +15,7 @@ from textual.message import Message
 
 from ..engine.judgements import Loaded
 from ..engine.models import SyncProgress, SyncReport
+from ..engine.search.browse import BrowseEntry
 from ..engine.search.rank import Pool
 from ..engine.tuning import JudgedSet, NeedMore, Suggestion
 from .screens.status_rows import StatusSnapshot
@@ -118,4 +119,15 @@ class MetricScored(Message):
 @dataclass
 class SuggestFinished(Message):
     result: Suggestion | NeedMore | None  # None: cancelled or failed (`error` says why)
+    error: str = ""
+
+
+@dataclass
+class BrowseLoaded(Message):
+    """A page of the memory newest first (no query): `entries` from `offset` on, for `which` filter."""
+
+    generation: int
+    which: str
+    offset: int
+    entries: list[BrowseEntry]
     error: str = ""

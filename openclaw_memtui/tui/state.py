@@ -74,6 +74,13 @@ class RankedResults:
     results: tuple[Result, ...] = ()
     params: SearchParams = field(default_factory=SearchParams)
     moves: dict[str, int | None] = field(default_factory=dict)  # id -> ranks climbed (None: new)
+    # browsing (no query, pool.mode "browse"): each result's day ("2026-11-27 Fri"), the list's group headings
+    days: tuple[str, ...] = ()
+    more: bool = False  # browsing: older entries not read yet (the list asks for them as it nears the end)
+
+    @property
+    def browsing(self) -> bool:
+        return self.pool is not None and self.pool.mode == "browse"
 
 
 @dataclass(frozen=True)

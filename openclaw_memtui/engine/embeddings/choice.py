@@ -188,3 +188,14 @@ class SwitchOnQueryFailure:
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed_batch(texts)
+
+
+def where_embedded(provider_id: str) -> str:
+    """Where the notes' text goes to be embedded, in words (`status`, the status screen)."""
+    if provider_id == "none":
+        return "keywords only, nothing embedded"
+    if provider_id == "local":
+        return "offline: notes stay on this machine"
+    if provider_id == "ollama":
+        return "notes are sent to the Ollama server"
+    return f"remote: notes are sent to {provider_id}"

@@ -66,7 +66,8 @@ def help_keys(bindings: Iterable[Binding], key_display: Callable[[Binding], str]
     keys: Keys = []
     seen: dict[str, int] = {}
     for b in bindings:
-        if not b.description or b.system or claimed.get(b.key, b.action) != b.action:
+        # memtui's own bindings only (each has an id to remap it): not the input's or Textual's own keys
+        if not b.description or not b.id or b.system or claimed.get(b.key, b.action) != b.action:
             continue
         shown = b.key_display or key_display(b)
         if b.action in seen:  # "f1" and "?" both open help: one line, both keys
@@ -101,7 +102,7 @@ class HelpScreen(ModalScreen[None]):
         keys.add_column(ratio=1)
         for key, description in self.keys:
             keys.add_row(Text(key), Text(description))
-        with VerticalScroll():
-            yield Static(Group(about, Text("Keys", style="bold"), Padding(keys, (0, 0, 0, 2))), id="help-text")
+        with VerticalScroll():  # keys first: at 80x24 the prose above them hid every key
+            yield Static(Group(Text("Keys", style="bold"), Padding(keys, (0, 0, 1, 2)), about), id="help-text")
         # its own footer: the main screen's, below, lists the main screen's keys and not how to close this
         yield Footer()

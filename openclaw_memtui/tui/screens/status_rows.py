@@ -13,9 +13,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...engine.embeddings.choice import describe_fallback
+from ...engine.embeddings.choice import describe_fallback, where_embedded
 from ...engine.index import MemoryIndex
-from ...engine.models import Status
+from ...engine.models import Status, describe_chunk_dates
 from ...engine.store import describe_integrity
 from ...errors import describe
 from ...render import safe
@@ -121,7 +121,8 @@ def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState, resume_k
         ("SQLite", f"{status.sqlite_version} via {status.sqlite_binding}"),
         ("sqlite-vec", status.sqlite_vec_version or "unavailable — vectors searched with numpy"),
         ("Vector backend", status.vector_backend),
-        ("Provider / model", f"{status.provider} / {status.model}" + (f" ({status.dims} dims)" if status.dims else "")),
+        ("Provider / model", f"{status.provider} / {status.model}" + (f" ({status.dims} dims)" if status.dims else "")
+         + f" · {where_embedded(status.provider)}"),
         ("Provider error", status.provider_error or "none"),
         *([("Fallback", describe_fallback(status.fallback))] if status.fallback else []),
         ("Files / chunks", f"{status.files} files · {status.chunks} chunks · {status.embedded} embedded"),
@@ -134,7 +135,7 @@ def status_rows(snapshot: StatusSnapshot, origin: str, sync: SyncState, resume_k
     if status.integrity:  # keyword rows and vectors against the chunks, as `memtui status` shows it
         rows.append(("Integrity", describe_integrity(status.integrity)))
     if status.chunk_dates:
-        rows.append(("Chunk dates", ", ".join(f"{k} {v}" for k, v in sorted(status.chunk_dates.items()))))
+        rows.append(("Chunk dates", describe_chunk_dates(status.chunk_dates)))
     rows.extend(snapshot.openclaw)
     if status.skipped:
         rows.append(("Skipped", f"{len(status.skipped)} file(s)"))

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ...interop.agents import Agent
 
 STATUS_REFRESH_DURING_SYNC_S = 1.0
+PHASE_WORDS = {"scan": "listing files", "index": "indexing files", "embed": "embedding chunks", "swap": "swapping in",
+               "done": "done"}
 
 
 def progress_label(sync: SyncState, now: float | None = None, *, sync_key: str = "s", rebuild_key: str = "f") -> Text:
@@ -40,8 +42,10 @@ def progress_label(sync: SyncState, now: float | None = None, *, sync_key: str =
     p = sync.progress
     if sync.running and p is not None:
         speed = format_rate_eta(sync.rate_eta(time.monotonic() if now is None else now), phase_unit(p.phase))
-        return Text(f"Syncing — {p.phase} {p.done}/{p.total}" + (f" · {speed}" if speed else "")
-                    + f" {safe(p.path or p.message, one_line=True)}", style="bold")
+        # the counts once: the embed phase's message repeats them ("embed 48/2953 … embedding 48/2953 chunks")
+        what = p.path or ("" if p.phase == "embed" else p.message)
+        return Text(f"Syncing — {PHASE_WORDS.get(p.phase, p.phase)} {p.done}/{p.total}" + (f" · {speed}" if speed else "")
+                    + (f" · {safe(what, one_line=True)}" if what else ""), style="bold")
     if sync.running:
         return Text("Syncing — starting", style="bold")
     if sync.last_report is not None and sync.last_report.cancelled:

@@ -115,5 +115,8 @@ class DetailPane(Vertical):
             return
         preview.update(preview_text(shown))
         self.query_one("#preview-box", VerticalScroll).scroll_home(animate=False)
+        if shown.pool.mode == "browse":  # listed by date, not scored
+            breakdown.update(Text("Listed newest first (no query). Enter opens the whole file.", style="dim"))
+            return
         breakdown.update(breakdown_text(shown.result, shown.params, shown.pool.mode,
                                         breakdown.content_region.width or 70, shown.pool.time_window, shown.openclaw))

@@ -21,7 +21,7 @@ RUN_A_SYNC = "(run a sync)"
 
 
 def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", now: float | None = None,
-              time_key: str = "f3") -> Text:
+              time_key: str = "f3", browse_filter: str = "notes and transcripts", browse_key: str = "f4") -> Text:
     # The sync's state first: the line is one row, and at 80 columns a time window or a warning filled it,
     # so a running sync (the reason results are keyword-only) was cut off the end
     parts: list[str] = []
@@ -37,7 +37,10 @@ def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", 
         parts.append(f"time window “{w['text']}” {w['start']} → {w['end']} ({ranked.params.time_mode}; {time_key} ignores it)")
     elif ignored_window:
         parts.append(f"time words “{ignored_window}” ignored ({time_key} uses them)")
-    if pool is not None:
+    if ranked.browsing:
+        listed = f"{len(ranked.results)}+" if ranked.more else f"{len(ranked.results)}"
+        parts.append(f"browsing {listed} entries newest first · {browse_filter} ({browse_key} changes)")
+    elif pool is not None:
         parts.append(f"{len(ranked.results)} of {len(pool.candidates)} candidates · {MODE_NAMES[pool.mode]}")
         # the engine's advice to run a sync is stale while one runs
         parts.extend(w.replace(RUN_A_SYNC, "(sync running)") if sync.running else w for w in pool.warnings)
@@ -49,12 +52,18 @@ class InfoBar(Static):
     sync: reactive[SyncState] = reactive(SyncState, init=False)
     ignored_window: reactive[str] = reactive("", init=False)  # f3: the time words this query ignores
 
-    def __init__(self, *, id: str | None = None, time_key: str = "f3") -> None:
+    def __init__(self, *, id: str | None = None, time_key: str = "f3", browse_key: str = "f4") -> None:
         super().__init__(id=id)
         self.time_key = time_key  # the key that ignores a time window (remappable)
+        self.browse_key = browse_key  # the key that changes what browsing lists (remappable)
+        self.browse_filter = "notes and transcripts"  # what browsing lists now (set by the app before `ranked`)
+
+    def _line(self) -> Text:
+        return info_line(self.ranked, self.sync, self.ignored_window, time_key=self.time_key,
+                         browse_filter=self.browse_filter, browse_key=self.browse_key)
 
     def watch_ranked(self) -> None:
-        self.update(info_line(self.ranked, self.sync, self.ignored_window, time_key=self.time_key))
+        self.update(self._line())
 
     def watch_sync(self) -> None:
-        self.update(info_line(self.ranked, self.sync, self.ignored_window, time_key=self.time_key))
+        self.update(self._line())

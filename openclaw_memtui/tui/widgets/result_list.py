@@ -47,22 +47,29 @@ def cut_middle(text: str, width: int) -> str:
 
 
 def cut_path(path: str, lines: str, width: int) -> str:
-    """`path:lines` in `width` cells. Folders go first, then the middle of the name: the name's date
-    and the line numbers stay (`memory/2026-11-2…` lost exactly what tells notes apart)."""
+    """`path:lines` in `width` cells. The file's whole name and the line range stay; the folders go
+    first, from the top down ("…/projects/lumen-roadmap.md:1-7", then "…/lumen-roadmap.md:1-7").
+    Only a name too long even alone loses its ".md", then its middle (its date kept)."""
     whole = f"{path}:{lines}"
     if cell_len(whole) <= width:
         return whole
-    folder, _, name = path.rpartition("/")
-    if name.endswith(".md") and len(name) > 3:  # every note is one: the extension goes before any of the name
-        name = name[:-3]
-        if cell_len(f"{folder}/{name}:{lines}") <= width:
-            return f"{folder}/{name}:{lines}"
+    *folders, name = path.split("/")
     named = f"{name}:{lines}"
-    if folder and cell_len(named) + 2 <= width:  # room for "…/" and the whole name
-        return cut_middle(f"{folder}/", width - cell_len(named)) + named
-    if folder and width > 12:  # "…/" still says there were folders
-        return "…/" + cut_middle(named, width - 2)
-    return cut_middle(named, width)
+    for i in range(1, len(folders) + 1):  # "…/" still says there were folders
+        shorter = "…/" + "".join(f"{f}/" for f in folders[i:]) + named
+        if cell_len(shorter) <= width:
+            return shorter
+    if cell_len(named) <= width:
+        return named
+    if name.endswith(".md") and len(name) > 3:  # every note has it: it goes before any of the name
+        name = name[:-3]
+        if cell_len(f"{name}:{lines}") <= width:
+            return f"{name}:{lines}"
+    room = max(1, width - cell_len(f":{lines}"))
+    dated = DATED.match(name)
+    if dated and cell_len(name) > room >= dated.end():  # narrow (tuning panel open): the date is what tells notes apart
+        return (name[:dated.end()] + ("…" if room > dated.end() else "")) + f":{lines}"
+    return cut_middle(name, room) + f":{lines}"
 
 
 def snippet_from_match(snippet: str, query: str) -> str:
@@ -105,6 +112,31 @@ def result_row(result: Result, move: int | None, width: int, query: str = "", ma
     return Text("\n").join([head, tail])
 
 
+def browse_row(result: Result, width: int) -> Text:
+    """A browsed entry (no query, no score): where, then what kind and its first words."""
+    head = Text()
+    head.append(cut_path(safe(result.path, one_line=True), f"{result.start_line}-{result.end_line}", width - 2))
+    kind = "transcript" if result.source == "sessions" else "note"
+    snippet = safe(" ".join(result.snippet.split()), False)
+    tail = Text(f"    {kind} · {snippet}", style="dim")
+    head.truncate(width, overflow="ellipsis")
+    tail.truncate(width, overflow="ellipsis")
+    return Text("\n").join([head, tail])
+
+
+def browse_options(ranked: RankedResults, width: int) -> list[Option]:
+    """The browsed entries, a disabled heading option before each day's first one."""
+    options: list[Option] = []
+    day = None
+    for result, result_day in zip(ranked.results, ranked.days, strict=True):
+        if result_day != day:
+            day = result_day
+            options.append(Option(Text(f"── {day} ", style="bold").append("─" * max(0, width - len(day) - 4)),
+                                  disabled=True))
+        options.append(Option(browse_row(result, width), id=result.id))
+    return options
+
+
 class ResultList(OptionList):
     """Options whose ids are the results' ids, so the highlight follows a result, not a row number."""
 
@@ -124,17 +156,27 @@ class ResultList(OptionList):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, markup=False)
+        self._by_id: dict[str, Result] = {}
 
     @property
     def selected(self) -> Result | None:
-        """The highlighted result, if any."""
-        index = self.highlighted
-        results = self.ranked.results
-        return results[index] if index is not None and 0 <= index < len(results) else None
+        """The highlighted result, if any (by option id: browsing puts day headings between results)."""
+        option = self.highlighted_option
+        return self._by_id.get(option.id) if option is not None and option.id is not None else None
+
+    @property
+    def entries_below(self) -> int:
+        """Options below the highlighted one (browsing reads the next page when few are left)."""
+        return self.option_count - 1 - (self.highlighted if self.highlighted is not None else -1)
 
     def watch_ranked(self, old: RankedResults, new: RankedResults) -> None:
-        index = self.highlighted
-        self._fill(new, old.results[index].id if index is not None and index < len(old.results) else None)
+        current = self.selected
+        # a new query starts at its best result (#1), not at the row the last query's highlight was on;
+        # the same query again (tuning, its hybrid answer after the keyword one, a sync) or browse's
+        # next page keeps the highlighted result
+        same = old.pool is not None and new.pool is not None and old.pool.query == new.pool.query \
+            and old.browsing == new.browsing
+        self._fill(new, current.id if current is not None and same else None)
 
     def watch_marks(self) -> None:
         if self.ranked.results:
@@ -151,12 +193,21 @@ class ResultList(OptionList):
         self._fill(self.ranked, current.id if current else None)
 
     def _fill(self, ranked: RankedResults, keep_id: str | None) -> None:
-        width = max(20, self.scrollable_content_region.width - 1)
+        # the width the rows will have, scrollbar included: the one on screen now may be the previous
+        # list's (18 browsed entries scroll, 2 results do not), and the rows would stay cut for it
+        rows = 2 * len(ranked.results) + (len(set(ranked.days)) if ranked.browsing else 0)
+        bar = self.styles.scrollbar_size_vertical if rows > self.content_region.height else 0
+        width = max(20, self.content_region.width - bar - 1)
         self.clear_options()
-        query = ranked.pool.query if ranked.pool is not None else ""
-        marks, openclaw = self.marks, self.openclaw
-        self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0) if r.rank else 0, width, query, marks.get(r.id),
+        self._by_id = {r.id: r for r in ranked.results}
+        if ranked.browsing:
+            self.add_options(browse_options(ranked, width))
+        else:
+            query = ranked.pool.query if ranked.pool is not None else ""
+            marks = self.marks
+            openclaw = self.openclaw
+            self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0) if r.rank else 0, width, query, marks.get(r.id),
                                             openclaw.get(r.id, "")), id=r.id) for r in ranked.results])
         if ranked.results:
-            ids = [r.id for r in ranked.results]
-            self.highlighted = ids.index(keep_id) if keep_id in ids else 0
+            wanted = keep_id if keep_id in self._by_id else ranked.results[0].id
+            self.highlighted = self.get_option_index(wanted)

@@ -1,0 +1,48 @@
+"""Browsing with no query: the memory newest first, a page at a time, as results a front end opens
+like any other (path, lines, snippet), with no scores. Sorting and paging are SQL (IndexReader)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from ..reads import IndexReader
+from .rank import Result, snippet_of
+
+BrowseFilter = Literal["all", "notes", "transcripts"]
+BROWSE_FILTERS: tuple[BrowseFilter, ...] = ("all", "notes", "transcripts")
+FILTER_SOURCES: dict[BrowseFilter, tuple[str, ...]] = {
+    "all": ("memory", "sessions"), "notes": ("memory",), "transcripts": ("sessions",)}
+BROWSE_PAGE = 200  # rows a page: the list asks for the next one as its highlight nears the end
+DAY_MS = 86_400_000
+
+
+@dataclass(frozen=True)
+class BrowseEntry:
+    """One listed chunk: the result a front end shows and opens, and when it dates from (ms)."""
+
+    result: Result
+    at_ms: float
+    day: str  # "2026-11-27 Fri": the heading it is listed under
+
+
+def day_label(at_ms: float, date_source: str) -> str:
+    """The day a chunk belongs to: a dated note's own date (stored as UTC midnight), else the local day."""
+    seconds = at_ms / 1000
+    return time.strftime("%Y-%m-%d %a", time.gmtime(seconds) if date_source == "name" else time.localtime(seconds))
+
+
+def browse_page(reads: IndexReader, searchable: tuple[str, ...], which: BrowseFilter, now_ms: float,
+                offset: int = 0, limit: int = BROWSE_PAGE) -> list[BrowseEntry]:
+    """Entries `offset`.. of the chunks newest first, of the sources `which` names that the index
+    searches (`searchable`: what OpenClaw was told not to search is not listed either)."""
+    sources = tuple(s for s in FILTER_SOURCES[which] if s in searchable)
+    entries = []
+    for n, (row, at_ms) in enumerate(reads.newest_chunks(sources, limit, offset), start=offset + 1):
+        age = None if row.ts_ms is None else max(0.0, (now_ms - row.ts_ms) / DAY_MS)
+        result = Result(path=row.path, start_line=row.start_line, end_line=row.end_line, source=row.source,
+                        snippet=snippet_of(row.text), score=0.0, vector_score=None, text_score=0.0, hybrid_score=0.0,
+                        decay=1.0, age_days=age, rank_before_mmr=n, rank=n, id=row.id)
+        entries.append(BrowseEntry(result, at_ms, day_label(at_ms, row.date_source)))
+    return entries

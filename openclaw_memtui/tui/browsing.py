@@ -1,0 +1,82 @@
+"""Browsing: with an empty query the list shows the memory newest first, grouped by day, a page at
+a time, filtered by source (notes / transcripts / all). Entries open, edit and copy like results.
+
+The engine sorts and pages (`MemoryIndex.browse`, SQL in IndexReader); a worker reads each page and
+answers with `BrowseLoaded`, dropped when a query was typed meanwhile (the search generation).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+
+from ..engine.search.browse import BROWSE_FILTERS, BROWSE_PAGE, BrowseEntry, BrowseFilter
+from ..engine.search.rank import Pool
+from ..errors import describe
+from ..render import safe
+from .messages import BrowseLoaded
+from .state import RankedResults
+
+if TYPE_CHECKING:
+    from ..engine.index import MemoryIndex
+
+FILTER_NAMES: dict[str, str] = {"all": "notes and transcripts", "notes": "notes", "transcripts": "transcripts"}
+READ_AHEAD = 20  # rows left below the highlight when the next page is read
+
+
+class BrowsingMixin:
+    """The app's browsing state and its page reads (mixed into MemtuiApp, which owns the widgets)."""
+
+    index: MemoryIndex
+    search_generation: int
+    ranked: RankedResults
+
+    def init_browsing(self) -> None:
+        self.browse_filter: BrowseFilter = "all"
+        self.browse_entries: list[BrowseEntry] = []
+        self._browse_reading = False
+
+    def start_browse(self) -> None:
+        """The first page for the current filter (the caller bumped the search generation)."""
+        self._browse_reading = True
+        self._read_browse_page(self.search_generation, self.browse_filter, 0)
+
+    def browse_more(self) -> None:
+        """The highlight nears the end of what was read: read the next page once."""
+        if self.ranked.browsing and self.ranked.more and not self._browse_reading:
+            self._browse_reading = True
+            self._read_browse_page(self.search_generation, self.browse_filter, len(self.browse_entries))
+
+    @work(thread=True, exclusive=False, group="browse", exit_on_error=False)
+    def _read_browse_page(self, generation: int, which: BrowseFilter, offset: int) -> None:
+        app: Any = self
+        try:
+            # one row more than a page tells whether there are older entries, without a count
+            entries = self.index.browse(which, offset, BROWSE_PAGE + 1, now_ms=app.now_ms())
+        except Exception as exc:  # a locked or vanished index: said once, the list stays as it was
+            app.post_message(BrowseLoaded(generation, which, offset, [], describe(exc)))
+            return
+        app.post_message(BrowseLoaded(generation, which, offset, entries))
+
+    def on_browse_loaded(self, message: BrowseLoaded) -> None:
+        app: Any = self
+        self._browse_reading = False
+        if message.generation != self.search_generation or message.which != self.browse_filter:
+            return  # a query was typed, or the filter changed, meanwhile
+        if message.error:
+            app.notify(f"Could not list the memory: {safe(message.error, False)}", severity="error", markup=False)
+            return
+        more = len(message.entries) > BROWSE_PAGE
+        page = message.entries[:BROWSE_PAGE]
+        self.browse_entries = (self.browse_entries[:message.offset] if message.offset else []) + page
+        pool = Pool(query="", candidates=[], now_ms=app.now_ms(), mode="browse")
+        app._show_ranking(RankedResults(pool, tuple(e.result for e in self.browse_entries), app.params,
+                                        days=tuple(e.day for e in self.browse_entries), more=more))
+
+    def action_browse_source(self) -> None:
+        """Cycle what browsing lists: notes and transcripts, notes only, transcripts only."""
+        app: Any = self
+        self.browse_filter = BROWSE_FILTERS[(BROWSE_FILTERS.index(self.browse_filter) + 1) % len(BROWSE_FILTERS)]
+        app.notify(f"Listing {FILTER_NAMES[self.browse_filter]}", markup=False, timeout=2)
+        app.start_search()
