@@ -297,7 +297,9 @@ async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_sa
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
         app.query_one("#query").value = "Kafka consumer lag"
-        assert await wait_for(pilot, lambda: any(r.path == "memory/2026-11-26.md" for r in app.results))
+        # the empty query browsed first, and the browse list holds that note too: wait for the search's
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "Kafka consumer lag"
+                              and any(r.path == "memory/2026-11-26.md" for r in app.results))
         extra = next(r for r in app.results if r.path == "memory/2026-11-26.md")
         assert extra.rank == 0 and app.query_one("#results").openclaw[extra.id] == "◆2"
         listing = app.query_one("#results")

@@ -107,8 +107,10 @@ async def test_a_memory_folder_points_at_its_workspace_and_loose_notes_at_extra_
     app = make_app(ws / "memory", tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running and app.ranked.browsing)
-        shown = " ".join(" ".join(rendered_lines(app.query_one("#preview"))).split())
-        assert f"open the workspace instead: memtui {ws}" in shown, shown
+        from openclaw_memtui.tui.widgets.detail_pane import DetailPane
+
+        pane = app.query_one(DetailPane)
+        assert await wait_for(pilot, lambda: f"open the workspace instead: memtui {ws}" in pane.placeholder), pane.placeholder
 
     from openclaw_memtui.config import index_settings, validate
     from openclaw_memtui.session import workspace_hint
