@@ -129,7 +129,23 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: Path, handler: Any) -> None:
         self.last_call = time.monotonic()
-        super().__init__(str(path), handler)
+        # Bound beside the path and renamed into place once listening: a socket file that exists
+        # always accepts (bind creates the file before listen, and a client connecting in between
+        # was refused). The rename replaces only memtui's own stale socket: _claim holds the lock.
+        staging = path.with_name(path.name + ".new")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(staging)
+        super().__init__(str(staging), handler, bind_and_activate=False)
+        try:
+            self.server_bind()
+            self.server_activate()
+            os.replace(staging, path)
+        except BaseException:
+            self.server_close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staging)
+            raise
+        self.server_address = str(path)
 
 
 def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
