@@ -43,17 +43,23 @@ def test_a_lone_surrogate_line_is_set_aside_byte_for_byte_and_a_question_without
     assert main(["judgements", "import", str(new), *argv]) == 0
     out, err = capsys.readouterr()
     assert "new.jsonl:2: skipped: it holds a lone surrogate escape" in err and "Imported 1 new question(s)" in out
+    # in a target's path, where the import looks the places up in the index, before any question is vetted
+    in_path = write(tmp_path / "path.jsonl", _line("p", "tea", [{"path": "MEMORY.md\udc80", "line": 1}]).decode() + "\n"
+                    + _line("p2", "canary two").decode() + "\n")
+    assert main(["judgements", "import", str(in_path), *argv]) == 0
+    out, err = capsys.readouterr()
+    assert "path.jsonl:1: skipped: it holds a lone surrogate escape" in err and "Imported 1 new question(s)" in out
     after = stored.read_bytes().split(b"\n")
     assert surrogate in after and key_surrogate in after  # byte for byte
     kept = JudgementStore(stored).load().judgements
-    assert [j.qid for j in kept] == ["g", "e", "n"] and kept[1].targets == []
+    assert [j.qid for j in kept] == ["g", "e", "n", "p2"] and kept[1].targets == []
     # a mark then cleared on a question read from the file leaves it there; one a mark created goes
     from openclaw_memtui.engine.judgements import Target
 
     t = Target.of_chunk("MEMORY.md", 1, 4, "x")
     again = set_verdict(set_verdict(kept, "which tea?", t, "relevant"), "which tea?", t, None)
-    assert [j.qid for j in again] == ["g", "e", "n"]
-    assert [j.qid for j in set_verdict(set_verdict(kept, "fresh", t, "relevant"), "fresh", t, None)] == ["g", "e", "n"]
+    assert [j.qid for j in again] == ["g", "e", "n", "p2"]
+    assert [j.qid for j in set_verdict(set_verdict(kept, "fresh", t, "relevant"), "fresh", t, None)] == ["g", "e", "n", "p2"]
 
 
 # -- 8. a byte order mark before the first line ------------------------------------------------------------

@@ -383,8 +383,10 @@ def vet_import(numbered: list[tuple[int, dict[str, Any]]], name: str, existing: 
     the index is not built, paths are not checked), a question needs a target left, a qid is given to
     one question only (a repeat in the file, or a stored qid on another question, is skipped — the
     first stays: nothing stored is replaced without --replace)."""
+    # a path holding a lone surrogate cannot be looked up (SQLite cannot encode it): its question is
+    # skipped with a note below, so it is left out of the look-up rather than failing the whole import
     paths = {str(t.get("path", "")) for _, q in numbered for key in ("targets", "not_relevant")
-             for t in q.get(key) or [] if isinstance(t, dict)}
+             for t in q.get(key) or [] if isinstance(t, dict) and not has_lone_surrogate(t.get("path"))}
     last_line = None
     if read_spans is not None:
         last_line = {p: max(e for _, e, _ in spans) for p, spans in read_spans(paths).items() if spans}
