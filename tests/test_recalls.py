@@ -250,7 +250,8 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
     app = RecordingApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
-        assert await wait_for(pilot, lambda: any("Agent searches" in t for _, t in app.toasts))  # the first-run hint
+        hinted = lambda: any("Agent searches" in t and "searched its memory" in t for _, t in app.toasts)  # noqa: E731
+        assert await wait_for(pilot, hinted)  # the first-run hint, with how often the agent searched
         await pilot.press("ctrl+o")
         assert isinstance(app.screen, AgentSearchesScreen)
         queries = [r.query for r in app.screen.found.recalls]

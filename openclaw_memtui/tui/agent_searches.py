@@ -97,7 +97,9 @@ class AgentSearchesMixin(_App):
         found = message.found
         if found is not None and found.recalls and message.no_judgements and not self._recalls_hinted:
             self._recalls_hinted = True  # the first-run hint: once per app
-            self.notify(f"Your agent ran {len(found.recalls)} memory searches: {self.key_for('agent_searches')} "
+            asked = sum(len(r.timestamps) for r in found.recalls)
+            queries = f"{len(found.recalls)} {'query' if len(found.recalls) == 1 else 'queries'}"
+            self.notify(f"Your agent searched its memory {asked}× ({queries}): {self.key_for('agent_searches')} "
                         "(Agent searches) lists them, to judge what OpenClaw gave it and tune on its real questions",
                         markup=False, timeout=12)
         self.rerank(track_moves=False)  # the query on screen may be one of them: mark OpenClaw's hits
