@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .cli_wait import add_wait_flag, gave_up, lock_wait
-from .engine.settings import FUSIONS, PROVIDERS, TIME_MODES
+from .engine.settings import DEFAULT_SEARCH_PARAMS, FUSIONS, PROVIDERS, TIME_MODES
 from .errors import UserError  # re-exported: callers and tests import it from here
 
 PROVIDER_CHOICES = list(PROVIDERS)
@@ -48,21 +48,35 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _ranking_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--max-results", type=int, metavar="N")
-    p.add_argument("--min-score", type=float, metavar="X")
-    p.add_argument("--vector-weight", type=float, metavar="X")
-    p.add_argument("--text-weight", type=float, metavar="X")
-    p.add_argument("--mmr", dest="mmr", action="store_true", default=None)
-    p.add_argument("--no-mmr", dest="mmr", action="store_false")
-    p.add_argument("--mmr-lambda", type=float, metavar="X")
-    p.add_argument("--decay", dest="decay", action="store_true", default=None)
-    p.add_argument("--no-decay", dest="decay", action="store_false")
-    p.add_argument("--half-life-days", type=float, metavar="X")
-    p.add_argument("--fusion", choices=FUSIONS, help="how the two legs are merged")
+    """The ranking flags. Each overrides the config's value for this run; the default named is
+    memtui's shipped one (engine.settings), which the config's [query] keys replace."""
+    d = DEFAULT_SEARCH_PARAMS
+
+    def shipped(text: str, value: object) -> str:
+        return f"{text} (default: the config's, else {value})"
+
+    p.add_argument("--max-results", type=int, metavar="N", help=shipped("how many results at most", d.max_results))
+    p.add_argument("--min-score", type=float, metavar="X",
+                   help=shipped("drop results scoring below X (0..1; keyword hits may fill spare slots)", d.min_score))
+    p.add_argument("--vector-weight", type=float, metavar="X", help=shipped("weight of the vector leg", d.vector_weight))
+    p.add_argument("--text-weight", type=float, metavar="X", help=shipped("weight of the keyword (BM25) leg", d.text_weight))
+    p.add_argument("--mmr", dest="mmr", action="store_true", default=None,
+                   help=shipped("diversify results with MMR", "on" if d.mmr else "off"))
+    p.add_argument("--no-mmr", dest="mmr", action="store_false", help="no MMR diversification")
+    p.add_argument("--mmr-lambda", type=float, metavar="X",
+                   help=shipped("MMR's balance: 1 = relevance only, 0 = diversity only", d.mmr_lambda))
+    p.add_argument("--decay", dest="decay", action="store_true", default=None,
+                   help=shipped("older dated notes score less (temporal decay)", "on" if d.decay else "off"))
+    p.add_argument("--no-decay", dest="decay", action="store_false", help="no temporal decay")
+    p.add_argument("--half-life-days", type=float, metavar="X",
+                   help=shipped("with decay: days after which a note's score is halved", f"{d.half_life_days:g}"))
+    p.add_argument("--fusion", choices=FUSIONS, help=shipped("how the two legs are merged", d.fusion))
     p.add_argument("--line-weight", type=float, metavar="X",
-                   help="share of the keyword score from a chunk's best-matching line (0 = whole chunk only)")
+                   help=shipped("share of the keyword score from a chunk's best-matching line (0 = whole chunk only)",
+                                d.line_weight))
     p.add_argument("--overlap-penalty", type=float, metavar="X",
-                   help="push down a result repeating lines of a higher one from the same file (0 = never)")
+                   help=shipped("push down a result repeating lines of a higher one from the same file (0 = never)",
+                                d.overlap_penalty))
     p.add_argument("--time", dest="time_mode", choices=TIME_MODES,
                    help="what a time expression in the query does (default: the config's query.time.mode, boost when unset)")
 
