@@ -596,6 +596,24 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
     def action_save_settings(self) -> None:
         self.save_tuned(self.params)
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot (and action_screenshot), saved where it can be (tui/screenshot.py)
+        and said in a toast: Textual's own fails without ~/Downloads. Returns the file's path."""
+        from datetime import datetime
+
+        from .screenshot import save_screenshot, screenshot_folder
+
+        try:
+            folder = Path(path) if path else screenshot_folder()
+            name = filename or f"{self.title} {datetime.now().strftime(time_format or '%Y-%m-%dT%H_%M_%S')}.svg"
+            saved = save_screenshot(self.export_screenshot(), folder, name)
+        except OSError as exc:
+            self.notify(f"Screenshot not saved: {describe(exc)}", severity="error", markup=False)
+            return None
+        self.notify(f"Screenshot saved to {safe(str(saved), one_line=True)}", markup=False, timeout=6)
+        return str(saved)
+
     def action_export_settings(self) -> None:
         self.export_tuned(self.params)
 
