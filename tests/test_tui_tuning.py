@@ -94,6 +94,25 @@ async def test_presets_and_reset_move_the_new_sliders(tmp_path):
         assert app.query_one("#sl-overlap_penalty", Slider).value == app.query_one(TuningPanel).defaults.overlap_penalty
 
 
+async def test_the_preset_box_names_the_preset_the_settings_are_after_reset_too(tmp_path):
+    from textual.widgets import Select
+
+    from openclaw_memtui.tui.widgets.tuning import PRESETS
+
+    app = make_app(copy_demo(tmp_path), tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        box = app.query_one("#preset", Select)
+        app.apply_preset("openclaw")
+        assert await wait_for(pilot, lambda: box.value == "openclaw")
+        app.query_one("#reset", Button).press()
+        defaults = app.query_one(TuningPanel).defaults
+        named = next((k for k, v in PRESETS.items() if v == defaults), None)
+        # it named "openclaw" still after Reset
+        assert await wait_for(pilot, lambda: app.params == defaults and (box.is_blank() if named is None else box.value == named))
+        assert app.params == defaults  # naming it changed nothing
+
+
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)])
 async def test_every_control_and_the_buttons_are_on_screen(tmp_path, size):
     app = make_app(copy_demo(tmp_path), tmp_path)

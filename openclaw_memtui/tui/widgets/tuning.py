@@ -167,7 +167,19 @@ class TuningPanel(Vertical):
         label = self.query_one("#preset-note", Label)
         label.update(note)
         label.display = bool(note)  # no empty row in the panel otherwise
+        self._show_preset(params)
         self.post_message(self.ParamsChanged(params))
+
+    def _show_preset(self, params: SearchParams) -> None:
+        """The preset box names the preset these settings are, or none: after Reset or a slider move it
+        went on naming the preset chosen before."""
+        matching = next((k for k, v in PRESETS.items() if v == params), None)
+        select: Select[str] = self.query_one("#preset", Select)
+        if matching is None:
+            if not select.is_blank():
+                select.clear()
+        elif select.value != matching:
+            select.value = matching
 
     def apply(self, params: SearchParams) -> None:
         """Show `params` in every control (presets, reset) and publish them once."""
@@ -260,8 +272,8 @@ class TuningPanel(Vertical):
             if not self._syncing and event.value in TIME_MODES and event.value != self.params.time_mode:
                 self._publish(replace(self.params, time_mode=cast(TimeMode, event.value)))
             return
-        if isinstance(event.value, str) and event.value in PRESETS:
-            self.apply(PRESETS[event.value])
+        if isinstance(event.value, str) and event.value in PRESETS and PRESETS[event.value] != self.params:
+            self.apply(PRESETS[event.value])  # (not when _show_preset named the preset the settings already are)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
