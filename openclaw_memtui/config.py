@@ -116,7 +116,7 @@ def _check(defaults: dict[str, Any], given: dict[str, Any], prefix: str, where: 
     for key, value in given.items():
         name = f"{prefix}{key}"
         if key not in defaults:
-            raise ConfigError(f"{where}: unknown key '{name}' (check the spelling; see README 'Configuration')")
+            raise ConfigError(f"{where}: unknown key '{name}' (check the spelling; see docs/configuration.md)")
         default = defaults[key]
         if default is FREE_MAP:
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
