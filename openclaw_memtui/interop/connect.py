@@ -34,6 +34,7 @@ from typing import Any
 
 from ..paths import PACKAGE_DIR, data_dir
 from .agents import OpenClawError, json_object
+from .rewrite import read_plain_json  # noqa: F401 - re-exported: cli_connect reads configs through here
 
 PLUGIN_ID = "memtui-memory"
 DEFAULT_MEMORY_PLUGIN = "memory-core"  # what OpenClaw uses when plugins.slots.memory is not set
@@ -263,27 +264,6 @@ def disconnect_edit(data: dict[str, Any], agent_id: str) -> Edit:
 
 
 # -- reading, validating and writing openclaw.json ----------------------------------------------------
-
-def read_plain_json(config_file: Path) -> tuple[str, dict[str, Any]]:
-    """The config's text (a byte order mark kept apart) and its parsed object; JSON5 is refused."""
-    try:
-        text = config_file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise OpenClawError(f"cannot read {config_file}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise OpenClawError(f"{config_file} is not UTF-8 text; memtui will not rewrite it") from None
-    body = text.removeprefix("\ufeff")
-    try:
-        data = json.loads(body)
-    except ValueError:
-        raise OpenClawError(f"{config_file} uses JSON5 (comments, trailing commas); memtui only rewrites plain JSON, so "
-                            "nothing else changes — nothing was written") from None
-    except RecursionError:
-        raise OpenClawError(f"{config_file} is nested too deeply to rewrite") from None
-    if not isinstance(data, dict):
-        raise OpenClawError(f"{config_file} must hold a JSON object")
-    return text, data
-
 
 def find_openclaw() -> str | None:
     return os.environ.get("MEMTUI_OPENCLAW") or shutil.which("openclaw")

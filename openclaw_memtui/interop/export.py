@@ -253,26 +253,12 @@ def write_export(config_file: Path, export: Export, agent_id: str | None = None)
     when OpenClaw already reads those values there (set, or inherited by the agent): nothing is
     written, no backup made."""
     from ..settings_io import RewriteError, rewrite_file
+    from .config_file import ConfigFileError, has_include, refuse_lone_surrogates, resolve_includes
+    from .rewrite import read_plain_json
 
-    try:
-        text = config_file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise OpenClawError(f"cannot read {config_file}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise OpenClawError(f"{config_file} is not UTF-8 text; memtui will not rewrite it") from None
-    # a byte order mark (Windows editors add one) is kept as found: OpenClaw's JSON5 reads it as space
+    text, data = read_plain_json(config_file, "paste the printed block into it instead")
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     text = text[len(bom):]
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise OpenClawError(f"{config_file} uses JSON5 (comments, trailing commas); memtui only rewrites plain JSON "
-                            "so nothing else changes — paste the printed block into it instead") from None
-    except RecursionError:
-        raise OpenClawError(f"{config_file} is nested too deeply to rewrite") from None
-    if not isinstance(data, dict):
-        raise OpenClawError(f"{config_file} must hold a JSON object")
-    from .config_file import ConfigFileError, has_include, refuse_lone_surrogates, resolve_includes
 
     try:
         refuse_lone_surrogates(data, config_file)  # it could not be written back as UTF-8
