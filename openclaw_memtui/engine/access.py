@@ -12,7 +12,6 @@ returned the text of files `memory_get` refused.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,16 +66,10 @@ def open_memory_file(path: str, roots: list[str], follow_symlinks: bool) -> int:
     Raises OSError: ELOOP for a link when links are not followed, OutsideRoots when the real path of
     what was opened lies outside `roots`, regular_file.NotRegularFile for a FIFO, device or folder.
     """
-    from .regular_file import NotRegularFile, _kind
+    from .regular_file import open_regular_fd
 
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    if not follow_symlinks:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
+    fd = open_regular_fd(path, follow_symlinks)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(0, f"{_kind(mode)}, not a regular file", str(path))
         if not inside(_opened_path(fd, path), roots):
             raise OutsideRoots(0, "it resolves outside the workspace, its extra paths and the sessions folder",
                                str(path))

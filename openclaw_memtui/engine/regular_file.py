@@ -31,9 +31,10 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: str | Path, follow_symlinks: bool = True) -> BinaryIO:
-    """`path` opened for binary reading; NotRegularFile when it is anything but a regular file, and
-    the usual OSError (ELOOP for a link when `follow_symlinks` is off) when it cannot be opened."""
+def open_regular_fd(path: str | Path, follow_symlinks: bool = True) -> int:
+    """A read-only descriptor of the regular file at `path`, never blocking on a FIFO; NotRegularFile
+    when it is anything else, the usual OSError (ELOOP for a link when `follow_symlinks` is off) when
+    it cannot be opened. The caller owns the descriptor."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -43,10 +44,15 @@ def open_regular(path: str | Path, follow_symlinks: bool = True) -> BinaryIO:
         if not stat.S_ISREG(mode):
             kind = _kind(mode)
             raise NotRegularFile(0, f"{kind}, not a regular file" if kind != "not a regular file" else kind, str(path))
-        return os.fdopen(fd, "rb")
+        return fd
     except BaseException:
         os.close(fd)
         raise
+
+
+def open_regular(path: str | Path, follow_symlinks: bool = True) -> BinaryIO:
+    """`path` opened for binary reading, as open_regular_fd checks it."""
+    return os.fdopen(open_regular_fd(path, follow_symlinks), "rb")
 
 
 def read_regular(path: str | Path, follow_symlinks: bool = True) -> bytes:
