@@ -47,7 +47,8 @@ def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int |
 
 
 def cmd_recalls(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .cli_search import STALE_WARNING, params_from, parse_now, retrieve_kwargs
+    from .cli_search import STALE_WARNING, params_from, parse_now
+    from .core.search import search_request
     from .engine.search.rank import rank
     from .interop.recalls import compare
     from .render import dumps_json, safe
@@ -70,7 +71,7 @@ def cmd_recalls(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     started = time.perf_counter()
     out = []
     for recall in found.recalls:
-        pool = index.retrieve(recall.query, now_ms=now_ms, **retrieve_kwargs(cfg, params))
+        pool = index.pool_for(search_request(cfg, recall.query, params, now_ms=now_ms))
         results = rank(pool, params)
         out.append((recall, results, compare(recall.hits, results)))
     agent = session.agent.id if session.agent is not None else ""

@@ -10,7 +10,8 @@ import time
 from datetime import UTC
 from typing import Any
 
-from .config import get, search_params
+from .config import search_params
+from .core.search import search_request
 from .errors import UserError
 from .session import open_session
 
@@ -51,12 +52,6 @@ def parse_now(value: str | None) -> float | None:
     return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
 
 
-def retrieve_kwargs(cfg: dict[str, Any], params=None) -> dict[str, Any]:
-    return {"pool_size": get(cfg, "query.hybrid.candidatePool"),
-            "keyword_mode": "and-or" if get(cfg, "query.keyword.orFallback") else "and",
-            "time_aware": params is None or params.time_mode != "off"}
-
-
 STALE_WARNING = ("the index is out of date: files changed since its last sync are searched as they were, new ones "
                  "not at all (run `memtui index`)")
 
@@ -81,7 +76,7 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         # status's bounded check (every file up to 10,000, else 15 ms of stat) keeps this cheap.
         stale = bool(index.check_dirty(STATUS_DIRTY_BUDGET_S).dirty)
         no_files = not stale and index.is_empty()
-    pool = index.retrieve(args.query, now_ms=parse_now(args.now), **retrieve_kwargs(cfg, params))
+    pool = index.pool_for(search_request(cfg, args.query, params, now_ms=parse_now(args.now)))
     if stale:
         pool.warnings.append(STALE_WARNING)
     if no_files and not pool.candidates:  # "No matches." alone read as if there were notes to search
@@ -162,7 +157,7 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     with (open(args.out, "w", encoding="utf-8", opener=_private_opener) if args.out
           else contextlib.nullcontext()) as out:
         for q in queries:
-            pool = index.retrieve(q["question"], now_ms=now_ms, **retrieve_kwargs(cfg, params))
+            pool = index.pool_for(search_request(cfg, q["question"], params, now_ms=now_ms))
             hits, m = score_pool(pool, params, q.get("targets"))
             if out:
                 out.write(dumps_json({"qid": q["qid"], "hits": hits}) + "\n")

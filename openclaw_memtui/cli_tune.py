@@ -197,7 +197,7 @@ class _Progress:
 def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .cli_search import params_from, parse_now
     from .cli_wait import lock_wait
-    from .config import get
+    from .core.search import search_request
     from .engine.tuning import NeedMore, retrieve_judged, suggest
     from .render import dumps_json, safe
 
@@ -210,9 +210,7 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if index.is_dirty() or index.is_empty():
         index.sync(**waiting)  # bounded, and said at once, when another process syncs
     current = params_from(args, cfg)
-    judged = retrieve_judged(index, loaded.judgements, pool_size=get(cfg, "query.hybrid.candidatePool"),
-                             keyword_mode="and-or" if get(cfg, "query.keyword.orFallback") else "and",
-                             now_ms=parse_now(args.now))
+    judged = retrieve_judged(index, loaded.judgements, search_request(cfg, "", current, now_ms=parse_now(args.now)))
     assert judged is not None  # no cancel event given
     if judged.stale:
         _warn(f"{judged.stale} judged result(s) are stale (their note changed) and left out; mark them again in the app")

@@ -23,6 +23,7 @@ from typing import Any
 
 from .engine.errors import MemtuiError, describe
 from .engine.scrub import replace_known, scrub
+from .engine.search.request import SearchRequest
 from .engine.served import served_chunk, served_text
 from .errors import UserError
 from .session import Session
@@ -297,8 +298,8 @@ class MemoryTools:
         return self.search(given, sources) if tool == "memory_search" else self.get(given)
 
     def search(self, given: dict[str, Any], sources: tuple[str, ...] | None = None) -> dict[str, Any]:
-        from .cli_search import retrieve_kwargs
         from .config import search_params
+        from .core.search import search_request
         from .engine.models import InvalidParams
         from .engine.search.rank import rank
 
@@ -316,7 +317,7 @@ class MemoryTools:
         except InvalidParams as exc:
             raise BadArguments(f"memory_search: {exc}") from None
         index = self.session.index
-        pool = self._retrieve(given["query"], retrieve_kwargs(cfg, params) | ({"sources": sources} if sources else {}))
+        pool = self._retrieve(search_request(cfg, given["query"], params, sources=sources or None))
         results = answerable(rank(pool, params), given.get("minScore"))
         provider = index.provider
         return {
@@ -349,19 +350,20 @@ class MemoryTools:
             out.append(snippet_of(whole))
         return out
 
-    def _retrieve(self, query: str, kwargs: dict[str, Any]) -> Any:
+    def _retrieve(self, request: SearchRequest) -> Any:
         """A hybrid pool if the provider embeds the query within `embed_wait`, else a keyword-only one."""
         index = self.session.index
+        keyword_only = replace(request, use_vectors=False)
         if self._stuck is not None and not self._stuck.done():
-            pool = index.retrieve(query, use_vectors=False, **kwargs)
+            pool = index.pool_for(keyword_only)
             pool.warnings.append("keyword-only: the embedding provider is still answering an earlier query")
             return pool
-        job = self._hybrid.submit(index.retrieve, query, **kwargs)
+        job = self._hybrid.submit(index.pool_for, request)
         try:
             return job.result(timeout=self.embed_wait)
         except concurrent.futures.TimeoutError:
             self._stuck = job  # its answer is dropped; the next search tries vectors again once it ends
-            pool = index.retrieve(query, use_vectors=False, **kwargs)
+            pool = index.pool_for(keyword_only)
             pool.warnings.append(f"keyword-only: the embedding provider did not answer within {self.embed_wait:g}s")
             return pool
 

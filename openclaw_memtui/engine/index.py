@@ -27,6 +27,7 @@ from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout, check_integri
 if TYPE_CHECKING:
     from .search.browse import BrowseEntry, BrowseFilter
     from .search.rank import Pool, Result
+    from .search.request import SearchRequest
     from .search.retrieval import RetrievalContext
     from .search.vector import VectorSearcher
     from .settings import SearchParams
@@ -534,6 +535,12 @@ class MemoryIndex:
             ctx = replace(ctx, sources=tuple(s for s in ctx.sources if s in sources))
         pool = retrieve(ctx, query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
         return self._without_forgotten(pool)
+
+    def pool_for(self, request: SearchRequest) -> Pool:
+        """The pool of a front end's request: the one way the TUI, CLI, MCP and tuner retrieve."""
+        return self.retrieve(request.query, pool_size=request.pool_size, keyword_mode=request.keyword_mode,
+                             now_ms=request.now_ms, use_vectors=request.use_vectors, time_aware=request.time_words,
+                             sources=request.sources)
 
     def _without_forgotten(self, pool: Pool) -> Pool:
         """The pool without chunks of sessions OpenClaw was told to forget (see engine.forgotten): an

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from .evaluation import score_pool
 from .judgements import Checked, Judgement, Target, check_targets, scoring_targets, stale_count
 from .search.rank import Pool
-from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, TIME_MODES, KeywordMode, SearchParams
+from .search.request import SearchRequest
+from .settings import TIME_MODES, SearchParams
 
 if TYPE_CHECKING:
     from .index import MemoryIndex
@@ -46,7 +47,12 @@ class JudgedPool:
     qid: str
     question: str
     targets: list[dict[str, Any]]
-    pool: Pool
+    pool: Pool  # retrieved with time words read
+    plain: Pool | None = None  # a question with time words, retrieved with them off: what time mode "off" searches
+
+    def pool_for(self, params: SearchParams) -> Pool:
+        """The pool `memtui eval` and search rank under `params`: time mode "off" searches the words."""
+        return self.plain if self.plain is not None and params.time_mode == "off" else self.pool
 
 
 @dataclass(frozen=True)
@@ -98,11 +104,12 @@ class Scorer:
            ) -> dict[str, float]:
         """Question i's metrics under `params`; `keys` is `keys_of(params)` when the caller has it."""
         keys = keys or self.keys_of(params)
-        key = (i, keys[self.pools[i].pool.time_window is not None])
+        jp = self.pools[i]
+        pool = jp.pool_for(params)
+        key = (i, keys[pool.time_window is not None])
         found = self._memo.get(key)
         if found is None:
-            jp = self.pools[i]
-            _, m = score_pool(jp.pool, metric_params(params), jp.targets, DEPTH)
+            _, m = score_pool(pool, metric_params(params), jp.targets, DEPTH)
             found = m or dict.fromkeys(SHOWN, 0.0)
             self.ranked += 1
             self._memo[key] = found
@@ -350,11 +357,12 @@ class JudgedSet:
         return JudgedSet(pools, checked)
 
 
-def retrieve_judged(index: MemoryIndex, judgements: Sequence[Judgement], *, pool_size: int = DEFAULT_CANDIDATE_POOL,
-                    keyword_mode: KeywordMode = DEFAULT_KEYWORD_MODE, now_ms: float | None = None,
+def retrieve_judged(index: MemoryIndex, judgements: Sequence[Judgement], request: SearchRequest | None = None, *,
                     cancel: threading.Event | None = None, progress: Progress | None = None) -> JudgedSet | None:
-    """Check every target against the index, then retrieve each question once (time words on: the
-    time mode is a ranking choice). None when cancelled."""
+    """Check every target against the index, then retrieve each question as `request` (the front
+    end's, its query replaced) says, with time words on (the time mode is a ranking choice) and, for a
+    question that has them, off too (what time mode "off" searches). None when cancelled."""
+    request = request or SearchRequest("")
     checked = check_targets(list(judgements), index.reads().chunk_spans)
     pools = []
     for done, j in enumerate(judgements):
@@ -363,8 +371,9 @@ def retrieve_judged(index: MemoryIndex, judgements: Sequence[Judgement], *, pool
         if progress is not None:
             progress(done, len(judgements))
         targets = scoring_targets(j, checked)
-        pool = index.retrieve(j.question, pool_size=pool_size, keyword_mode=keyword_mode, now_ms=now_ms)
-        pools.append(JudgedPool(j.qid, j.question, targets, pool))
+        pool = index.pool_for(replace(request, query=j.question, time_words=True))
+        plain = index.pool_for(replace(request, query=j.question, time_words=False)) if pool.time_window is not None else None
+        pools.append(JudgedPool(j.qid, j.question, targets, pool, plain))
     return JudgedSet(pools, checked)
 
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -28,9 +28,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList
 
+from ..core.search import search_request
 from ..engine.index import MemoryIndex
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams, rank
+from ..engine.search.request import SearchRequest
 from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import crash_report, describe
 from ..render import dumps_json, safe
@@ -134,7 +136,6 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
         self.init_judging(judgements)  # judging.py: marks, the live metric, suggested settings
         self.init_browsing()  # browsing.py: the memory newest first while the query is empty
         self.pool_size: int = cfg["query"]["hybrid"]["candidatePool"]
-        self.keyword_mode: Literal["and-or", "and"] = "and-or" if cfg["query"]["keyword"]["orFallback"] else "and"
         self.ranked = RankedResults(params=self.params)
         self.search_generation = 0
         self.file_generation = 0
@@ -379,11 +380,14 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
             return
         self._run_search()
 
+    def search_request(self, query: str) -> SearchRequest:
+        """The request `memtui search` and the MCP tool would send for `query` with these settings."""
+        return search_request(self.cfg, query, self.params, now_ms=self.now_ms(),
+                              time_words=query.strip() != self.time_disabled_query)
+
     def _run_search(self) -> None:
-        query = self.query_one("#query", Input).value
-        time_aware = query.strip() != self.time_disabled_query
         self._search_in_flight = True
-        self._search(query, self.search_generation, time_aware)
+        self._search(self.search_request(self.query_one("#query", Input).value), self.search_generation)
 
     def _search_ended(self) -> None:
         self._search_in_flight = False
@@ -392,16 +396,15 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
             self._run_search()
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, query: str, generation: int, time_aware: bool = True) -> None:
-        options: dict[str, Any] = {"pool_size": self.pool_size, "keyword_mode": self.keyword_mode, "time_aware": time_aware}
+    def _search(self, request: SearchRequest, generation: int) -> None:
         try:
             if self.index.vectors_pending():
                 # the vector leg waits for sqlite-vec (seconds at 1M chunks) until the matrix is in memory:
                 # keyword results first (tens of ms), the hybrid ranking replaces them when it is ready
-                quick = self.index.retrieve(query, now_ms=self.now_ms(), use_vectors=False, **options)
+                quick = self.index.pool_for(replace(request, use_vectors=False))
                 quick.warnings.append(VECTORS_FOLLOW)
                 self.post_message(SearchDone(generation, quick, partial=True))
-            pool = self.index.retrieve(query, now_ms=self.now_ms(), **options)
+            pool = self.index.pool_for(request)
         except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
             self.post_message(SearchFailed(generation, describe(exc)))
             return
@@ -524,8 +527,11 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
 
     # -- tuning ----------------------------------------------------------------------------------
     def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
+        words_were_read = self.params.time_mode != "off"
         self.params = message.params
         self.rerank()
+        if (self.params.time_mode != "off") != words_were_read and self.query_one("#query", Input).value.strip():
+            self.start_search()  # time words on or off is another search ("last week" as words or as a window)
         self.rescore()  # the judged metric, also with no query on screen
 
     def on_tuning_panel_save_requested(self, message: TuningPanel.SaveRequested) -> None:

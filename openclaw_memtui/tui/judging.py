@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..engine.index import MemoryIndex
     from ..engine.search.rank import Result
+    from ..engine.search.request import SearchRequest
     from ..interop.agents import Agent
     from .settings_actions import Outcome
 
@@ -45,12 +46,12 @@ if TYPE_CHECKING:
         params: SearchParams
         default_params: SearchParams
         pool_size: int
-        keyword_mode: Literal["and-or", "and"]
         config_path: Path | None
         agent: Agent | None
         ranked: RankedResults
 
         def now_ms(self) -> float: ...
+        def search_request(self, query: str) -> SearchRequest: ...
         def selected(self) -> Result | None: ...
         def _time_ignored(self) -> bool: ...
         def _tell(self, outcome: Outcome) -> None: ...
@@ -108,8 +109,8 @@ class JudgingMixin(_App):
             self.post_message(WorkProgressed("judged", generation, done, total))
 
         try:
-            judged = retrieve_judged(self.index, loaded.judgements, pool_size=self.pool_size, keyword_mode=self.keyword_mode,
-                                     now_ms=self.now_ms(), progress=progress, cancel=cancel)
+            judged = retrieve_judged(self.index, loaded.judgements, self.search_request(""), progress=progress,
+                                     cancel=cancel)
         except Exception as exc:  # a locked index: said once; the next sync tries again
             self.post_message(JudgedLoaded(generation, snapshot, loaded, None, describe(exc)))
             return

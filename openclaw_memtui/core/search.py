@@ -1,0 +1,20 @@
+"""The search request, built from the config in this one place for every front end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.search.request import SearchRequest
+from ..engine.settings import SearchParams
+
+
+def search_request(cfg: dict[str, Any], query: str, params: SearchParams, *, now_ms: float | None = None,
+                   time_words: bool = True, use_vectors: bool = True,
+                   sources: tuple[str, ...] | None = None) -> SearchRequest:
+    """The request for `query` under the config and ranking parameters. Time words are read only when
+    the time mode is not "off" (with it off, "last week" is searched as words, by every front end);
+    `time_words=False` ignores them for this query too (the TUI's clear-time-window key)."""
+    q = cfg["query"]
+    return SearchRequest(query=query, now_ms=now_ms, pool_size=q["hybrid"]["candidatePool"],
+                         keyword_mode="and-or" if q["keyword"]["orFallback"] else "and",
+                         time_words=time_words and params.time_mode != "off", use_vectors=use_vectors, sources=sources)
