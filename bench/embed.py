@@ -62,7 +62,7 @@ def main() -> int:
     print(f"\nload (import + first query): {load_s:.2f} s · query embedding p50 {out['query_ms_p50']:.1f} ms · "
           f"peak RSS {out['peak_rss_mb']:.0f} MB (interpreter alone {base_rss:.0f} MB)")
     if args.locomo:
-        from openclaw_memtui.config import index_settings, validate
+        from openclaw_memtui.core.config import index_settings, validate
         from openclaw_memtui.engine.index import MemoryIndex
 
         total_s, chunks = 0.0, 0

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 
-from openclaw_memtui.config import index_settings, validate  # noqa: E402
+from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.evaluation import METRICS, load_queries, score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import SearchParams  # noqa: E402

@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 
-from openclaw_memtui.config import index_settings, validate  # noqa: E402
+from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.evaluation import load_queries, score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.models import SyncProgress  # noqa: E402

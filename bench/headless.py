@@ -84,7 +84,7 @@ def status_process(python: str, db: str, ws: str, runs: int, *extra: str) -> dic
 def resync(db: str, ws: str, runs: int) -> dict[str, Any]:
     """Median and min of wall and own CPU of a no-op re-sync, in this process, after one warm-up sync;
     then of a one-file change (three times a line appended to the same note)."""
-    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.core.config import index_settings, validate
     from openclaw_memtui.engine.index import MemoryIndex
 
     index = MemoryIndex(index_settings(validate({}), Path(ws), Path(db)), provider_name="none")

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale  # noqa: E402  (puts this checkout first on sys.path)
 from _common import memory_mb, table, write_json  # noqa: E402
 
-from openclaw_memtui.config import index_settings, validate  # noqa: E402
+from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.reads import IndexReader  # noqa: E402
 from openclaw_memtui.engine.search import vector as vector_mod  # noqa: E402

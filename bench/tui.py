@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 from sync import WORDS, generate  # noqa: E402
 
-from openclaw_memtui.config import index_settings, validate  # noqa: E402
+from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import SearchParams, rank  # noqa: E402
 from openclaw_memtui.paths import demo_workspace  # noqa: E402

@@ -1,3 +1,3 @@
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 
 raise SystemExit(main())

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from openclaw_memtui.config import index_settings, validate
+from openclaw_memtui.core.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.engine.textutil import sha256_hex

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.config import index_settings, validate
+from openclaw_memtui.core.config import index_settings, validate
 
 from .helpers import transcript, write
 from .lanes import pytest_collection_modifyitems  # noqa: F401  (the hook that marks each test unit, app or e2e)

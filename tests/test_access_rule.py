@@ -9,7 +9,7 @@ from .helpers import write
 
 
 def test_followed_links_outside_every_root_are_never_indexed_nor_read(tmp_path, workspace, capsys):
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     outside = tmp_path / "outside"
     write(outside / "secret.md", "kestrel outside text\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 
 
 def test_an_empty_search_is_a_usage_error(tmp_path, workspace, capsys):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from openclaw_memtui.config import ConfigError, load_config, validate
+from openclaw_memtui.core.config import ConfigError, load_config, validate
 
 from .helpers import env_for_subprocess, write
 
@@ -79,7 +79,7 @@ def test_errors_are_one_line_without_traceback(tmp_path):
 
 def test_engine_never_imports_textual():
     code = (
-        "import sys, openclaw_memtui.engine.index, openclaw_memtui.engine.search.engine, openclaw_memtui.cli_search;"
+        "import sys, openclaw_memtui.engine.index, openclaw_memtui.engine.search.engine, openclaw_memtui.cli.search;"
         "print('textual' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_for_subprocess())
@@ -87,8 +87,8 @@ def test_engine_never_imports_textual():
 
 
 def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
+    from openclaw_memtui.core.settings_io import save_to_config
     from openclaw_memtui.engine.search.rank import SearchParams
-    from openclaw_memtui.settings_io import save_to_config
 
     cfg = write(tmp_path / "config.toml", 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n')
     backup = save_to_config(SearchParams(vector_weight=0.4, text_weight=0.6, mmr=True, max_results=9, time_mode="filter",
@@ -98,7 +98,7 @@ def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
     assert loaded["query"]["maxResults"] == 9 and loaded["query"]["hybrid"]["mmr"]["enabled"] is True
     assert loaded["query"]["hybrid"]["vectorWeight"] == 0.4
     assert loaded["query"]["time"]["mode"] == "filter"  # the tuning panel's time mode is saved too
-    from openclaw_memtui.config import search_params
+    from openclaw_memtui.core.config import search_params
 
     assert search_params(loaded).mmr is True and search_params(loaded).max_results == 9  # round trip
     assert search_params(loaded).overlap_penalty == 0.25
@@ -106,7 +106,7 @@ def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
 
 
 def test_argparse_errors_are_one_line_with_a_hint(capsys):
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     for argv, hint in ((["search"], "memtui search --help"), (["--bogus"], "memtui --help")):
         with pytest.raises(SystemExit) as exit_info:
@@ -117,7 +117,7 @@ def test_argparse_errors_are_one_line_with_a_hint(capsys):
 
 
 def test_a_command_builds_only_its_own_parser_and_parses_as_the_full_one():
-    from openclaw_memtui.cli import COMMANDS, build_parser
+    from openclaw_memtui.cli.main import COMMANDS, build_parser
 
     def commands(parser):
         return set(parser._subparsers._group_actions[0].choices)
@@ -137,7 +137,7 @@ def test_a_mistyped_command_is_named_not_taken_for_a_workspace(tmp_path, monkeyp
     """`memtui serch foo` used to say "unrecognized arguments: foo", and `memtui statsu` "workspace
     statsu is not a directory": the first word is read as the workspace. A near miss of a command
     that is no folder now says which command was meant; a real folder of that name still opens."""
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     monkeypatch.chdir(tmp_path)
     for argv, meant in ((["serch", "auth"], "memtui search"), (["statsu"], "memtui status"), (["Index"], "memtui index")):
@@ -147,14 +147,14 @@ def test_a_mistyped_command_is_named_not_taken_for_a_workspace(tmp_path, monkeyp
     assert main(["nosuchthing"]) == 2  # no command is near: still the workspace's message
     assert "workspace nosuchthing is not a directory" in capsys.readouterr().err
     (tmp_path / "serch").mkdir()  # a workspace folder named like a typo is a workspace
-    from openclaw_memtui.cli import _mistyped_command
+    from openclaw_memtui.cli.main import _mistyped_command
 
     assert _mistyped_command("serch") is None and _mistyped_command("--serch") is None
 
 
 def test_help_names_where_a_default_comes_from_not_a_value_the_config_may_change(capsys):
     """`--provider … (default from config: auto)` read as the config's value even with provider = "none"."""
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     for command in ("search", "eval", "tune", "index"):
         with pytest.raises(SystemExit):
@@ -170,7 +170,7 @@ def test_search_of_an_empty_workspace_says_there_are_no_notes_not_to_run_a_sync(
     """It said "keyword-only: no chunk has a vector yet (run a sync)" and "No matches.": a sync changes nothing."""
     import json
 
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -192,7 +192,7 @@ def test_search_of_an_empty_workspace_says_there_are_no_notes_not_to_run_a_sync(
 def test_options_before_the_command_say_they_go_after_it(tmp_path, capsys, monkeypatch):
     """`memtui --db x status` said "workspace status is not a directory"; `memtui --demo search tea` said
     "unrecognized arguments: tea". Neither told a newcomer that options go after the command."""
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     monkeypatch.chdir(tmp_path)
     cases = {("--db", "x.sqlite", "status"): "memtui status --db x.sqlite",
@@ -208,6 +208,6 @@ def test_options_before_the_command_say_they_go_after_it(tmp_path, capsys, monke
     assert main(["--agent", "status", "--demo"]) == 2
     assert "options go after" not in capsys.readouterr().err
     (tmp_path / "index").mkdir()
-    from openclaw_memtui.cli import _command_after_options
+    from openclaw_memtui.cli.main import _command_after_options
 
     assert _command_after_options(["--demo", "index"]) is None

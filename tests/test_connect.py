@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main as memtui_main
+from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.interop.connect import PLUGIN_ID, installed_plugin_version, plugin_dir
 
 from .connect_helpers import make_state

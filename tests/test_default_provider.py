@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.store.schema import META_KEY
 from openclaw_memtui.interop.agents import memtui_overrides
 

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine import index as index_module
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.sources import ListingBudget, list_sources

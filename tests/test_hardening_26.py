@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.judgements import JudgementStore, judgements_path, set_verdict
 
 from .helpers import write

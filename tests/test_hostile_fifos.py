@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 
 from .helpers import write
 

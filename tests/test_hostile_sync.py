@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import EXIT_BROKEN_PIPE, main
+from openclaw_memtui.cli.main import EXIT_BROKEN_PIPE, main
 
 from .helpers import transcript, write
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 
 
 def tree(folder: Path) -> dict[str, tuple[bytes, int, int] | str]:

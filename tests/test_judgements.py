@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.judgements import (
     Judgement,
@@ -302,7 +302,7 @@ def test_cli_eval_without_judgements_says_what_to_do(tmp_path, workspace, capsys
 
 def with_vectors(monkeypatch):
     """`memtui tune` in process with the seeded provider: hybrid pools, as with a real provider."""
-    from openclaw_memtui import cli_tune
+    from openclaw_memtui.cli import tune as cli_tune
 
     from .app_helpers import SeededProvider, use_provider
 
@@ -333,7 +333,7 @@ def test_cli_tune_reports_and_saves_only_when_asked(tmp_path, capsys, monkeypatc
     assert saved["better"] and saved["saved"] == str(config)
     assert f"saved the suggested settings to {config}: they apply to every workspace that uses this config" in err
     assert config.read_text().startswith("# mine") and config.read_text().endswith("\n")
-    from openclaw_memtui.config import load_config, search_params
+    from openclaw_memtui.core.config import load_config, search_params
 
     cfg, _ = load_config(config, explicit=True)
     assert search_params(cfg).min_score == saved["suggested"]["params"]["min_score"]

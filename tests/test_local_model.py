@@ -25,7 +25,7 @@ def test_paraphrase_is_nearer_than_unrelated_in_english_and_chinese():
 def test_recorded_demo_vectors_cover_the_demo_and_are_the_models(tmp_path):
     """App tests replay tests/fixtures/demo-local-vectors.npz (app_helpers); if this fails, run
     scripts/record_demo_vectors.py."""
-    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.core.config import index_settings, validate
     from openclaw_memtui.engine.index import MemoryIndex
     from openclaw_memtui.engine.textutil import sha256_hex
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from openclaw_memtui.config import index_settings, validate
+from openclaw_memtui.core.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import matrix_file, vector
 from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix
@@ -447,7 +447,7 @@ def test_the_index_command_saves_the_file_of_a_large_index_once(tmp_path, monkey
     saves the matrix file and says so; the next, with nothing to do, leaves it as it is."""
     import json
 
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     from .fake_api import FakeAPI
 
@@ -503,7 +503,7 @@ def test_a_save_that_fails_is_said_in_one_line_and_leaves_no_temp(large_index_co
     why (text and --json), and no half-written temp file is left beside the index."""
     import json
 
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     argv, db = large_index_command
 
@@ -526,7 +526,7 @@ def test_a_folder_at_the_files_path_is_said_before_any_matrix_is_built(large_ind
     matrix that cannot be saved (~20 s at 1M chunks at every `memtui index`)."""
     import json
 
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     argv, db = large_index_command
     matrix_path(db).mkdir()
@@ -544,7 +544,7 @@ def test_a_folder_at_the_files_path_is_said_before_any_matrix_is_built(large_ind
 
 
 def test_ctrl_c_while_saving_says_the_index_is_complete(large_index_command, monkeypatch, capsys):
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     argv, db = large_index_command
 

@@ -14,9 +14,9 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from openclaw_memtui.cli import main as memtui_main
+from openclaw_memtui.cli.main import main as memtui_main
+from openclaw_memtui.core.settings_io import save_to_config
 from openclaw_memtui.engine.search.rank import SearchParams
-from openclaw_memtui.settings_io import save_to_config
 
 from . import test_openclaw_2026 as oc2026
 from .fake_api import FakeAPI
@@ -194,7 +194,7 @@ async def test_bad_arguments_are_tool_errors_that_say_what_to_pass(tmp_path, wor
 
 
 def test_a_range_message_names_only_the_bounds_there_are_and_a_huge_number_briefly():
-    from openclaw_memtui.mcp_tools import BadArguments, check_arguments
+    from openclaw_memtui.core.tools import BadArguments, check_arguments
 
     def refusal(tool: str, **arguments) -> str:
         with pytest.raises(BadArguments) as caught:
@@ -309,7 +309,7 @@ async def test_an_openclaw_2026_agents_live_transcripts_are_served_masked(copied
 def test_nothing_but_protocol_reaches_stdout(tmp_path):
     """The stdio guard: after it, print, a C-level write to fd 1 and a child process all land on stderr."""
     probe = ("import os, subprocess, sys\n"
-             "from openclaw_memtui.mcp_server import claim_stdio\n"
+             "from openclaw_memtui.mcp.server import claim_stdio\n"
              "wire_in, wire_out = claim_stdio()\n"
              "print('stray print')\n"
              "os.write(1, b'stray fd write\\n')\n"
@@ -400,7 +400,7 @@ def test_a_request_nested_too_deeply_for_pythons_parser_is_answered_and_the_serv
 
 
 def test_the_id_of_a_deeply_nested_line_is_read_from_its_top_level_only():
-    from openclaw_memtui.mcp_server import _request_id
+    from openclaw_memtui.mcp.server import _request_id
 
     deep = "[" * 50_000 + "]" * 50_000
     assert _request_id('{"jsonrpc":"2.0","params":{"id":5,"x":' + deep + '},"method":"m","id":"a\\"b"}') == 'a"b'
@@ -477,11 +477,11 @@ async def test_a_tool_that_fails_logs_its_traceback_without_the_key_it_quotes(tm
     """The server logged an unexpected tool failure with log.exception: the traceback went to stderr raw."""
     key = "sk-live-do-not-print-0123456789"
     probe = ("import sys\n"
-             "from openclaw_memtui.mcp_tools import MemoryTools\n"
+             "from openclaw_memtui.core.tools import MemoryTools\n"
              "def call(self, tool, arguments):\n"
              f"    raise RuntimeError('upstream refused https://api.example/v1?key={key} \\x1b]0;pwned\\x07')\n"
              "MemoryTools.call = call\n"
-             "from openclaw_memtui.cli import main\n"
+             "from openclaw_memtui.cli.main import main\n"
              "sys.exit(main(['mcp', *sys.argv[1:]]))\n")
     params = StdioServerParameters(command=sys.executable, args=["-c", probe, *keyword_args(tmp_path, workspace)],
                                    env=env_for_subprocess(), cwd=str(REPO))

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from openclaw_memtui.cli import build_parser, main
-from openclaw_memtui.config import load_config, search_params
+from openclaw_memtui.cli.main import build_parser, main
+from openclaw_memtui.core.config import load_config, search_params
 from openclaw_memtui.core.search import search_request
 from openclaw_memtui.engine.judgements import Judgement, Target
 from openclaw_memtui.engine.tuning import Scorer, retrieve_judged
@@ -47,8 +47,8 @@ async def test_one_query_gets_the_same_results_through_tui_cli_mcp_eval_and_tune
     assert eval_hits == cli_hits
 
     # the MCP tool, in process, over a session opened as `memtui mcp` opens it
-    from openclaw_memtui.mcp_tools import MemoryTools
-    from openclaw_memtui.session import open_session
+    from openclaw_memtui.core.session import open_session
+    from openclaw_memtui.core.tools import MemoryTools
 
     args = build_parser().parse_args(["mcp", *common])
     cfg, _ = load_config(config, explicit=True)

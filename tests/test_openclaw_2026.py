@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main as memtui_main
+from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.store import detect_backend
 
 # OpenClaw's triggers call octet_length() (SQLite 3.43+): write to its database with the same modern
@@ -479,9 +479,9 @@ def test_live_openclaw_agrees(capsys, monkeypatch):
 # -- the app ----------------------------------------------------------------------------------------------
 
 async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
-    from openclaw_memtui.cli import build_parser, load_cfg
+    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.core.session import open_session
     from openclaw_memtui.paths import config_dir
-    from openclaw_memtui.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import status_screen_text, wait_for
@@ -522,7 +522,7 @@ def test_status_names_the_layout_and_version(oc, capsys, tmp_path):
 
 
 def test_whole_file_view_reads_a_live_transcript_from_the_database(oc):
-    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.core.config import index_settings, validate
     from openclaw_memtui.engine.sync import read_indexed_file
     from openclaw_memtui.interop.agents import agent_index_settings, find_agent
 
@@ -697,7 +697,7 @@ def test_extra_path_patterns_limit_the_files_as_openclaw_does(oc, capsys, tmp_pa
 
 
 def test_help_lists_every_command_and_version_is_known(capsys):
-    from openclaw_memtui.cli import COMMANDS
+    from openclaw_memtui.cli.main import COMMANDS
 
     with pytest.raises(SystemExit) as done:
         memtui_main(["--help"])

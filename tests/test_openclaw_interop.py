@@ -230,8 +230,8 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
 
 
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
-    from openclaw_memtui.cli import build_parser, load_cfg
-    from openclaw_memtui.session import open_session
+    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.core.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import status_screen_text, wait_for
@@ -254,9 +254,9 @@ async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
 async def test_sync_screen_says_an_openclaw_index_it_could_not_read_and_shows_its_own(openclaw_home, tmp_path, monkeypatch):
     """OpenClaw's file removed between the check and the read (OpenClaw rebuilding it) raised
     FileNotFoundError in the status worker: the screen stayed on "reading the index…" for good."""
-    from openclaw_memtui.cli import build_parser, load_cfg
+    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.core.session import open_session
     from openclaw_memtui.engine import openclaw_db
-    from openclaw_memtui.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import status_screen_text, wait_for
@@ -278,7 +278,7 @@ async def test_sync_screen_says_an_openclaw_index_it_could_not_read_and_shows_it
 
 
 def test_legacy_export_names_every_setting_openclaw_will_not_honour(tmp_path, capsys, monkeypatch):
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     monkeypatch.setenv("MEMTUI_CONFIG_DIR", str(tmp_path / "cfg"))
     legacy = write(tmp_path / "openclaw.json", json.dumps({"agents": {"defaults": {"memorySearch": {}}}}, indent=2))
@@ -303,7 +303,7 @@ def test_legacy_export_names_every_setting_openclaw_will_not_honour(tmp_path, ca
 def test_export_to_a_mistyped_openclaw_config_is_one_error_not_a_legacy_block(tmp_path, capsys, monkeypatch):
     """`export-settings --openclaw-config /wrong/path.json` printed the legacy layout's block with no
     word about the path (with --write it said "cannot read"): for a 2026.9 install, the wrong shape."""
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     monkeypatch.setenv("MEMTUI_CONFIG_DIR", str(tmp_path / "cfg"))
     for target in (tmp_path / "missing.json", tmp_path):

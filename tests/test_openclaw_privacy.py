@@ -174,7 +174,7 @@ def test_the_app_header_says_openclaw_memory_search_is_off(oc, tmp_path):
     index = main_index(tmp_path / "t.sqlite")
 
     async def header() -> str:
-        from openclaw_memtui.config import validate
+        from openclaw_memtui.core.config import validate
 
         app = MemtuiApp(index, validate({}), origin="agent main", agent=find_agent("main"), watch=False)
         async with app.run_test(size=(160, 40)):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 from openclaw_memtui.render import dumps_json, safe
 
 from .helpers import write

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.models import InvalidParams
 from openclaw_memtui.engine.search.rank import SearchParams
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from openclaw_memtui.config import ConfigError, validate
+from openclaw_memtui.core.config import ConfigError, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.interop.agents import effective_memory_search_2026, memtui_overrides
 
@@ -249,7 +249,7 @@ async def test_the_app_says_to_sync_when_a_search_switched_to_the_fallback(tmp_p
 
 def test_an_index_with_no_chunks_does_not_advise_a_sync(tmp_path):
     """Nothing to embed: "no chunk has a vector yet (run a sync)" sent users to a sync that changes nothing."""
-    from openclaw_memtui.config import index_settings, validate
+    from openclaw_memtui.core.config import index_settings, validate
     from openclaw_memtui.engine.index import MemoryIndex
 
     empty = tmp_path / "empty"

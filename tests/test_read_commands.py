@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 
 from .helpers import env_for_subprocess, write
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main as memtui_main
+from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.store import detect_backend
 from openclaw_memtui.interop.recalls import workspace_keys
 
@@ -238,8 +238,8 @@ def test_without_an_agent_one_line_says_what_to_do(tmp_path, capsys, monkeypatch
 # -- the app -------------------------------------------------------------------------------------------------
 
 async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and_judged(oc, tmp_path):
-    from openclaw_memtui.cli import build_parser, load_cfg
-    from openclaw_memtui.session import open_session
+    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.core.session import open_session
     from openclaw_memtui.tui.screens.agent_searches import AgentSearchesScreen
 
     from .app_helpers import RecordingApp, wait_for
@@ -280,9 +280,9 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
 
 
 async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_says_what_it_approximates(oc, tmp_path):
-    from openclaw_memtui.cli import build_parser, load_cfg
+    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.core.session import open_session
     from openclaw_memtui.engine.textutil import sha256_hex
-    from openclaw_memtui.session import open_session
 
     from .app_helpers import RecordingApp, wait_for
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
+from openclaw_memtui.core.settings_io import RewriteError, rewrite_file, save_to_config
 from openclaw_memtui.engine.search.rank import SearchParams
-from openclaw_memtui.settings_io import RewriteError, rewrite_file, save_to_config
 
 from .helpers import env_for_subprocess, write
 
@@ -39,7 +39,7 @@ def export(capsys, cfg: Path, *extra: str) -> tuple[int, str]:
 @pytest.fixture
 def same_second(monkeypatch):
     """Every backup stamp falls in the same second, as two quick runs do."""
-    from openclaw_memtui import settings_io
+    from openclaw_memtui.core import settings_io
 
     monkeypatch.setattr(settings_io.time, "strftime", lambda fmt, *a: "20261130-120000")
 
@@ -98,7 +98,7 @@ def test_save_keeps_comments_and_layout_of_config_toml(tmp_path):
                     "# inline stays inline", "# dark"):
         assert comment in out
     assert "mmr = {enabled = true, lambda = 0.5}" in out.replace("{ ", "{").replace(" }", "}")
-    from openclaw_memtui.config import load_config, search_params
+    from openclaw_memtui.core.config import load_config, search_params
 
     loaded, _ = load_config(cfg)
     p = search_params(loaded)
@@ -133,7 +133,7 @@ RLIMIT_SCRIPT = """
 import resource, signal, sys
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # writes past the limit fail with EFBIG instead
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 sys.exit(main(["export-settings", "--write", "--openclaw-config", sys.argv[2], "--mmr"]))
 """
 

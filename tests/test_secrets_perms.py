@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.scrub import scrub
 
 from .helpers import write
@@ -391,7 +391,7 @@ def test_the_tui_ends_a_crash_with_one_line_on_stderr_and_exit_1(tmp_path):
              f"    raise RuntimeError('the index said no ' * 5 + '?key={KEY}')\n"
              "MemtuiApp.on_mount = on_mount\n"
              "MemtuiApp.run = lambda self, **kw: App.run(self, headless=True, **kw)  # no terminal here\n"
-             "from openclaw_memtui.cli import main\n"
+             "from openclaw_memtui.cli.main import main\n"
              "sys.exit(main(sys.argv[1:]))\n")
     out = subprocess.run([sys.executable, "-c", probe, "--demo", "--db", str(tmp_path / "i.sqlite"), "--provider", "none"],
                          capture_output=True, text=True, env=env_for_subprocess() | {"MEMTUI_DEBUG": ""}, timeout=60)

@@ -12,7 +12,7 @@ from .helpers import env_for_subprocess
 
 PROBE = """
 import sys
-from openclaw_memtui.cli import main
+from openclaw_memtui.cli.main import main
 code = main(sys.argv[2:] + ["--db", sys.argv[1]])
 loaded = {name: name in sys.modules for name in ("numpy", "openclaw_memtui.engine.redact", "textual", "mcp")}
 print("\\n" + __import__("json").dumps({"code": code, "loaded": loaded}))
@@ -31,7 +31,7 @@ def probe(db, argv: list[str]) -> dict:
 
 def test_status_with_the_local_model_loads_neither_numpy_nor_the_model(tmp_path):
     # `status` names the provider and model; it must not pay ~90 ms of numpy imports (README "Scale": status --json)
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     assert main(["index", "--demo", "--provider", "none", "--db", str(tmp_path / "i.sqlite")]) == 0
     report = probe(tmp_path / "i.sqlite", ["status", "--demo", "--provider", "local", "--json"])
@@ -39,7 +39,7 @@ def test_status_with_the_local_model_loads_neither_numpy_nor_the_model(tmp_path)
 
 
 def test_keyword_only_search_loads_no_numpy_redactor_textual_or_mcp(tmp_path):
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     # the index exists (a first search would build it, which reads transcripts and so redacts)
     assert main(["index", "--demo", "--provider", "none", "--db", str(tmp_path / "i.sqlite")]) == 0

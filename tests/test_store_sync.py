@@ -177,7 +177,7 @@ def _rebuild_paused_midway(ws, db) -> subprocess.Popen:
         import time
         from dataclasses import replace
         from pathlib import Path
-        from openclaw_memtui.config import index_settings, validate
+        from openclaw_memtui.core.config import index_settings, validate
         from openclaw_memtui.engine.index import MemoryIndex
         settings = replace(index_settings(validate({{}}), Path({str(ws)!r}), Path({str(db)!r})), chunk_tokens=100)
         index = MemoryIndex(settings, provider_name="none")

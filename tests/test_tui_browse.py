@@ -112,8 +112,8 @@ async def test_a_memory_folder_points_at_its_workspace_and_loose_notes_at_extra_
         pane = app.query_one(DetailPane)
         assert await wait_for(pilot, lambda: f"open the workspace instead: memtui {ws}" in pane.placeholder), pane.placeholder
 
-    from openclaw_memtui.config import index_settings, validate
-    from openclaw_memtui.session import workspace_hint
+    from openclaw_memtui.core.config import index_settings, validate
+    from openclaw_memtui.core.session import workspace_hint
 
     notes = tmp_path / "notes"
     write(notes / "ideas.md", "# Ideas\n")

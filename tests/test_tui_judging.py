@@ -261,7 +261,7 @@ async def test_the_focused_slider_is_drawn_apart_and_left_moves_it(tmp_path):
 async def test_judgements_imported_while_the_app_is_open_are_counted_and_kept_by_the_next_mark(tmp_path):
     """`memtui judgements import` while the app ran: the app kept its old list, so the panel never counted
     the imported questions and the next mark saved that list over them (24 questions gone)."""
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     ws = copy_demo(tmp_path)
     app = make_app(ws, tmp_path)
@@ -291,7 +291,7 @@ async def test_judgements_imported_while_the_app_is_open_are_counted_and_kept_by
 
 async def test_a_mark_right_after_an_import_keeps_the_imported_questions(tmp_path):
     """The same without opening the panel first: the mark itself reads the file again before saving."""
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     ws = copy_demo(tmp_path)
     app = make_app(ws, tmp_path)

@@ -247,11 +247,11 @@ async def test_a_save_browsing_an_agent_says_which_saved_values_its_openclaw_set
     saved maxResults 8 came back as 4 at the next launch while the toast only said "Saved"."""
     import argparse
 
-    from openclaw_memtui.cli import main
-    from openclaw_memtui.config import load_config, search_params
+    from openclaw_memtui.cli.main import main
+    from openclaw_memtui.core.config import load_config, search_params
+    from openclaw_memtui.core.session import apply_agent
     from openclaw_memtui.engine.search.rank import SearchParams
     from openclaw_memtui.interop.agents import find_agent
-    from openclaw_memtui.session import apply_agent
 
     ws = copy_demo(tmp_path)
     openclaw_with_agent(tmp_path, ws)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memtui.config import validate
+from openclaw_memtui.core.config import validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import vector
 from openclaw_memtui.engine.search.matrix_file import matrix_path

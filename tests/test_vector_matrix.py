@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from openclaw_memtui.config import index_settings, validate
+from openclaw_memtui.core.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search import vector
 from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix

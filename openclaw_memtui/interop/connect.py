@@ -323,7 +323,7 @@ def _last_json(out: str) -> dict[str, Any] | None:
 def write_config(config_file: Path, old_text: str, edit: Edit, openclaw: str | None) -> tuple[Path | None, list[str]]:
     """Validate the edited config, then write it (mode, owner and symlinks kept, a backup beside it);
     returns the backup (None when nothing changed) and OpenClaw's warnings."""
-    from ..settings_io import RewriteError, rewrite_file
+    from ..core.settings_io import RewriteError, rewrite_file
 
     if not edit.changes:
         return None, []

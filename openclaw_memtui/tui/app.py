@@ -58,11 +58,11 @@ from .widgets.result_list import ResultList
 from .widgets.tuning import PRESET_LABELS, PRESETS, TuningPanel
 
 if TYPE_CHECKING:
+    from ..core.session import Session
     from ..engine.embeddings.choice import FallbackRecord
     from ..engine.judgements import JudgementStore
     from ..engine.watch import MemoryWatcher
     from ..interop.agents import Agent
-    from ..session import Session
 
 SEARCH_DEBOUNCE_S = 0.25
 VECTORS_FOLLOW = "vectors follow (matrix loading)"

@@ -51,7 +51,7 @@ def editable_path(settings: IndexSettings, path: str, source: str) -> Path | Non
 
 def empty_workspace_text(settings: IndexSettings) -> str:
     """What an index with no files looks for, and where."""
-    from ..session import memory_wanted, workspace_hint
+    from ..core.session import memory_wanted, workspace_hint
 
     hint = workspace_hint(settings)
     return (f"No memory files in {settings.workspace}." + (f"\n\n{hint}" if hint else "")  # the likely fix first

@@ -9,9 +9,9 @@ from typing import Any
 
 
 def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..cli_search import parse_now
-    from ..config import search_params
-    from ..session import open_session
+    from ..cli.search import parse_now
+    from ..core.config import search_params
+    from ..core.session import open_session
     from .app import MemtuiApp
 
     now_ms = parse_now(getattr(args, "now", None))

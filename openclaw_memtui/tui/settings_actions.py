@@ -38,9 +38,9 @@ class Outcome:
 def save_settings(params: SearchParams, config_path: Path | None, agent: Agent | None = None) -> Outcome:
     """Write the search settings into memtui's config file (comments kept, a backup made); browsing an
     OpenClaw agent, a warning names the saved values its own settings replace at the next launch."""
+    from ..core.session import agent_overrides_note
+    from ..core.settings_io import save_to_config
     from ..paths import default_config_path
-    from ..session import agent_overrides_note
-    from ..settings_io import save_to_config
 
     path = config_path or default_config_path()
     try:
@@ -57,8 +57,8 @@ def save_settings(params: SearchParams, config_path: Path | None, agent: Agent |
 
 def save_theme(theme: str, config_path: Path | None) -> Outcome:
     """Keep the theme picked in the palette: `tui.theme` in memtui's config file."""
+    from ..core.settings_io import save_theme_to_config
     from ..paths import default_config_path
-    from ..settings_io import save_theme_to_config
 
     path = config_path or default_config_path()
     try:

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .cli_wait import add_wait_flag, gave_up, lock_wait
-from .engine.settings import DEFAULT_SEARCH_PARAMS, FUSIONS, PROVIDERS, TIME_MODES
-from .errors import UserError  # re-exported: callers and tests import it from here
+from ..engine.settings import DEFAULT_SEARCH_PARAMS, FUSIONS, PROVIDERS, TIME_MODES
+from ..errors import UserError  # re-exported: callers and tests import it from here
+from .wait import add_wait_flag, gave_up, lock_wait
 
 PROVIDER_CHOICES = list(PROVIDERS)
 
@@ -28,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
     value, which leaves bidi overrides raw, is neutralised."""
 
     def error(self, message: str) -> NoReturn:
-        from .render import safe
+        from ..render import safe
 
         self.exit(2, f"{self.prog}: error: {safe(message, one_line=True)} (see: {self.prog} --help)\n")
 
@@ -293,7 +293,7 @@ _SUBPARSERS: dict[str, Callable[[Any], None]] = {
 # -- resolution ----------------------------------------------------------------------------------
 
 def load_cfg(args: argparse.Namespace) -> dict[str, Any]:
-    from .config import load_config
+    from ..core.config import load_config
 
     cfg, _ = load_config(Path(args.config) if args.config else None, explicit=bool(args.config))
     return cfg
@@ -309,7 +309,7 @@ class _ProgressLine:
         self.last = ""
 
     def __call__(self, p) -> None:
-        from .render import safe
+        from ..render import safe
 
         if not self.enabled:
             return
@@ -329,8 +329,8 @@ class _ProgressLine:
 
 
 def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .render import dumps_json, safe
-    from .session import open_session
+    from ..core.session import open_session
+    from ..render import dumps_json, safe
 
     waiting = lock_wait(args)
     index = open_session(args, cfg, repair=True).index  # closed by main() when the command ends
@@ -402,10 +402,10 @@ def _save_vector_file(index: Any, report: Any, wanted: bool, on_terminal: bool) 
 def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.openclaw_index is not None:
         return cmd_openclaw_index(args, cfg)
-    from .engine.index import STATUS_DIRTY_BUDGET_S
-    from .interop.agents import memory_search_text
-    from .render import dumps_json, safe
-    from .session import open_session
+    from ..core.session import open_session
+    from ..engine.index import STATUS_DIRTY_BUDGET_S
+    from ..interop.agents import memory_search_text
+    from ..render import dumps_json, safe
 
     session = open_session(args, cfg, read_only=True)
     index, agent = session.index, session.agent
@@ -428,12 +428,12 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
           f"sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
     provider_error = f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""
-    from .engine.embeddings.choice import where_embedded
+    from ..engine.embeddings.choice import where_embedded
 
     print(f"Provider:    {safe(status.provider, one_line=True)} / {safe(status.model, one_line=True)}"
           f" ({where_embedded(status.provider)}){provider_error}")
     if status.fallback:
-        from .engine.embeddings.choice import describe_fallback
+        from ..engine.embeddings.choice import describe_fallback
 
         print(f"Fallback:    {safe(describe_fallback(status.fallback), one_line=True)}")
     print(f"Files:       {status.files}   Chunks: {status.chunks}   Dirty: {dirty_text(status)}   "
@@ -443,7 +443,7 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if status.integrity:
         print(f"Integrity:   {integrity_line(status.integrity)}")
     if status.chunk_dates:
-        from .engine.models import describe_chunk_dates
+        from ..engine.models import describe_chunk_dates
 
         print("Chunk dates: " + describe_chunk_dates(status.chunk_dates))
     if status.skipped:
@@ -462,20 +462,20 @@ def dirty_text(status: Any) -> str:
 
 
 def integrity_line(report: dict[str, Any]) -> str:
-    from .engine.store import describe_integrity
+    from ..engine.store import describe_integrity
 
     return describe_integrity(report)
 
 
 def _openclaw_summary(agent: Any) -> dict[str, Any]:
     """Which OpenClaw layout and version an agent comes from: the config's, else its database's."""
-    from .interop.agents import OpenClawError, load_installation
+    from ..interop.agents import OpenClawError, load_installation
 
     version = None
     with contextlib.suppress(OpenClawError):
         version = load_installation().version
     if version is None and agent.transcripts == "sqlite" and Path(agent.index_path).is_file():
-        from .engine.openclaw_db import OpenClawDbError, read_consistent, schema_meta
+        from ..engine.openclaw_db import OpenClawDbError, read_consistent, schema_meta
 
         with contextlib.suppress(OpenClawDbError):
             version = read_consistent(Path(agent.index_path), schema_meta).get("app_version")
@@ -486,9 +486,9 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
 
 
 def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .interop.agents import OpenClawError, find_agent
-    from .interop.inspect_index import inspect_openclaw_index
-    from .render import dumps_json, safe
+    from ..interop.agents import OpenClawError, find_agent
+    from ..interop.inspect_index import inspect_openclaw_index
+    from ..render import dumps_json, safe
 
     agent = None
     try:
@@ -535,15 +535,15 @@ def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def _default_agent_id() -> str:
-    from .interop.agents import list_agents
+    from ..interop.agents import list_agents
 
     agents, _ = list_agents()
     return next((a.id for a in agents if a.default), agents[0].id)
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
-    from .interop.agents import OpenClawError, load_installation, memory_search_text
-    from .render import dumps_json, safe
+    from ..interop.agents import OpenClawError, load_installation, memory_search_text
+    from ..render import dumps_json, safe
 
     try:
         inst = load_installation()
@@ -580,13 +580,13 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 
 def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .cli_search import params_from
-    from .config import get
-    from .interop.agents import OpenClawError, config_path, detect_layout, read_config
-    from .interop.export import build_export, write_export
-    from .paths import openclaw_state_dir
-    from .render import safe
-    from .session import apply_agent
+    from ..core.config import get
+    from ..core.session import apply_agent
+    from ..interop.agents import OpenClawError, config_path, detect_layout, read_config
+    from ..interop.export import build_export, write_export
+    from ..paths import openclaw_state_dir
+    from ..render import safe
+    from .search import params_from
 
     cfg, _, _ = apply_agent(args, cfg)
     params = params_from(args, cfg)
@@ -690,13 +690,13 @@ def _command_after_options(argv: list[str]) -> int | None:
 def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in COMMANDS and (meant := _mistyped_command(argv[0])) is not None:
-        from .render import safe
+        from ..render import safe
 
         print(f"memtui: error: unknown command {safe(argv[0], one_line=True)!r}: did you mean `memtui {meant}`? "
               "(see: memtui --help)", file=sys.stderr)
         return 2
     if argv and argv[0] not in COMMANDS and (at := _command_after_options(argv)) is not None:
-        from .render import safe
+        from ..render import safe
 
         moved = [argv[at], *argv[:at], *argv[at + 1:]]
         print(f"memtui: error: options go after the command: `memtui {safe(' '.join(moved), one_line=True)}` "
@@ -708,7 +708,7 @@ def _main(argv: list[str] | None = None) -> int:
         # an empty query has nothing to search for (the app browses instead): a usage error, as argparse's
         parser.error("the query is empty: give words to search for (memtui with no command browses the memory)")
     try:
-        from .config import ConfigError
+        from ..core.config import ConfigError
 
         try:
             cfg = load_cfg(args)
@@ -724,39 +724,39 @@ def _main(argv: list[str] | None = None) -> int:
         if command == "export-settings":
             return cmd_export_settings(args, cfg)
         if command == "search":
-            from .cli_search import cmd_search
+            from .search import cmd_search
 
             return cmd_search(args, cfg)
         if command == "eval":
-            from .cli_search import cmd_eval
+            from .search import cmd_eval
 
             return cmd_eval(args, cfg)
         if command in ("judgements", "tune"):
-            from .cli_tune import cmd_judgements, cmd_tune
+            from .tune import cmd_judgements, cmd_tune
 
             return cmd_tune(args, cfg) if command == "tune" else cmd_judgements(args, cfg)
         if command == "recalls":
-            from .cli_recalls import cmd_recalls
+            from .recalls import cmd_recalls
 
             return cmd_recalls(args, cfg)
         if command == "mcp":
-            from .mcp_server import cmd_mcp
+            from ..mcp.server import cmd_mcp
 
             return cmd_mcp(args, cfg)
         if command in ("connect", "disconnect"):
-            from .cli_connect import cmd_connect, cmd_disconnect
+            from .connect import cmd_connect, cmd_disconnect
 
             return cmd_connect(args, cfg) if command == "connect" else cmd_disconnect(args, cfg)
         if command == "serve":
-            from .plugin_server import cmd_serve
+            from ..plugin.server import cmd_serve
 
             return cmd_serve(args, cfg)
-        from .tui.launch import run_tui
+        from ..tui.launch import run_tui
 
         return run_tui(args, cfg)
     except UserError as exc:
-        from .engine.scrub import scrub
-        from .render import safe
+        from ..engine.scrub import scrub
+        from ..render import safe
 
         print(f"memtui: error: {safe(scrub(str(exc)), one_line=True)}", file=sys.stderr)
         return 2
@@ -765,15 +765,15 @@ def _main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _stdout_gone()
     except Exception as exc:  # last line of defence: one line (MEMTUI_DEBUG=1: the traceback), scrubbed
-        from .engine.store import SyncLockTimeout
+        from ..engine.store import SyncLockTimeout
 
         if isinstance(exc, SyncLockTimeout):  # another process's sync outlasted --wait: try again later
             return gave_up(exc)
-        from .errors import crash_report
+        from ..errors import crash_report
 
         sys.stderr.write(crash_report(exc))
         return 1
     finally:
-        session = sys.modules.get("openclaw_memtui.session")  # loaded only by commands that open one
+        session = sys.modules.get("openclaw_memtui.core.session")  # loaded only by commands that open one
         if session is not None:
             session.close_opened_sessions()

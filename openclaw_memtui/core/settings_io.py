@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .engine.errors import MemtuiError
-from .engine.search.rank import SearchParams
+from ..engine.errors import MemtuiError
+from ..engine.search.rank import SearchParams
 
 
 class RewriteError(MemtuiError):
@@ -86,7 +86,7 @@ def rewrite_file(path: Path, text: str) -> Path | None:
     - on any write failure (a full disk) the temp file and the backup are removed and the original
       is left as it was; RewriteError says so in one line.
     """
-    from .engine.store import make_private_dirs
+    from ..engine.store import make_private_dirs
 
     target = Path(os.path.realpath(path))
     data = text.encode("utf-8")

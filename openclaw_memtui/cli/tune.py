@@ -9,18 +9,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import UserError
-from .session import Session, open_session
+from ..core.session import Session, open_session
+from ..errors import UserError
 
 if TYPE_CHECKING:
-    from .engine.judgements import Loaded
+    from ..engine.judgements import Loaded
 
 NO_JUDGEMENTS = ("no judgements stored for this index: mark results in the app (+ relevant, - not relevant) "
                  "or load a queries file with `memtui judgements import FILE`")
 
 
 def _warn(text: str) -> None:
-    from .render import safe
+    from ..render import safe
 
     print(f"memtui: {safe(text, one_line=True)}", file=sys.stderr)
 
@@ -42,7 +42,7 @@ def load_judgements(session: Session) -> Loaded:
 
 def stored_queries(session: Session) -> list[dict[str, Any]]:
     """The stored judgements as `memtui eval` queries, stale targets left out (and said)."""
-    from .engine.judgements import as_queries, check_targets, stale_count
+    from ..engine.judgements import as_queries, check_targets, stale_count
 
     loaded = load_judgements(session)
     if not loaded.judgements:
@@ -68,7 +68,7 @@ def queries_file(name: str) -> Path:
     import os
     import stat
 
-    from .render import safe
+    from ..render import safe
 
     path = Path(name)
     shown = safe(str(path), one_line=True)
@@ -84,9 +84,9 @@ def queries_file(name: str) -> Path:
 
 
 def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.evaluation import load_numbered_queries
-    from .engine.judgements import MAX_STORED, merge, vet_import
-    from .render import safe
+    from ..engine.evaluation import load_numbered_queries
+    from ..engine.judgements import MAX_STORED, merge, vet_import
+    from ..render import safe
 
     path = queries_file(args.file)
     shown = safe(str(path), one_line=True)
@@ -125,8 +125,8 @@ def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def _export(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.judgements import write_private_atomic
-    from .render import dumps_json, safe
+    from ..engine.judgements import write_private_atomic
+    from ..render import dumps_json, safe
 
     session = open_session(args, cfg, read_only=True)
     loaded = load_judgements(session)
@@ -146,8 +146,8 @@ def _export(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def _list(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.judgements import check_targets
-    from .render import dumps_json, safe
+    from ..engine.judgements import check_targets
+    from ..render import dumps_json, safe
 
     session = open_session(args, cfg, read_only=True)
     loaded = load_judgements(session)
@@ -195,11 +195,11 @@ class _Progress:
 
 
 def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .cli_search import params_from, parse_now
-    from .cli_wait import lock_wait
-    from .core.search import search_request
-    from .engine.tuning import NeedMore, retrieve_judged, suggest
-    from .render import dumps_json, safe
+    from ..core.search import search_request
+    from ..engine.tuning import NeedMore, retrieve_judged, suggest
+    from ..render import dumps_json, safe
+    from .search import params_from, parse_now
+    from .wait import lock_wait
 
     waiting = lock_wait(args)
     session = open_session(args, cfg)
@@ -241,7 +241,7 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if saved:
         _warn(f"saved the suggested settings to {safe(str(saved), one_line=True)}: they apply to every workspace "
               "that uses this config")
-        from .session import agent_overrides_note
+        from ..core.session import agent_overrides_note
 
         replaced = agent_overrides_note(session.agent, found.best)
         if replaced:
@@ -250,8 +250,8 @@ def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 
 def _save(params: Any, args: argparse.Namespace) -> Path:
-    from .paths import default_config_path
-    from .settings_io import RewriteError, save_to_config
+    from ..core.settings_io import RewriteError, save_to_config
+    from ..paths import default_config_path
 
     path = Path(args.config) if args.config else default_config_path()
     try:
@@ -262,6 +262,6 @@ def _save(params: Any, args: argparse.Namespace) -> Path:
 
 
 def _print_suggestion(s: Any) -> None:
-    from .engine.tuning import describe_suggestion
+    from ..engine.tuning import describe_suggestion
 
     print(describe_suggestion(s))

@@ -12,18 +12,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
+from ..errors import UserError
 
 
 def _say(message: str) -> None:
-    from .render import safe
+    from ..render import safe
 
     print(f"memtui: {safe(message, one_line=True)}")
 
 
 def _target(args: argparse.Namespace) -> tuple[Path, Any]:
     """The OpenClaw config to edit and the installation it belongs to."""
-    from .interop.agents import NEW_LAYOUT, OpenClawError, config_path, load_installation
+    from ..interop.agents import NEW_LAYOUT, OpenClawError, config_path, load_installation
 
     try:
         inst = load_installation()
@@ -39,7 +39,7 @@ def _target(args: argparse.Namespace) -> tuple[Path, Any]:
 
 
 def _openclaw(args: argparse.Namespace) -> str | None:
-    from .interop.connect import find_openclaw
+    from ..interop.connect import find_openclaw
 
     if args.no_validate:
         return None
@@ -51,7 +51,7 @@ def _openclaw(args: argparse.Namespace) -> str | None:
 
 
 def _report(target: Path, edit: Any, backup: Path | None, warnings: list[str]) -> None:
-    from .render import safe
+    from ..render import safe
 
     for line in edit.changes:
         print(f"  {safe(line, one_line=True)}")
@@ -64,10 +64,10 @@ def _report(target: Path, edit: Any, backup: Path | None, warnings: list[str]) -
 
 
 def cmd_connect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .interop import connect as oc
-    from .interop.agents import OpenClawError
-    from .paths import data_dir
-    from .session import apply_agent
+    from ..core.session import apply_agent
+    from ..interop import connect as oc
+    from ..interop.agents import OpenClawError
+    from ..paths import data_dir
 
     if not args.agent:
         raise UserError("pass --agent ID: the OpenClaw agent whose memory_search memtui should answer")
@@ -111,7 +111,7 @@ def cmd_connect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 def _build_index(args: argparse.Namespace, cfg: dict[str, Any]) -> None:
     """Sync the agent's index now, so the agent's first search is not the one that waits for it."""
-    from .session import open_session
+    from ..core.session import open_session
 
     started = time.perf_counter()
     session = open_session(args, cfg, repair=True)
@@ -124,8 +124,8 @@ def _build_index(args: argparse.Namespace, cfg: dict[str, Any]) -> None:
 
 
 def cmd_disconnect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .interop.agents import OpenClawError, normalize_agent_id
-    from .interop.connect import disconnect_edit, read_plain_json, write_config
+    from ..interop.agents import OpenClawError, normalize_agent_id
+    from ..interop.connect import disconnect_edit, read_plain_json, write_config
 
     if not args.agent:
         raise UserError("pass --agent ID: the OpenClaw agent to give its own memory_search back")
@@ -151,8 +151,8 @@ def cmd_disconnect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 def _stop_server(agent_id: str) -> None:
     """Ask a running `memtui serve` of this agent to end (it would end when idle anyway)."""
-    from .interop.connect import socket_path
-    from .plugin_server import call
+    from ..interop.connect import socket_path
+    from ..plugin.server import call
 
     with contextlib.suppress(OSError, ValueError):
         call(socket_path(agent_id), {"v": 1, "op": "stop"}, timeout=5)

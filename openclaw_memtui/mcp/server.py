@@ -20,7 +20,7 @@ import re
 import sys
 from typing import IO, Any, cast
 
-from .errors import UserError
+from ..errors import UserError
 
 log = logging.getLogger("memtui.mcp")
 
@@ -55,8 +55,8 @@ class ScrubbedFormatter(logging.Formatter):
     with terminal sequences, and the SDK logs its own exceptions through the same handler."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from .engine.scrub import scrub
-        from .render import safe
+        from ..engine.scrub import scrub
+        from ..render import safe
 
         return safe(scrub(super().format(record)))
 
@@ -72,7 +72,7 @@ def log_to_stderr() -> None:
 def _tool_list() -> list[Any]:
     import mcp_types as types
 
-    from .mcp_tools import TOOLS
+    from ..core.tools import TOOLS
 
     annotations = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                         open_world_hint=False)
@@ -86,10 +86,10 @@ def build_server(tools: Any) -> Any:
     import mcp_types as types
     from mcp.server import Server
 
-    from .engine.errors import MemtuiError, describe
-    from .engine.scrub import mask_output, scrub
-    from .engine.served import mask_fields
-    from .mcp_tools import hide_secrets
+    from ..core.tools import hide_secrets
+    from ..engine.errors import MemtuiError, describe
+    from ..engine.scrub import mask_output, scrub
+    from ..engine.served import mask_fields
 
     limiter = anyio.CapacityLimiter(1)  # one tool call at a time: the index's caches are not shared between threads
 
@@ -296,7 +296,7 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         # wait (time_t), so each search would fail; `not <=` also refuses nan
         if not 0 <= value <= MAX_WAIT_S:
             raise UserError(f"{flag} must be between 0 and {MAX_WAIT_S} seconds, got {value:g}")
-    from .session import open_session, refuse_disabled_agent
+    from ..core.session import open_session, refuse_disabled_agent
 
     if not getattr(args, "serve_disabled", False):
         refuse_disabled_agent(args, cfg)  # one line, exit 2, before any protocol
@@ -304,8 +304,8 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     log_to_stderr()
     import anyio
 
-    from .mcp_tools import MemoryTools
-    from .render import safe
+    from ..core.tools import MemoryTools
+    from ..render import safe
 
     # a bad --agent or workspace: one line on stderr, exit 2, before any protocol; a read-only mount is served read-only
     session = open_session(args, cfg, read_only_if_unwritable=True)

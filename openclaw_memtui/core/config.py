@@ -13,8 +13,8 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from .engine.errors import MemtuiError
-from .engine.settings import (
+from ..engine.errors import MemtuiError
+from ..engine.settings import (
     CJK_SEGMENTATIONS,
     DEFAULT_CANDIDATE_POOL,
     DEFAULT_KEYWORD_MODE,
@@ -28,7 +28,7 @@ from .engine.settings import (
     IndexSettings,
     SearchParams,
 )
-from .paths import default_config_path
+from ..paths import default_config_path
 
 # The engine's own defaults, read once: the config states them under OpenClaw's names, never anew.
 _RANK = DEFAULT_SEARCH_PARAMS
@@ -172,7 +172,7 @@ def _check_numbers(cfg: dict[str, Any], where: str) -> None:
 
     TOML reads `nan` and `inf` as floats and any sign as valid; none of those is a usable setting.
     """
-    from .engine.models import InvalidParams, check_chunking
+    from ..engine.models import InvalidParams, check_chunking
 
     try:
         search_params(cfg).validate()
@@ -229,7 +229,7 @@ def get(cfg: dict[str, Any], dotted: str) -> Any:
 
 
 def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = None) -> IndexSettings:
-    from .paths import default_db_path
+    from ..paths import default_db_path
 
     workspace = Path(workspace).expanduser().resolve()
     store_path = get(cfg, "store.path")

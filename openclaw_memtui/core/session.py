@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import UserError
+from ..errors import UserError
 
 if TYPE_CHECKING:  # imported lazily at run time: `memtui search` must start fast
-    from .engine.index import MemoryIndex
-    from .engine.judgements import JudgementStore
-    from .engine.search.rank import SearchParams
-    from .engine.settings import IndexSettings
-    from .interop.agents import Agent
+    from ..engine.index import MemoryIndex
+    from ..engine.judgements import JudgementStore
+    from ..engine.search.rank import SearchParams
+    from ..engine.settings import IndexSettings
+    from ..interop.agents import Agent
 
 
 @dataclass
@@ -39,8 +39,8 @@ class Session:
 
     def judgements(self) -> JudgementStore:
         """This index's judgements; the demo reads its shipped ones until the user's first mark."""
-        from .engine.judgements import JudgementStore, judgements_path
-        from .paths import demo_judgements
+        from ..engine.judgements import JudgementStore, judgements_path
+        from ..paths import demo_judgements
 
         return JudgementStore(judgements_path(self.index.settings.db_path),
                               seed=demo_judgements() if self.origin == "demo" else None)
@@ -48,7 +48,7 @@ class Session:
 
 def resolve_workspace(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[Path, str]:
     """The workspace folder and where it came from: --demo, an argument, the config, OpenClaw, else the demo."""
-    from .paths import demo_workspace, openclaw_state_dir
+    from ..paths import demo_workspace, openclaw_state_dir
 
     chosen = getattr(args, "workspace", None) or getattr(args, "workspace_arg", None)
     if args.demo:
@@ -77,8 +77,8 @@ def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str
     agent_id = getattr(args, "agent", None)
     if not agent_id:
         return cfg, "", None
+    from ..interop.agents import OpenClawError, deep_merge, find_agent, memtui_overrides
     from .config import ConfigError, validate
-    from .interop.agents import OpenClawError, deep_merge, find_agent, memtui_overrides
 
     try:
         agent = find_agent(agent_id)
@@ -115,7 +115,7 @@ def agent_overrides_note(agent: Agent | None, params: SearchParams) -> str:
     OpenClaw's values and the command that writes the saved ones there; "" when none is replaced."""
     if agent is None:
         return ""
-    from .interop.agents import memtui_overrides
+    from ..interop.agents import memtui_overrides
 
     query: Any = memtui_overrides(agent.memory_search).get("query") or {}
     theirs, flags = [], []
@@ -138,7 +138,7 @@ def installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> st
     and its transcripts), rather than a bare `~/.openclaw/workspace` without them."""
     if args.demo or getattr(args, "workspace", None) or getattr(args, "workspace_arg", None) or cfg.get("workspace"):
         return None
-    from .interop.agents import OpenClawError, config_path, load_installation
+    from ..interop.agents import OpenClawError, config_path, load_installation
 
     if config_path() is None:
         return None
@@ -160,8 +160,8 @@ def refuse_disabled_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> None
     agent_id = getattr(args, "agent", None) or installed_default_agent(args, cfg)
     if not agent_id:
         return
-    from .interop.agents import OpenClawError, find_agent
-    from .render import safe
+    from ..interop.agents import OpenClawError, find_agent
+    from ..render import safe
 
     try:
         agent = find_agent(agent_id)
@@ -174,7 +174,7 @@ def refuse_disabled_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> None
 
 
 def _notice(message: str) -> None:
-    from .render import safe
+    from ..render import safe
 
     print(f"memtui: {safe(message, one_line=True)}", file=sys.stderr)
 
@@ -188,9 +188,9 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     its lock."""
     if not getattr(args, "agent", None):
         args.agent = installed_default_agent(args, cfg)
+    from ..engine.index import MemoryIndex
+    from ..engine.store import InvalidIndex
     from .config import index_settings
-    from .engine.index import MemoryIndex
-    from .engine.store import InvalidIndex
 
     cfg, agent_origin, agent = apply_agent(args, cfg)
     register_config_secrets(cfg)
@@ -200,7 +200,7 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
     origin = agent_origin or origin
     settings = index_settings(cfg, workspace, Path(args.db) if args.db else None)
     if agent is not None:
-        from .interop.agents import agent_index_settings
+        from ..interop.agents import agent_index_settings
 
         settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
     if args.db:
@@ -234,7 +234,7 @@ def writable_index(db: Path) -> bool:
 def register_config_secrets(cfg: dict[str, Any]) -> None:
     """The configured key and credential headers are secrets whatever provider runs: `memtui mcp
     --provider none` with an apiKey in the config must mask it too (a note or a file name can hold it)."""
-    from .engine.scrub import register_headers, register_secret
+    from ..engine.scrub import register_headers, register_secret
 
     remote = cfg.get("remote") or {}
     register_secret(str(remote.get("apiKey") or ""))
@@ -246,7 +246,7 @@ def _tell_remote_index_now_local(index: MemoryIndex, flag: str | None) -> None:
     """An index a remote provider embedded, opened now with the local model (the default since the
     `auto` default sent notes to OpenAI): say that the next sync re-embeds it locally, and how to keep
     the remote one, rather than rebuild it without a word."""
-    from .engine.settings import REMOTE_PROVIDERS
+    from ..engine.settings import REMOTE_PROVIDERS
 
     stored, model = index.built_with()
     if index.provider_name != "local" or stored not in REMOTE_PROVIDERS:
@@ -295,10 +295,10 @@ def refuse_memory_file_as_index(settings: IndexSettings) -> None:
     db = settings.db_path
     if not db.is_file():
         return  # a new file is never one of the notes
-    from .engine.memory_files import AccessRefused, find_source
-    from .engine.regular_file import open_regular
-    from .engine.store import SQLITE_HEADER
-    from .render import safe
+    from ..engine.memory_files import AccessRefused, find_source
+    from ..engine.regular_file import open_regular
+    from ..engine.store import SQLITE_HEADER
+    from ..render import safe
 
     try:
         with open_regular(db) as fh:

@@ -8,8 +8,8 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from .errors import UserError
-from .session import open_session
+from ..core.session import open_session
+from ..errors import UserError
 
 DEFAULT_LIMIT = 20
 SOURCES = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls",
@@ -25,7 +25,7 @@ def parse_since(value: str | None) -> float | None:
     try:
         dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
-        from .render import safe
+        from ..render import safe
 
         raise UserError(f"--since {safe(value, one_line=True)!r} is not a date like 2026-11-30 or "
                         "2026-11-30T12:00:00Z") from None
@@ -38,8 +38,8 @@ def when(ms: float) -> str:
 
 def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int | None = None) -> Any:
     """The recalls of the session's agent (see interop.recalls); UserError without an agent."""
-    from .interop.recalls import agent_recalls
-    from .paths import openclaw_state_dir
+    from ..interop.recalls import agent_recalls
+    from ..paths import openclaw_state_dir
 
     if session.agent is None:
         raise UserError("memtui recalls reads an OpenClaw agent's searches: pass --agent ID (see `memtui agents`)")
@@ -47,11 +47,11 @@ def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int |
 
 
 def cmd_recalls(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .cli_search import STALE_WARNING, params_from, parse_now
-    from .core.search import search_request
-    from .engine.search.rank import rank
-    from .interop.recalls import compare
-    from .render import dumps_json, safe
+    from ..core.search import search_request
+    from ..engine.search.rank import rank
+    from ..interop.recalls import compare
+    from ..render import dumps_json, safe
+    from .search import STALE_WARNING, params_from, parse_now
 
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be 1 or more")

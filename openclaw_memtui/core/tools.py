@@ -21,11 +21,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .engine.errors import MemtuiError, describe
-from .engine.scrub import replace_known, scrub
-from .engine.search.request import SearchRequest
-from .engine.served import served_chunk, served_text
-from .errors import UserError
+from ..engine.errors import MemtuiError, describe
+from ..engine.scrub import replace_known, scrub
+from ..engine.search.request import SearchRequest
+from ..engine.served import served_chunk, served_text
+from ..errors import UserError
 from .session import Session
 
 log = logging.getLogger("memtui.mcp")
@@ -220,7 +220,7 @@ class SavedSettings:
     """The ranking the user saved, re-read when memtui's config file changes (a Save in the app)."""
 
     def __init__(self, args: argparse.Namespace, session: Session) -> None:
-        from .paths import default_config_path
+        from ..paths import default_config_path
 
         self.args = args
         self.path = Path(args.config) if args.config else default_config_path()
@@ -298,10 +298,10 @@ class MemoryTools:
         return self.search(given, sources) if tool == "memory_search" else self.get(given)
 
     def search(self, given: dict[str, Any], sources: tuple[str, ...] | None = None) -> dict[str, Any]:
+        from ..engine.models import InvalidParams
+        from ..engine.search.rank import rank
         from .config import search_params
-        from .core.search import search_request
-        from .engine.models import InvalidParams
-        from .engine.search.rank import rank
+        from .search import search_request
 
         warnings = self.freshness.ensure()
         workspace = self.session.index.settings.workspace
@@ -333,7 +333,7 @@ class MemoryTools:
     def _snippets(self, results: list[Any]) -> list[str]:
         """Each result's snippet cut from its chunk masked as part of its whole file (engine/served.py),
         never masked after the cut: a snippet holding a key's BEGIN line but not its END showed the key."""
-        from .engine.search.rank import snippet_of
+        from ..engine.search.rank import snippet_of
 
         reader = self.session.index.reads()
         files: dict[str, list[tuple[str, int, int, str]]] = {}
@@ -368,7 +368,7 @@ class MemoryTools:
             return pool
 
     def get(self, given: dict[str, Any]) -> dict[str, Any]:
-        from .engine.memory_files import read_memory_file
+        from ..engine.memory_files import read_memory_file
 
         return read_memory_file(self.session.index.settings, given["path"], given.get("from", 1), given.get("lines"),
                                 offset=given.get("offset", 0), mask=served_text).to_dict()

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from .errors import UserError
+from ..errors import UserError
 
 # long enough for a usual sync to end, bounded so a cron job or an agent's hook never hangs for ever
 DEFAULT_LOCK_WAIT_S = 300.0
@@ -24,7 +24,7 @@ def add_wait_flag(p: argparse.ArgumentParser) -> None:
 def lock_wait(args: argparse.Namespace) -> dict[str, Any]:
     """The `MemoryIndex.sync()` arguments for --wait: the bound, and a line on stderr at once when it
     waits (with no terminal or with --json the progress line is off, and the wait was silent)."""
-    from .render import safe
+    from ..render import safe
 
     seconds = args.wait
     if not 0 <= seconds <= MAX_LOCK_WAIT_S:  # `not <=` also refuses nan
@@ -38,7 +38,7 @@ def lock_wait(args: argparse.Namespace) -> dict[str, Any]:
 
 def gave_up(exc: Exception) -> int:
     """The one line for a SyncLockTimeout, and its exit code."""
-    from .render import safe
+    from ..render import safe
 
     print(f"memtui: error: {safe(str(exc), one_line=True)}; try again later, or wait longer with --wait SECONDS",
           file=sys.stderr)

@@ -10,10 +10,10 @@ import time
 from datetime import UTC
 from typing import Any
 
-from .config import search_params
-from .core.search import search_request
-from .errors import UserError
-from .session import open_session
+from ..core.config import search_params
+from ..core.search import search_request
+from ..core.session import open_session
+from ..errors import UserError
 
 # ranking flags whose argparse dest is the SearchParams field they set
 RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "line_weight", "overlap_penalty", "mmr", "mmr_lambda", "decay",
@@ -30,7 +30,7 @@ def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool =
     params = search_params(cfg)
     if eval_mode:
         params = replace(params, min_score=0.0, max_results=10)
-    from .engine.models import InvalidParams
+    from ..engine.models import InvalidParams
 
     flags = {name: getattr(args, name) for name in RANKING_FLAGS if getattr(args, name, None) is not None}
     try:  # the rule the config and the TUI use too: `--mmr-lambda 2` or `nan` is an error, not a silent clamp
@@ -57,9 +57,9 @@ STALE_WARNING = ("the index is out of date: files changed since its last sync ar
 
 
 def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.index import STATUS_DIRTY_BUDGET_S
-    from .engine.search.rank import rank, rank_moves
-    from .render import dumps_json, safe
+    from ..engine.index import STATUS_DIRTY_BUDGET_S
+    from ..engine.search.rank import rank, rank_moves
+    from ..render import dumps_json, safe
 
     started = time.perf_counter()
     session = open_session(args, cfg, read_only_if_unwritable=True)  # closed by main() when the command ends
@@ -80,7 +80,7 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if stale:
         pool.warnings.append(STALE_WARNING)
     if no_files and not pool.candidates:  # "No matches." alone read as if there were notes to search
-        from .session import memory_wanted, workspace_hint
+        from ..core.session import memory_wanted, workspace_hint
 
         pool.warnings.append(f"no memory files in {index.settings.workspace}: memtui indexes {memory_wanted(index.settings)} "
                              "(pass another folder with --workspace DIR or --agent ID, or try --demo)")
@@ -123,12 +123,12 @@ def _private_opener(path: str, flags: int) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .engine.evaluation import format_table, load_queries, score_pool, summarize
-    from .render import dumps_json, safe
+    from ..engine.evaluation import format_table, load_queries, score_pool, summarize
+    from ..render import dumps_json, safe
 
     queries: list[dict[str, Any]] = []
     if args.queries:
-        from .cli_tune import queries_file
+        from .tune import queries_file
 
         path = queries_file(args.queries)
         try:
@@ -138,7 +138,7 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         if not queries:  # it printed an empty table and exit code 0, as if every query had been scored
             raise UserError(f"{safe(str(path), one_line=True)} holds no queries: give one JSON object per line, "
                             "with qid, question and targets")
-    from .cli_wait import lock_wait
+    from .wait import lock_wait
 
     waiting = lock_wait(args)
     session = open_session(args, cfg)
@@ -146,7 +146,7 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if index.is_dirty() or index.is_empty():
         index.sync(**waiting)  # bounded, and said at once, when another process syncs
     if not args.queries:  # the judgements stored for this index (marked in the app, or imported)
-        from .cli_tune import stored_queries
+        from .tune import stored_queries
 
         queries = stored_queries(session)
     params = params_from(args, cfg, eval_mode=True)

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
+from ..errors import UserError
 
 log = logging.getLogger("memtui.serve")
 
@@ -83,7 +83,7 @@ class PluginTools:
         self.tools = tools
 
     def memory_search(self, args: dict[str, Any], citations: bool) -> dict[str, Any]:
-        from .mcp_tools import BadArguments
+        from ..core.tools import BadArguments
 
         args = dict(args)
         corpus = args.pop("corpus", None)
@@ -103,8 +103,8 @@ class PluginTools:
         return present_search(answer, citations)
 
     def memory_get(self, args: dict[str, Any]) -> dict[str, Any]:
-        from .engine.memory_files import AccessRefused
-        from .mcp_tools import BadArguments
+        from ..core.tools import BadArguments
+        from ..engine.memory_files import AccessRefused
 
         args = dict(args)
         corpus = args.pop("corpus", None)
@@ -150,9 +150,9 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
     """The reply to one request line; never raises."""
-    from .engine.errors import MemtuiError, describe
-    from .engine.scrub import scrub
-    from .mcp_tools import hide_secrets
+    from ..core.tools import hide_secrets
+    from ..engine.errors import MemtuiError, describe
+    from ..engine.scrub import scrub
 
     try:
         request = json.loads(line)
@@ -203,7 +203,7 @@ class ServeState:
     """What the handlers share: the one worker thread that owns the index, and how to open it."""
 
     def __init__(self, args: argparse.Namespace, cfg: dict[str, Any], request_wait: float) -> None:
-        from .mcp_tools import DaemonWorker
+        from ..core.tools import DaemonWorker
 
         self.args, self.cfg = args, cfg
         self.agent_id: str = args.agent
@@ -217,9 +217,9 @@ class ServeState:
     def open(self) -> None:
         """Open the agent's index (on the worker thread, as every later call). A failure is kept and
         given as the answer to every call: the agent learns why, the server stays up."""
-        from .engine.errors import describe
-        from .mcp_tools import MemoryTools
-        from .session import open_session
+        from ..core.session import open_session
+        from ..core.tools import MemoryTools
+        from ..engine.errors import describe
 
         try:
             session = open_session(self.args, self.cfg)
@@ -283,7 +283,7 @@ def _version() -> str:
 def _claim(path: Path) -> Any:
     """The lock that makes this the agent's only server; None when another one holds it. A stale
     socket file left by a killed server is removed (only a socket: never another kind of file)."""
-    from .engine.store import make_private_dirs
+    from ..engine.store import make_private_dirs
 
     make_private_dirs(path.parent)
     st = os.lstat(path.parent)
@@ -308,7 +308,7 @@ def _claim(path: Path) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from .mcp_server import log_to_stderr
+    from ..mcp.server import log_to_stderr
 
     if not args.agent:
         raise UserError("pass --agent ID: the OpenClaw agent whose memory this server answers")
@@ -318,7 +318,7 @@ def cmd_serve(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
             raise UserError(f"{flag} must be between 0 and 86400 seconds, got {value:g}")
     log_to_stderr()
     log.setLevel(logging.INFO)
-    from .interop.connect import socket_path
+    from ..interop.connect import socket_path
 
     path = Path(args.socket).expanduser() if args.socket else socket_path(args.agent)
     lock = _claim(path)

@@ -1,0 +1,1 @@
+"""The command line: parse, call the application layer, print (one module per command group)."""

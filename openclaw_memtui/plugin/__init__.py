@@ -1,0 +1,1 @@
+"""The OpenClaw plugin's server (`memtui serve`): the memory tools over a local socket."""
