@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PENDING=()
-CONTRACTS=(engine-headless engine-own-settings tui-not-cli layers)
+CONTRACTS=(engine-headless engine-own-settings front-ends-apart layers)
 
 all=0
 [[ "${1:-}" == "--all" ]] && all=1

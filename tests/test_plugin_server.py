@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.interop.connect import install_plugin
-from openclaw_memtui.plugin.server import call
+from openclaw_memtui.interop.connect import call, install_plugin
 
 from .connect_helpers import STRIPE_KEY, make_state
 from .helpers import env_for_subprocess

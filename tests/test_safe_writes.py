@@ -39,7 +39,7 @@ def export(capsys, cfg: Path, *extra: str) -> tuple[int, str]:
 @pytest.fixture
 def same_second(monkeypatch):
     """Every backup stamp falls in the same second, as two quick runs do."""
-    from openclaw_memtui.core import settings_io
+    from openclaw_memtui.interop import safe_rewrite as settings_io
 
     monkeypatch.setattr(settings_io.time, "strftime", lambda fmt, *a: "20261130-120000")
 

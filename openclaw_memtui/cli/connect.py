@@ -151,8 +151,7 @@ def cmd_disconnect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 def _stop_server(agent_id: str) -> None:
     """Ask a running `memtui serve` of this agent to end (it would end when idle anyway)."""
-    from ..interop.connect import socket_path
-    from ..plugin.server import call
+    from ..interop.connect import call, socket_path
 
     with contextlib.suppress(OSError, ValueError):
         call(socket_path(agent_id), {"v": 1, "op": "stop"}, timeout=5)

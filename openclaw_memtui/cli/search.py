@@ -7,11 +7,10 @@ import contextlib
 import os
 import sys
 import time
-from datetime import UTC
 from typing import Any
 
 from ..core.config import search_params
-from ..core.search import search_request
+from ..core.search import parse_now, search_request
 from ..core.session import open_session
 from ..errors import UserError
 
@@ -38,18 +37,6 @@ def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool =
     except InvalidParams as exc:
         flag = f"--{exc.field.replace('_', '-')}" if exc.field in flags else ""
         raise UserError(f"{flag}: {exc}" if flag else str(exc)) from None
-
-
-def parse_now(value: str | None) -> float | None:
-    if not value:
-        return None
-    from datetime import datetime
-
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise UserError(f"--now {value!r} is not an ISO date like 2026-11-30T12:00:00Z") from None
-    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
 
 
 STALE_WARNING = ("the index is out of date: files changed since its last sync are searched as they were, new ones "

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 from ..engine.search.request import SearchRequest
 from ..engine.settings import SearchParams
+from ..errors import UserError
 
 
 def search_request(cfg: dict[str, Any], query: str, params: SearchParams, *, now_ms: float | None = None,
@@ -18,3 +20,15 @@ def search_request(cfg: dict[str, Any], query: str, params: SearchParams, *, now
     return SearchRequest(query=query, now_ms=now_ms, pool_size=q["hybrid"]["candidatePool"],
                          keyword_mode="and-or" if q["keyword"]["orFallback"] else "and",
                          time_words=time_words and params.time_mode != "off", use_vectors=use_vectors, sources=sources)
+
+
+def parse_now(value: str | None) -> float | None:
+    if not value:
+        return None
+    from datetime import datetime
+
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UserError(f"--now {value!r} is not an ISO date like 2026-11-30T12:00:00Z") from None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000

@@ -25,6 +25,7 @@ import copy
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -323,7 +324,7 @@ def _last_json(out: str) -> dict[str, Any] | None:
 def write_config(config_file: Path, old_text: str, edit: Edit, openclaw: str | None) -> tuple[Path | None, list[str]]:
     """Validate the edited config, then write it (mode, owner and symlinks kept, a backup beside it);
     returns the backup (None when nothing changed) and OpenClaw's warnings."""
-    from ..core.settings_io import RewriteError, rewrite_file
+    from .safe_rewrite import RewriteError, rewrite_file
 
     if not edit.changes:
         return None, []
@@ -364,3 +365,19 @@ def server_command(agent_id: str, socket: Path, config: str | None) -> list[str]
     """How the plugin starts `memtui serve`: this interpreter, so OpenClaw's PATH does not matter."""
     command = [sys.executable, "-m", "openclaw_memtui", "serve", "--agent", agent_id, "--socket", str(socket)]
     return command + (["--config", config] if config else [])
+
+
+def call(path: Path, request: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+    """One request to a running server (used by `memtui connect` to check it, and by tests)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(str(path))
+        sock.sendall(json.dumps(request).encode("utf-8") + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    answer: dict[str, Any] = json.loads(data)
+    return answer

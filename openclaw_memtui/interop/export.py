@@ -252,9 +252,9 @@ def write_export(config_file: Path, export: Export, agent_id: str | None = None)
     """Set the export in `config_file` (plain JSON only) and return the backup of the original; None
     when OpenClaw already reads those values there (set, or inherited by the agent): nothing is
     written, no backup made."""
-    from ..core.settings_io import RewriteError, rewrite_file
     from .config_file import ConfigFileError, has_include, refuse_lone_surrogates, resolve_includes
     from .rewrite import read_plain_json
+    from .safe_rewrite import RewriteError, rewrite_file
 
     text, data = read_plain_json(config_file, "paste the printed block into it instead")
     bom = "\ufeff" if text.startswith("\ufeff") else ""

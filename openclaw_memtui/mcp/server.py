@@ -24,6 +24,8 @@ from ..errors import UserError
 
 log = logging.getLogger("memtui.mcp")
 
+from ..core.logs import log_to_stderr  # noqa: E402 - kept importable from here
+
 MAX_WAIT_S = 3600  # --sync-wait / --embed-wait: an agent's turn never usefully waits longer
 
 INSTRUCTIONS = (
@@ -47,26 +49,6 @@ def claim_stdio() -> tuple[IO[bytes], IO[bytes]]:
     sys.stdout = sys.stderr
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     return wire_in, wire_out
-
-
-class ScrubbedFormatter(logging.Formatter):
-    """Every log line, and the traceback `log.exception` adds, with keys scrubbed and control
-    characters shown as escapes: a tool's exception may quote a request with its key or a file name
-    with terminal sequences, and the SDK logs its own exceptions through the same handler."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        from ..engine.scrub import scrub
-        from ..render import safe
-
-        return safe(scrub(super().format(record)))
-
-
-def log_to_stderr() -> None:
-    """Warnings from anyone (the SDK included) and memtui's own info lines, scrubbed, on stderr."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(ScrubbedFormatter("memtui mcp: %(levelname)s %(message)s"))
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    log.setLevel(logging.INFO)
 
 
 def _tool_list() -> list[Any]:

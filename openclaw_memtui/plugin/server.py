@@ -26,7 +26,6 @@ import fcntl
 import json
 import logging
 import os
-import socket
 import socketserver
 import stat
 import sys
@@ -308,7 +307,7 @@ def _claim(path: Path) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..mcp.server import log_to_stderr
+    from ..core.logs import log_to_stderr
 
     if not args.agent:
         raise UserError("pass --agent ID: the OpenClaw agent whose memory this server answers")
@@ -360,19 +359,3 @@ def cmd_serve(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         state.close()
         lock.close()
     return 0
-
-
-def call(path: Path, request: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
-    """One request to a running server (used by `memtui connect` to check it, and by tests)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        sock.connect(str(path))
-        sock.sendall(json.dumps(request).encode("utf-8") + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    answer: dict[str, Any] = json.loads(data)
-    return answer

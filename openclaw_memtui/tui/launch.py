@@ -9,8 +9,8 @@ from typing import Any
 
 
 def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..cli.search import parse_now
     from ..core.config import search_params
+    from ..core.search import parse_now
     from ..core.session import open_session
     from .app import MemtuiApp
 
