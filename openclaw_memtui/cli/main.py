@@ -135,7 +135,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The headless commands' parser; `only` builds just that command's subparser (what a run of it
-    parses: building all of them is ~8 ms of a 100 ms `memtui status`)."""
+    parses: building every subparser is a noticeable share of a short command like `memtui status`)."""
     parser = _Parser(prog="memtui", description="Browse and search an OpenClaw-style agent memory.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, add in _SUBPARSERS.items():
@@ -380,8 +380,9 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
 
 def _save_vector_file(index: Any, report: Any, wanted: bool, on_terminal: bool) -> dict[str, Any]:
     """After a completed sync of a large index, save its vector matrix file, so the app's first start
-    maps it (~0.3 s at 1M chunks) instead of building it from SQLite (~20 s, searching sqlite-vec
-    meanwhile). Nothing to do for a small index or when a file of this index is there already."""
+    maps it instead of building it from SQLite (far slower at a large size, searching sqlite-vec
+    meanwhile; docs/benchmarks.md has the figures). Nothing to do for a small index or when a file of
+    this index is there already."""
     import time
 
     if not wanted or report.cancelled or report.embed_error or not index.lacks_vector_file():

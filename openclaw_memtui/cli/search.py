@@ -60,7 +60,7 @@ def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     else:
         # Search reads the index as it is: a sync here could be a rebuild (`--provider none` on a vector
         # index drops its vectors). A note written since the last sync is then not found, so say so;
-        # status's bounded check (every file up to 10,000, else 15 ms of stat) keeps this cheap.
+        # status's bounded check (every file of a small index, else a time budget of stat) keeps this cheap.
         stale = bool(index.check_dirty(STATUS_DIRTY_BUDGET_S).dirty)
         no_files = not stale and index.is_empty()
     pool = index.pool_for(search_request(cfg, args.query, params, now_ms=parse_now(args.now)))

@@ -78,7 +78,7 @@ def build_server(tools: Any) -> Any:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         # a client lists the tools when it connects: bring the index up to date before its first search.
         # Not earlier: a sync competing with the start would delay the answer to `initialize`, which
-        # OpenClaw gives 5 s (the SDK's import alone takes 1-2 s on a busy machine)
+        # OpenClaw bounds tightly (the SDK's import alone is a large part of it on a busy machine)
         tools.freshness.request()
         return types.ListToolsResult(tools=_tool_list())
 
