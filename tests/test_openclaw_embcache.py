@@ -199,3 +199,27 @@ def test_a_forgotten_session_is_not_indexed_so_its_cached_vector_is_never_read(o
         assert not rows(tmp_path / "i.sqlite", "SELECT 1 FROM chunks WHERE source = 'sessions'")
     finally:
         api.close()
+
+
+def test_the_sync_progress_says_how_many_vectors_came_from_openclaw(oc, tmp_path):
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.settings import IndexSettings
+    from openclaw_memtui.interop.agents import agent_index_settings, find_agent
+
+    api = FakeAPI("openai")
+    try:
+        rekey(agent_db(oc), f"{api.url}/v1")
+        agent = find_agent("main")
+        settings = IndexSettings(workspace=Path(agent.workspace), db_path=tmp_path / "m.sqlite",
+                                 sessions_dir=Path(agent.sessions_dir), sources=("memory", "sessions"))
+        index = MemoryIndex(agent_index_settings(settings, agent), "openai", MODEL, {"baseUrl": f"{api.url}/v1"})
+        messages: list[str] = []
+        report = index.sync(progress=lambda p: messages.append(p.message))
+        assert report.openclaw_cache_reused == 23 and api.requests == []
+        assert "embedded 23/23 chunks, reused 23 vectors from OpenClaw's cache" in messages
+        # the reused vectors went into memtui's own cache too: a rebuild asks neither OpenClaw nor the API
+        assert index.status(check_dirty=False).openclaw_cache_reused == 23
+        rebuilt = index.sync(force=True)
+        assert api.requests == [] and rebuilt.embed_cache_hits == 23 and rebuilt.openclaw_cache_reused == 0
+    finally:
+        api.close()

@@ -115,7 +115,7 @@ class Status:
     notices: list[str] = field(default_factory=list)
     integrity: dict[str, Any] = field(default_factory=dict)  # store.check_integrity: FTS rows and vectors vs chunks
     dirty_check: dict[str, Any] = field(default_factory=dict)  # DirtyCheck.to_dict(); empty when not checked
-    openclaw_cache_reused: int = 0  # vectors this index took from OpenClaw's embedding cache instead of the API
+    openclaw_cache_reused: int = 0  # vectors taken from OpenClaw's embedding cache since the last full rebuild
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -758,9 +758,11 @@ class Syncer:
             if writer.in_transaction:
                 writer.rollback()
             EmbeddingCache(store.conn).prune(self.settings.cache_max_entries)
-            if reused := report.openclaw_cache_reused - reused_before:  # status tells what OpenClaw's cache saved
+            reused = report.openclaw_cache_reused - reused_before
+            if reused:  # status tells what OpenClaw's cache saved this index
                 store.set_meta(OPENCLAW_REUSED_META, str(int(store.get_meta(OPENCLAW_REUSED_META) or 0) + reused))
-        self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"))
+        self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"
+                                   + (f", reused {reused} vectors from OpenClaw's cache" if reused else "")))
 
     @staticmethod
     def _cache_scope(provider: EmbeddingProvider) -> CacheScope:
@@ -783,13 +785,14 @@ class Syncer:
             taken = self._openclaw_vectors.take([batch[i].text for i in missing])
             fresh = {missing[j]: v for j, v in taken.items()}
             missing = [i for i in missing if i not in fresh]
-            report.openclaw_cache_reused += len(fresh)
+        reused = len(fresh)
         if missing:
             vecs = provider.embed_batch([batch[i].text for i in missing])
             if vecs.shape[0] != len(missing):
                 raise EmbeddingError(f"{provider.id} returned {vecs.shape[0]} vectors for {len(missing)} texts")
             fresh |= {i: vecs[j] for j, i in enumerate(missing)}
             report.embeddings_fetched += len(missing)
+        report.openclaw_cache_reused += reused
         now = int(time.time() * 1000)
         if self.settings.cache_enabled:
             if fresh:
