@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An OpenAI-compatible `POST /v1/embeddings` server on 127.0.0.1 for building fixtures with the real OpenClaw.
+"""An embeddings server (OpenAI `/embeddings`, Gemini `:batchEmbedContents`, Ollama `/api/embed`) on 127.0.0.1
+for building fixtures with the real OpenClaw.
 
     fake_embeddings_server.py PORT LOG
 
@@ -33,15 +34,23 @@ def main() -> None:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            inputs = body.get("input") or []
-            inputs = [inputs] if isinstance(inputs, str) else inputs
+            if self.path.split("?")[0].endswith(":batchEmbedContents"):  # Gemini
+                inputs = [r["content"]["parts"][0]["text"] for r in body["requests"]]
+                answer: object = {"embeddings": [{"values": vector(t)} for t in inputs]}
+            elif self.path.split("?")[0].endswith(":embedContent"):
+                inputs = [body["content"]["parts"][0]["text"]]
+                answer = {"embedding": {"values": vector(inputs[0])}}
+            else:  # OpenAI's /embeddings and Ollama's /api/embed
+                inputs = body.get("input") or []
+                inputs = [inputs] if isinstance(inputs, str) else inputs
+                data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(inputs)]
+                answer = {"object": "list", "data": data, "model": body.get("model"), "embeddings": [vector(t) for t in inputs],
+                          "usage": {"prompt_tokens": 0, "total_tokens": 0}}
             with open(log, "a", encoding="utf-8") as f:
                 headers = {k: v for k, v in self.headers.items() if k.lower() != "authorization"}
                 f.write(json.dumps({"path": self.path, "model": body.get("model"), "inputs": len(inputs),
                                     "headers": headers}) + "\n")
-            data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(inputs)]
-            raw = json.dumps({"object": "list", "data": data, "model": body.get("model"),
-                              "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
+            raw = json.dumps(answer).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(raw)))

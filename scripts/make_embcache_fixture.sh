@@ -34,4 +34,20 @@ PY
 cp "$log" "$dest/requests.jsonl"
 rm -rf "$dest/ws-main" && mkdir -p "$dest/ws-main"
 cp -r "$ROOT/ws-main/MEMORY.md" "$ROOT/ws-main/USER.md" "$ROOT/ws-main/memory" "$dest/ws-main/"
+# then the same agent with Gemini (gemini-embedding-001) on the fake, to record the key OpenClaw derives for it
+oc config set memory.search.provider gemini
+oc config set memory.search.model gemini-embedding-001
+oc config set memory.search.remote "{\"baseUrl\":\"http://127.0.0.1:$PORT/v1beta\",\"apiKey\":\"fake-gemini-key\"}" --strict-json
+oc memory index --agent main --force
+python3 - "$ROOT/state/agents/main/agent/openclaw-agent.sqlite" "$dest/gemini.json" "$PORT" <<'PY'
+import json, sqlite3, sys
+src = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+rows = src.execute("SELECT provider, model, provider_key, hash, dims FROM memory_embedding_cache WHERE provider = 'gemini'"
+                   " ORDER BY hash").fetchall()
+norms = [sum(x * x for x in __import__("struct").unpack(f"<{len(b) // 8}d", b)) ** 0.5
+         for (b,) in src.execute("SELECT embedding FROM memory_embedding_cache WHERE provider = 'gemini'")]
+json.dump({"baseUrl": f"http://127.0.0.1:{sys.argv[3]}/v1beta", "model": rows[0][1], "providerKey": rows[0][2],
+           "hashes": [r[3] for r in rows], "dims": sorted({r[4] for r in rows}),
+           "norms": sorted({round(n, 6) for n in norms})}, open(sys.argv[2], "w"), indent=1)
+PY
 echo "fixture written: $dest (state: $ROOT)"

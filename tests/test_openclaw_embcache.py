@@ -223,3 +223,42 @@ def test_the_sync_progress_says_how_many_vectors_came_from_openclaw(oc, tmp_path
         assert api.requests == [] and rebuilt.embed_cache_hits == 23 and rebuilt.openclaw_cache_reused == 0
     finally:
         api.close()
+
+
+GEMINI = json.loads((FIXTURE / "gemini.json").read_text(encoding="utf-8"))  # the same agent indexed with Gemini
+
+
+def test_the_gemini_key_is_the_one_the_real_openclaw_wrote():
+    from openclaw_memtui.engine.embeddings.openclaw_cache import gemini_provider_key
+
+    assert gemini_provider_key(GEMINI["baseUrl"], GEMINI["model"], {}) == GEMINI["providerKey"]
+    provider = make_remote("gemini", GEMINI["model"], {"baseUrl": GEMINI["baseUrl"] + "/", "apiKey": "g-x"})
+    assert provider_keys(provider) == (GEMINI["providerKey"],)
+    assert gemini_provider_key(GEMINI["baseUrl"], GEMINI["model"], {"x-goog-api-key": "k"}) == GEMINI["providerKey"]
+    assert gemini_provider_key(GEMINI["baseUrl"], "text-embedding-004", {}) != GEMINI["providerKey"]
+    # the same chunk texts as the OpenAI run: OpenClaw hashes the text, whatever the provider
+    assert GEMINI["hashes"] == sorted(h for (h,) in rows(FIXTURE / "main.sqlite", "SELECT hash FROM memory_index_chunks"))
+    # Gemini Embedding 2: OpenClaw prefixes each text with its task, so its vectors are never memtui's
+    assert provider_keys(make_remote("gemini", "gemini-embedding-2", {"baseUrl": GEMINI["baseUrl"], "apiKey": "g"})) == ()
+
+
+def test_gemini_vectors_openclaw_cached_are_not_fetched_again(oc, capsys, tmp_path):
+    from openclaw_memtui.engine.embeddings.openclaw_cache import gemini_provider_key
+
+    api = FakeAPI("gemini")
+    try:
+        conn = std_sqlite.connect(agent_db(oc))  # the OpenAI run's rows, as the Gemini run stored them
+        conn.execute("UPDATE memory_embedding_cache SET provider = 'gemini', model = ?, provider_key = ?",
+                     (GEMINI["model"], gemini_provider_key(api.url, GEMINI["model"], {})))
+        conn.commit()
+        conn.close()
+        cfg = tmp_path / "g.toml"
+        cfg.write_text(f'provider = "gemini"\nmodel = "{GEMINI["model"]}"\n[remote]\nbaseUrl = "{api.url}"\napiKey = "g-k"\n',
+                       encoding="utf-8")
+        code = memtui_main(["index", "--agent", "main", "--db", str(tmp_path / "g.sqlite"), "--config", str(cfg), "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        report = json.loads(out)["report"]
+        assert report["openclaw_cache_reused"] == 23 and api.requests == []
+    finally:
+        api.close()

@@ -14,12 +14,16 @@ OpenClaw 2026.9 keeps, in each agent's `openclaw-agent.sqlite`:
   `{provider, baseUrl, model, outputDimensionality?, documentInputType?, headers}` with the base URL
   as configured and `headers` the request headers as sorted `[name, value]` pairs without the secret
   ones (`authorization`, `x-api-key`, `api-key`; on api.openai.com also `version`, `user-agent`, and
-  OpenClaw's `originator: openclaw` attribution header is added there).
+  OpenClaw's `originator: openclaw` attribution header is added there); for `gemini` it is
+  `{provider, baseUrl, model, outputDimensionality?, headers}` with the base URL without its trailing
+  slash and no Content-Type among the headers;
+* Gemini vectors are stored unit length (OpenClaw normalises them), OpenAI ones as the API sent them.
 
 memtui reuses a vector only when its own provider would ask the same endpoint with the same model and
 settings: the key memtui computes for itself must equal the stored one, and the chunk text's sha256
-must match exactly. Only OpenAI is matched today (the one provider checked against a real database);
-for the others `provider_key` returns None and nothing is reused. The read goes through
+must match exactly. OpenAI and Gemini (`gemini-embedding-001` and older; not Gemini Embedding 2, whose
+texts OpenClaw prefixes) are matched, each checked against a database the real OpenClaw wrote; for the
+others `provider_keys` is empty and nothing is reused. The read goes through
 `openclaw_db.read_consistent` (no write, no lock held, no file created beside OpenClaw's).
 Only chunks memtui itself indexes are looked up, so a forgotten session (never indexed) is never read.
 """
@@ -78,16 +82,32 @@ def openai_provider_key(base_url: str, model: str, headers: dict[str, str]) -> s
     return hashlib.sha256(_js_json(data).encode("utf-8")).hexdigest()
 
 
+def gemini_provider_key(base_url: str, model: str, headers: dict[str, str]) -> str:
+    """OpenClaw's `provider_key` for its `gemini` adapter: no Content-Type in it, and the key headers left out."""
+    excluded = {"authorization", "x-goog-api-key", "x-goog-api-client"}
+    merged = {name: value for name, value in headers.items()}  # Object.assign: exact names, later wins
+    pairs = sorted(([n, v] for n, v in merged.items() if n.lower() not in excluded), key=lambda p: _locale_key(p[0]))
+    data = {"provider": "gemini", "baseUrl": base_url, "model": model, "headers": pairs}
+    import hashlib
+
+    return hashlib.sha256(_js_json(data).encode("utf-8")).hexdigest()
+
+
 def provider_keys(provider: Any) -> tuple[str, ...]:
     """The keys OpenClaw would have stored `provider`'s vectors under; empty when memtui cannot tell.
 
     memtui keeps the base URL without its trailing slash; OpenClaw hashes it as configured, so both
     spellings are asked for (the same endpoint either way)."""
-    if getattr(provider, "id", None) != "openai" or not isinstance(getattr(provider, "base_url", None), str):
+    pid, base = getattr(provider, "id", None), getattr(provider, "base_url", None)
+    if not isinstance(base, str):
         return ()
     headers = dict(getattr(provider, "extra_headers", {}) or {})
-    base = provider.base_url
-    return tuple(dict.fromkeys(openai_provider_key(b, provider.model, headers) for b in (base, base + "/")))
+    if pid == "openai":
+        return tuple(dict.fromkeys(openai_provider_key(b, provider.model, headers) for b in (base, base + "/")))
+    # Gemini Embedding 2 gets a task prefix on every text and a default size from OpenClaw, not from memtui
+    if pid == "gemini" and not provider.model.startswith("gemini-embedding-2"):
+        return (gemini_provider_key(base.rstrip("/"), provider.model, headers),)  # OpenClaw strips the slash itself
+    return ()
 
 
 def text_hash(text: str) -> str:
