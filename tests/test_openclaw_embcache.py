@@ -50,6 +50,9 @@ def test_the_provider_key_is_the_one_the_real_openclaw_wrote():
     assert openai_provider_key(OPENCLAW_BASE_URL, MODEL, {}) == meta["providerKey"]
     provider = make_remote("openai", MODEL, {"baseUrl": OPENCLAW_BASE_URL, "apiKey": "sk-x"})
     assert meta["providerKey"] in provider_keys(provider)
+    from openclaw_memtui.engine.embeddings.choice import SwitchOnQueryFailure
+
+    assert meta["providerKey"] in provider_keys(SwitchOnQueryFailure(provider, lambda *_: None))  # with a fallback set
     # anything that changes the endpoint or the request changes the key
     assert openai_provider_key(OPENCLAW_BASE_URL, "text-embedding-3-large", {}) != meta["providerKey"]
     assert openai_provider_key("http://127.0.0.1:46101/v1", MODEL, {}) != meta["providerKey"]

@@ -98,6 +98,7 @@ def provider_keys(provider: Any) -> tuple[str, ...]:
 
     memtui keeps the base URL without its trailing slash; OpenClaw hashes it as configured, so both
     spellings are asked for (the same endpoint either way)."""
+    provider = getattr(provider, "inner", provider)  # choice.SwitchOnQueryFailure wraps the one that embeds
     pid, base = getattr(provider, "id", None), getattr(provider, "base_url", None)
     if not isinstance(base, str):
         return ()
