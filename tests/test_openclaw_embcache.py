@@ -102,9 +102,9 @@ def rekey(db: Path, base_url: str) -> None:
     conn.close()
 
 
-def index(capsys, oc: Path, tmp_path: Path, api: FakeAPI, *extra: str) -> dict:
+def index(capsys, oc: Path, tmp_path: Path, api: FakeAPI, *extra: str, toml: str = "") -> dict:
     cfg = tmp_path / "c.toml"
-    cfg.write_text(f'provider = "openai"\nmodel = "{MODEL}"\n[remote]\nbaseUrl = "{api.url}/v1"\n', encoding="utf-8")
+    cfg.write_text(f'provider = "openai"\nmodel = "{MODEL}"\n{toml}[remote]\nbaseUrl = "{api.url}/v1"\n', encoding="utf-8")
     code = memtui_main(["index", "--agent", "main", "--db", str(tmp_path / "i.sqlite"), "--config", str(cfg), "--json", *extra])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -263,5 +263,15 @@ def test_gemini_vectors_openclaw_cached_are_not_fetched_again(oc, capsys, tmp_pa
         assert code == 0, err
         report = json.loads(out)["report"]
         assert report["openclaw_cache_reused"] == 23 and api.requests == []
+    finally:
+        api.close()
+
+
+def test_cache_enabled_false_turns_the_reuse_off_too(oc, capsys, tmp_path):
+    api = FakeAPI("openai")
+    try:
+        rekey(agent_db(oc), f"{api.url}/v1")
+        report = index(capsys, oc, tmp_path, api, toml="[cache]\nenabled = false\n")["report"]
+        assert report["openclaw_cache_reused"] == 0 and report["embeddings_fetched"] == len(sent_texts(api)) == 23
     finally:
         api.close()
