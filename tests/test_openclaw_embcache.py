@@ -57,6 +57,12 @@ def test_the_provider_key_is_the_one_the_real_openclaw_wrote():
     assert openai_provider_key(OPENCLAW_BASE_URL, "text-embedding-3-large", {}) != meta["providerKey"]
     assert openai_provider_key("http://127.0.0.1:46101/v1", MODEL, {}) != meta["providerKey"]
     assert openai_provider_key(OPENCLAW_BASE_URL, MODEL, {"X-Team": "a"}) != meta["providerKey"]
+    # on api.openai.com OpenClaw adds its attribution header (which wins over a configured one) and drops version/user-agent
+    native = "https://api.openai.com/v1"
+    assert openai_provider_key(native, MODEL, {"originator": "me", "User-Agent": "x"}) == openai_provider_key(native, MODEL, {})
+    assert openai_provider_key(native, MODEL, {}) == hashlib.sha256(
+        b'{"provider":"openai","baseUrl":"https://api.openai.com/v1","model":"text-embedding-3-small",'
+        b'"headers":[["Content-Type","application/json"],["originator","openclaw"]]}').hexdigest()
     # secret headers are not part of it (a rotated key keeps the cache)
     assert openai_provider_key(OPENCLAW_BASE_URL, MODEL, {"Authorization": "Bearer x", "api-key": "y"}) == meta["providerKey"]
 

@@ -73,7 +73,7 @@ def openai_provider_key(base_url: str, model: str, headers: dict[str, str]) -> s
         merged[name.lower()] = (name, value)  # later wins, as OpenClaw's Map by lower-cased name
     excluded = set(_SECRET_HEADERS)
     if _is_native_openai(base_url):
-        merged.setdefault("originator", ("originator", "openclaw"))
+        merged["originator"] = ("originator", "openclaw")  # pushed after the configured headers: it wins
         excluded |= {"version", "user-agent"}
     pairs = sorted(([n, v] for low, (n, v) in merged.items() if low not in excluded), key=lambda p: _locale_key(p[0]))
     data = {"provider": "openai", "baseUrl": base_url, "model": model, "headers": pairs}
