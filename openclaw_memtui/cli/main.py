@@ -366,6 +366,9 @@ def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
               f"{report.files_removed} removed, {report.files_skipped} skipped")
         print(f"  chunks: {status.chunks} total, {report.chunks_written} written, {status.embedded}/{status.chunks} embedded "
               f"({report.chunks_embedded} new, {report.embed_cache_hits} from cache)")
+        if report.openclaw_cache_reused:
+            print(f"  vectors: reused {report.openclaw_cache_reused} from OpenClaw's cache, "
+                  f"fetched {report.embeddings_fetched} from {safe(status.provider, one_line=True)}")
         if report.vectors_reset:
             print(f"  vectors: {safe(report.vectors_reset, one_line=True)}")
         if report.embed_error:
@@ -428,6 +431,8 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; "
           f"sqlite-vec {status.sqlite_vec_version or 'unavailable'}")
     print(f"Vectors:     {status.vector_backend}; {status.embedded}/{status.chunks} chunks embedded; dims {status.dims or '-'}")
+    if status.openclaw_cache_reused:
+        print(f"             reused {status.openclaw_cache_reused} vectors from OpenClaw's cache (not paid again)")
     provider_error = f"  (error: {safe(status.provider_error, one_line=True)})" if status.provider_error else ""
     from ..engine.embeddings.choice import where_embedded
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .access import index_in_memory
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
+from .embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
 from .errors import disk_full, is_disk_full
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .reads import IndexReader
@@ -361,6 +362,7 @@ class MemoryIndex:
             watcher=self.watcher_state,
             notices=list(self.notices),
             integrity=integrity,
+            openclaw_cache_reused=int(self.store.get_meta(OPENCLAW_REUSED_META) or 0),
         )
 
     def _integrity(self, conn: Any, dims: int | None) -> dict[str, Any]:

@@ -55,6 +55,8 @@ class SyncReport:
     chunks_written: int = 0
     chunks_embedded: int = 0
     embed_cache_hits: int = 0
+    openclaw_cache_reused: int = 0  # vectors taken from the agent's OpenClaw embedding cache (no API call)
+    embeddings_fetched: int = 0  # texts sent to the provider
     full_rebuild: bool = False
     rebuild_reason: str = ""
     cancelled: bool = False
@@ -113,6 +115,7 @@ class Status:
     notices: list[str] = field(default_factory=list)
     integrity: dict[str, Any] = field(default_factory=dict)  # store.check_integrity: FTS rows and vectors vs chunks
     dirty_check: dict[str, Any] = field(default_factory=dict)  # DirtyCheck.to_dict(); empty when not checked
+    openclaw_cache_reused: int = 0  # vectors taken from OpenClaw's embedding cache since the last full rebuild
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

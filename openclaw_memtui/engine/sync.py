@@ -29,6 +29,8 @@ from .access import OutsideRoots, may_read, open_memory_file, settings_roots
 from .chunking import TextChunk, chunk_markdown, remap_lines
 from .chunking_v5 import chunk_markdown_v5
 from .embeddings.base import EmbeddingError, EmbeddingProvider
+from .embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
+from .embeddings.openclaw_cache import OpenClawVectors
 from .models import SyncCancelled, SyncProgress, SyncReport
 from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
 from .reads import IndexReader, SkippedFile
@@ -416,6 +418,7 @@ class Syncer:
         self.model = provider.model if provider else FTS_ONLY_MODEL
         self._previous_skips: dict[str, SkippedFile] = {}
         self._read_failures: list[str] = []  # files a read failed for this sync (their rows are kept)
+        self._openclaw_vectors: OpenClawVectors | None = None
 
     # -- entry point ---------------------------------------------------------------------------
     def run(self, force: bool = False, embed: bool = True) -> SyncReport:
@@ -724,6 +727,8 @@ class Syncer:
         if not total:
             return
         scope = self._cache_scope(provider)
+        reused_before = report.openclaw_cache_reused
+        self._openclaw_vectors = OpenClawVectors(self.settings.transcripts_db, provider) if self.settings.cache_enabled else None
         batch_size = max(1, getattr(provider, "sync_batch_items", 32))  # one commit per batch: progress survives a crash
         done = 0
         after = 0  # chunks are read a batch at a time in rowid order: 1M chunks' text never sits in memory
@@ -753,7 +758,11 @@ class Syncer:
             if writer.in_transaction:
                 writer.rollback()
             EmbeddingCache(store.conn).prune(self.settings.cache_max_entries)
-        self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"))
+            reused = report.openclaw_cache_reused - reused_before
+            if reused:  # status tells what OpenClaw's cache saved this index
+                store.set_meta(OPENCLAW_REUSED_META, str(int(store.get_meta(OPENCLAW_REUSED_META) or 0) + reused))
+        self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"
+                                   + (f", reused {reused} vectors from OpenClaw's cache" if reused else "")))
 
     @staticmethod
     def _cache_scope(provider: EmbeddingProvider) -> CacheScope:
@@ -770,13 +779,20 @@ class Syncer:
         if self.settings.cache_enabled:
             cached = {h: np.frombuffer(blob, dtype=np.float32) for h, blob in cache.lookup(scope, hashes).items()}
         missing = [i for i, h in enumerate(hashes) if h not in cached]
+        report.embed_cache_hits += len(batch) - len(missing)
         fresh: dict[int, np.ndarray] = {}
+        if missing and self._openclaw_vectors is not None:  # vectors OpenClaw already paid for (read-only)
+            taken = self._openclaw_vectors.take([batch[i].text for i in missing])
+            fresh = {missing[j]: v for j, v in taken.items()}
+            missing = [i for i in missing if i not in fresh]
+        reused = len(fresh)
         if missing:
             vecs = provider.embed_batch([batch[i].text for i in missing])
             if vecs.shape[0] != len(missing):
                 raise EmbeddingError(f"{provider.id} returned {vecs.shape[0]} vectors for {len(missing)} texts")
-            fresh = {i: vecs[j] for j, i in enumerate(missing)}
-        report.embed_cache_hits += len(batch) - len(missing)
+            fresh |= {i: vecs[j] for j, i in enumerate(missing)}
+            report.embeddings_fetched += len(missing)
+        report.openclaw_cache_reused += reused
         now = int(time.time() * 1000)
         if self.settings.cache_enabled:
             if fresh:
