@@ -52,6 +52,7 @@ from .state import RankedResults, SyncState
 from .sync_runner import run_sync
 from .teardown import skip_when_torn_down
 from .themes import discover_themes
+from .widgets.breakdown import score_summary
 from .widgets.detail_pane import DetailPane, ShownResult
 from .widgets.info_bar import InfoBar
 from .widgets.result_list import ResultList
@@ -489,6 +490,9 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
             detail.shown = None
         else:
             detail.shown = ShownResult(result, self.ranked.params, pool, self.openclaw_hit(result, pool))
+        windowed = pool is not None and pool.time_window is not None
+        shown = None if self.ranked.browsing else result
+        self.query_one("#tuning", TuningPanel).show_score(score_summary(shown, self.ranked.params, windowed=windowed))
 
     def _no_result_text(self, query: str, pool: Pool | None) -> str:
         if not query and pool is not None and pool.mode == "browse":
