@@ -20,6 +20,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.keys import format_key
@@ -36,6 +37,7 @@ from ..engine.search.request import SearchRequest
 from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import crash_report, describe
 from ..render import dumps_json, safe
+from . import theme_picker
 from .agent_searches import AgentSearchesMixin
 from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
 from .editor import chosen_editor, editable_path, editor_command, empty_workspace_text
@@ -47,11 +49,12 @@ from .screens.file_view import FileScreen, file_title, render_file
 from .screens.help import ABOUT, HelpScreen, help_keys
 from .screens.suggest import SuggestScreen
 from .screens.sync import SyncScreen
-from .settings_actions import Outcome, export_settings, save_theme
+from .settings_actions import Outcome, export_settings
 from .state import RankedResults, SyncState
 from .sync_runner import run_sync
 from .teardown import skip_when_torn_down
 from .themes import discover_themes
+from .widgets.breakdown import score_summary
 from .widgets.detail_pane import DetailPane, ShownResult
 from .widgets.info_bar import InfoBar
 from .widgets.result_list import ResultList
@@ -156,6 +159,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
             accepted, self._key_errors = checked_keymap(dict(keys), [*self.BINDINGS, palette], self._binding_scopes())
             self.set_keymap(accepted)
         # Before the app runs: choosing a theme later re-parses every stylesheet (~100 ms at launch)
+        self.theme_choice = theme_picker.ThemeChoice(config_path)
         self._theme_errors = self._install_themes()
         # The vector matrix saved beside the index is mapped while Textual starts (mostly a checksum of
         # the file, 0.3-0.7 s at 1M chunks, that releases the GIL), so the first search finds it in memory
@@ -284,12 +288,31 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
         return errors
 
     def watch_theme(self, theme: str) -> None:
-        """A theme picked in the palette is kept: written to the config's `tui.theme`."""
+        """A theme set outside the picker's preview is kept: written to the config's `tui.theme`."""
+        if not self.theme_choice.previewing:
+            self._keep_theme(theme)
+
+    def _keep_theme(self, theme: str) -> None:
         saved = getattr(self, "_saved_theme", None)
         if saved is None or theme == saved or not self.is_running:
             return
         self._saved_theme = theme
-        self._tell(save_theme(theme, self.config_path))
+        self._tell(self.theme_choice.keep(theme))
+
+    def search_themes(self) -> None:
+        """The theme picker previews the highlighted theme; only a confirmed one is written (theme_picker.py)."""
+        theme_picker.open_picker(self, self.theme_choice)
+
+    def confirm_theme(self, theme: str) -> None:
+        self.theme_choice.close()
+        self.theme = theme
+        self._keep_theme(theme)
+
+    def on_command_palette_option_highlighted(self, event: CommandPalette.OptionHighlighted) -> None:
+        theme_picker.previewed(self, self.theme_choice, event)
+
+    def on_command_palette_closed(self, event: CommandPalette.Closed) -> None:
+        theme_picker.closed(self, self.theme_choice, event)
 
     @staticmethod
     def _binding_scopes() -> list[list[Any]]:
@@ -470,6 +493,9 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
             detail.shown = None
         else:
             detail.shown = ShownResult(result, self.ranked.params, pool, self.openclaw_hit(result, pool))
+        windowed = pool is not None and pool.time_window is not None
+        shown = None if self.ranked.browsing else result
+        self.query_one("#tuning", TuningPanel).show_score(score_summary(shown, self.ranked.params, windowed=windowed))
 
     def _no_result_text(self, query: str, pool: Pool | None) -> str:
         if not query and pool is not None and pool.mode == "browse":

@@ -55,17 +55,17 @@ def save_settings(params: SearchParams, config_path: Path | None, agent: Agent |
     return Outcome([saved, Toast(safe(replaced[0].upper() + replaced[1:], one_line=True), "warning", 15)])
 
 
-def save_theme(theme: str, config_path: Path | None) -> Outcome:
-    """Keep the theme picked in the palette: `tui.theme` in memtui's config file."""
+def save_theme(theme: str, config_path: Path | None) -> tuple[Outcome, Path | None]:
+    """Keep the theme picked in the palette: `tui.theme` in memtui's config file; the backup it left."""
     from ..core.settings_io import save_theme_to_config
     from ..paths import default_config_path
 
     path = config_path or default_config_path()
     try:
-        save_theme_to_config(theme, path)
+        backup = save_theme_to_config(theme, path)
     except Exception as exc:
-        return Outcome([Toast(f"Could not save the theme: {safe(describe(exc), False)}", "error")])
-    return Outcome([Toast(safe(f"Theme {theme} saved to {path}", one_line=True), timeout=3)])
+        return Outcome([Toast(f"Could not save the theme: {safe(describe(exc), False)}", "error")]), None
+    return Outcome([Toast(safe(f"Theme {theme} saved to {path}", one_line=True), timeout=3)]), backup
 
 
 def openclaw_layout(agent: Agent | None) -> Layout:

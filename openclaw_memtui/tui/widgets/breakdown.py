@@ -66,3 +66,19 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
     for line in lines:  # a narrow pane cuts the notes rather than wrapping a row under its bar
         line.truncate(max(1, width), overflow="ellipsis")
     return Text("\n").join(lines)
+
+
+def score_summary(result: Result | None, params: SearchParams, width: int = 37, windowed: bool = False) -> str:
+    """The selected result's score on one line (final, its legs, decay): the tuning panel shows it where it
+    floats over the score pane, so a slider's effect on the selected result stays in sight at 80×24."""
+    if result is None or result.rank == 0:
+        return "score: no ranked result selected"
+
+    def leg(value: float | None) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    line = (f"#{result.rank} {result.score:.3f}: vec {leg(result.vector_score)} kw {leg(result.text_score)}"
+            f" decay {leg(result.decay) if params.decay else 'off'}")
+    if windowed:
+        line += f" time {result.time_factor:.2f}"
+    return line if len(line) <= width else line[: max(1, width - 1)] + "…"

@@ -93,6 +93,7 @@ class TuningPanel(Vertical):
     TuningPanel #tuning-body { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     TuningPanel .note { color: $text-muted; }
     TuningPanel #preset-note { width: 100%; height: auto; display: none; }
+    TuningPanel #tuning-score { display: none; height: 1; }  /* shown where the panel covers the score pane */
     TuningPanel .row { height: 1; }
     TuningPanel .row Label { width: 15; }
     TuningPanel .row Input { width: 7; height: 1; border: none; padding: 0 1; }  /* 4 digits and the cursor after them */
@@ -137,6 +138,7 @@ class TuningPanel(Vertical):
             yield Button("Export", id="export", compact=True)
         with VerticalScroll(id="tuning-body"):
             yield Label("[b]Tuning[/b]  (re-ranks instantly)")
+            yield Label("", id="tuning-score", markup=False)
             yield MetricBox(self.judge_keys, id="metric")
             yield Label(WEIGHTS_NOTE, classes="note", markup=False)
             for field, label, lo, hi, step, tip in SLIDERS:
@@ -155,6 +157,10 @@ class TuningPanel(Vertical):
             yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True,
                          compact=True)
             yield Label("", id="preset-note", classes="note", markup=False)
+
+    def show_score(self, line: str) -> None:
+        """The selected result's one-line score (breakdown.score_summary), set by the app."""
+        self.query_one("#tuning-score", Label).update(line)
 
     @staticmethod
     def _fmt(field: str, value: float) -> str:
