@@ -133,7 +133,7 @@ if __name__ == "__main__":
         raise SystemExit("usage: _models.py index NAME WORKSPACE DB")
     _, _, name, ws, db = sys.argv
     install(name)
-    from openclaw_memtui.cli import main
+    from openclaw_memtui.cli.main import main
 
     cfg = Path(db).with_suffix(".toml")
     cfg.write_text("")

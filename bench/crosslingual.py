@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _models  # noqa: E402
 from _common import table, write_json  # noqa: E402
 
-from openclaw_memtui.config import index_settings, validate  # noqa: E402
+from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.evaluation import score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import SearchParams  # noqa: E402

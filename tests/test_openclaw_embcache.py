@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from openclaw_memtui.cli import main as memtui_main
+from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.embeddings.openclaw_cache import OpenClawVectors, openai_provider_key, provider_keys
 from openclaw_memtui.engine.embeddings.remote import make_remote
 from openclaw_memtui.engine.store import detect_backend

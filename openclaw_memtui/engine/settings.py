@@ -1,6 +1,6 @@
 """What the engine can be told: index settings, ranking parameters, and every choice as one table.
 
-Each default lives here once. The app's TOML config (`openclaw_memtui/config.py`) builds its own
+Each default lives here once. The app's TOML config (`openclaw_memtui/core/config.py`) builds its own
 defaults from these, so the CLI, the app, `MemoryIndex.search()` and a bare `SearchParams()` all
 rank the same way. Each choice is a `Literal` type whose values are read back with `get_args`,
 so the type checker and the config validator share one spelling.

@@ -522,8 +522,11 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
 
     @on(OptionList.OptionHighlighted, "#results")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        lists = self.query(ResultList)
+        if not lists:  # a highlight still queued while the app shuts down and its widgets are gone
+            return
         self._show_selected()
-        if self.ranked.browsing and self.query_one(ResultList).entries_below < READ_AHEAD:
+        if self.ranked.browsing and lists.first().entries_below < READ_AHEAD:
             self.browse_more()
 
     def selected(self) -> Result | None:
