@@ -27,13 +27,29 @@ def default_config_path() -> Path:
     return Path(env) if env else config_dir() / "config.toml"
 
 
-def default_db_path(workspace: Path) -> Path:
-    """One index per workspace, keyed by the workspace's absolute path."""
+# The bundled demo's index name: the demo's path changes with the install, its memory does not.
+DEMO_INDEX_NAME = "demo.sqlite"
+
+
+def is_demo_workspace(workspace: Path) -> bool:
+    return Path(workspace).expanduser().resolve() == demo_workspace().resolve()
+
+
+def default_db_path(workspace: Path, view: str = "") -> Path:
+    """One index per memory: a workspace keyed by its absolute path, the bundled demo by name wherever it
+    is installed, and an OpenClaw agent's view of a folder (`view`, e.g. its state and agent id) apart
+    from the same folder opened as a plain workspace, since the two index different sources."""
+    if not view and is_demo_workspace(workspace):
+        return data_dir() / "indexes" / DEMO_INDEX_NAME
     absolute = str(Path(workspace).expanduser().resolve())
     import hashlib  # only without --db: `status --db` starts without it
 
-    digest = hashlib.sha256(absolute.encode("utf-8")).hexdigest()[:12]
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(absolute).name or "root").strip("-")[:40] or "ws"
+    key = absolute if not view else f"{view}\n{absolute}"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    name = Path(absolute).name or "root"
+    if view:
+        name = f"{view.rsplit(':', 1)[-1]}-{name}"
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:40] or "ws"
     return data_dir() / "indexes" / f"{slug}-{digest}.sqlite"
 
 

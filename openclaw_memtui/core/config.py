@@ -229,7 +229,7 @@ def get(cfg: dict[str, Any], dotted: str) -> Any:
 
 
 def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = None) -> IndexSettings:
-    from ..paths import default_db_path
+    from ..paths import default_db_path, is_demo_workspace
 
     workspace = Path(workspace).expanduser().resolve()
     store_path = get(cfg, "store.path")
@@ -257,6 +257,7 @@ def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = 
         vector_exact=get(cfg, "store.vector.exact"),
         watch_debounce_ms=get(cfg, "sync.watchDebounceMs"),
         poll_seconds=get(cfg, "sync.pollSeconds"),
+        workspace_identity="memtui-demo" if is_demo_workspace(workspace) else "",
     )
 
 

@@ -190,7 +190,7 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
         args.agent = installed_default_agent(args, cfg)
     from ..engine.index import MemoryIndex
     from ..engine.store import InvalidIndex
-    from .config import index_settings
+    from .config import get, index_settings
 
     cfg, agent_origin, agent = apply_agent(args, cfg)
     register_config_secrets(cfg)
@@ -203,6 +203,14 @@ def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bo
         from ..interop.agents import agent_index_settings
 
         settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
+        if not args.db and not get(cfg, "store.path"):
+            from dataclasses import replace
+
+            from .index_location import agent_db_path
+
+            # its own file: the same folder opened as a plain workspace indexes other sources
+            settings = replace(settings, db_path=agent_db_path(settings.workspace, Path(agent.agent_dir), agent.id,
+                                                               read_only=read_only))
     if args.db:
         refuse_memory_file_as_index(settings)
     if read_only_if_unwritable and not read_only and not writable_index(settings.db_path):

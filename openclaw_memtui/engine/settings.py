@@ -97,6 +97,9 @@ class IndexSettings:
     transcript_wrap_chars: int = 0
     # which chunker cuts files into chunks; OpenClaw 2026.9 agents use its own, so line ranges match
     chunker: Chunker = "classic"
+    # a stable name for the workspace where its path is not stable: the bundled demo moves with the
+    # install (site-packages vs a checkout), and its index must not be rebuilt each time it does
+    workspace_identity: str = ""
 
 
 # -- ranking --------------------------------------------------------------------------------------

@@ -113,14 +113,25 @@ def fts_tokenizer_name(settings: IndexSettings) -> str:
 TRANSCRIPT_FILTERS = "transcript-filters-2"
 
 
+def _sessions_scope(settings: IndexSettings) -> str:
+    """The sessions folder in the identity; inside a workspace with a stable name, relative to it."""
+    sessions = settings.sessions_dir
+    if sessions is None:
+        return "None"
+    if settings.workspace_identity and sessions.is_relative_to(settings.workspace):
+        return f"<{settings.workspace_identity}>/{sessions.relative_to(settings.workspace).as_posix()}"
+    return str(sessions)
+
+
 def compute_identity(settings: IndexSettings, provider: EmbeddingProvider | None) -> dict[str, Any]:
     """What the index was built with; any difference from the stored one means a full rebuild."""
     scope = {
-        "workspace": str(settings.workspace),  # an index file reused for another workspace is rebuilt
+        # an index file reused for another workspace is rebuilt
+        "workspace": settings.workspace_identity or str(settings.workspace),
         "extraPaths": sorted(p.strip() for p in settings.extra_paths if p.strip()),
         **({"extraPathPatterns": sorted(map(list, settings.extra_path_patterns))} if settings.extra_path_patterns else {}),
         "followSymlinks": settings.follow_symlinks,
-        "sessionsDir": str(settings.sessions_dir) if "sessions" in settings.sources else "",
+        "sessionsDir": _sessions_scope(settings) if "sessions" in settings.sources else "",
     }
     # OpenClaw-layout settings join the scope only when they differ from the plain-workspace
     # defaults, so indexes of plain workspaces keep their identity (and are not rebuilt)
