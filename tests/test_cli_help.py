@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memtui.cli.main import build_parser
+from openclaw_memtui.cli.parser import build_parser
 from openclaw_memtui.engine.settings import DEFAULT_SEARCH_PARAMS
 
 RANKING_FLAGS = {"--max-results": "max_results", "--min-score": "min_score", "--vector-weight": "vector_weight",

@@ -117,7 +117,7 @@ def test_argparse_errors_are_one_line_with_a_hint(capsys):
 
 
 def test_a_command_builds_only_its_own_parser_and_parses_as_the_full_one():
-    from openclaw_memtui.cli.main import COMMANDS, build_parser
+    from openclaw_memtui.cli.parser import COMMANDS, build_parser
 
     def commands(parser):
         return set(parser._subparsers._group_actions[0].choices)

@@ -479,7 +479,7 @@ def test_live_openclaw_agrees(capsys, monkeypatch):
 # -- the app ----------------------------------------------------------------------------------------------
 
 async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
-    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.cli.parser import build_parser, load_cfg
     from openclaw_memtui.core.session import open_session
     from openclaw_memtui.paths import config_dir
     from openclaw_memtui.tui.app import MemtuiApp
@@ -697,7 +697,7 @@ def test_extra_path_patterns_limit_the_files_as_openclaw_does(oc, capsys, tmp_pa
 
 
 def test_help_lists_every_command_and_version_is_known(capsys):
-    from openclaw_memtui.cli.main import COMMANDS
+    from openclaw_memtui.cli.parser import COMMANDS
 
     with pytest.raises(SystemExit) as done:
         memtui_main(["--help"])

@@ -230,7 +230,7 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
 
 
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
-    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.cli.parser import build_parser, load_cfg
     from openclaw_memtui.core.session import open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
@@ -254,7 +254,7 @@ async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
 async def test_sync_screen_says_an_openclaw_index_it_could_not_read_and_shows_its_own(openclaw_home, tmp_path, monkeypatch):
     """OpenClaw's file removed between the check and the read (OpenClaw rebuilding it) raised
     FileNotFoundError in the status worker: the screen stayed on "reading the index…" for good."""
-    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.cli.parser import build_parser, load_cfg
     from openclaw_memtui.core.session import open_session
     from openclaw_memtui.engine import openclaw_db
     from openclaw_memtui.tui.app import MemtuiApp

@@ -238,7 +238,7 @@ def test_without_an_agent_one_line_says_what_to_do(tmp_path, capsys, monkeypatch
 # -- the app -------------------------------------------------------------------------------------------------
 
 async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and_judged(oc, tmp_path):
-    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.cli.parser import build_parser, load_cfg
     from openclaw_memtui.core.session import open_session
     from openclaw_memtui.tui.screens.agent_searches import AgentSearchesScreen
 
@@ -280,7 +280,7 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
 
 
 async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_says_what_it_approximates(oc, tmp_path):
-    from openclaw_memtui.cli.main import build_parser, load_cfg
+    from openclaw_memtui.cli.parser import build_parser, load_cfg
     from openclaw_memtui.core.session import open_session
     from openclaw_memtui.engine.textutil import sha256_hex
 
