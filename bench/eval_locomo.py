@@ -1,7 +1,7 @@
 """Retrieval quality on the LoCoMo development split: keyword only, vector only, hybrid variants.
 
     python3 ../shared/eval/build_locomo.py --out /tmp/locomo-dev
-    python3 bench/eval_locomo.py --root /tmp/locomo-dev [--provider local]
+    python3 bench/eval_locomo.py --root /tmp/locomo-dev [--provider local] [--model use]
 
 Each conversation workspace is indexed once; every question is retrieved once (the pool), then
 ranked under each setting — the same two-stage split the TUI uses for live tuning.
@@ -25,6 +25,7 @@ from openclaw_memtui.engine.search.rank import SearchParams  # noqa: E402
 
 BASE = SearchParams(min_score=0.0, max_results=10)
 VARIANTS = {
+    "hybrid default": ("hy", BASE),
     "keyword only": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0)),
     "keyword only, chunk BM25 alone (lineWeight 0)": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0, line_weight=0.0)),
     "hybrid default, chunk BM25 alone (lineWeight 0)": ("hy", replace(BASE, line_weight=0.0)),
@@ -46,6 +47,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default="/tmp/locomo-dev")
     ap.add_argument("--provider", default="local")
+    ap.add_argument("--model", help="a candidate model of bench/_models.py in place of the provider's")
     ap.add_argument("--db-dir", default="/tmp/locomo-idx")
     ap.add_argument("--keyword-mode", default="and-or")
     ap.add_argument("--tokens", type=int, default=400)
@@ -53,6 +55,11 @@ def main() -> int:
     ap.add_argument("--stemming", default="porter", choices=["porter", "none"])
     args = ap.parse_args()
     root = Path(args.root)
+    if args.model:
+        import _models
+
+        _models.install(args.model)
+        args.provider = f"local-{args.model}"  # names the index files and the results file
     scored: dict[str, list] = {name: [] for name in VARIANTS}
     index_seconds = 0.0
     chunks = 0
@@ -61,7 +68,7 @@ def main() -> int:
                         "query": {"keyword": {"stemming": args.stemming}}})
         db = Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}-{args.stemming}.sqlite"
         settings = index_settings(cfg, conv / "workspace", db)
-        index = MemoryIndex(settings, provider_name=args.provider)
+        index = MemoryIndex(settings, provider_name="local" if args.model else args.provider)
         t = time.perf_counter()
         index.sync()
         index_seconds += time.perf_counter() - t
