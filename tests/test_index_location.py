@@ -7,7 +7,6 @@ file and switching between them rebuilds nothing.
 """
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +15,8 @@ import pytest
 import openclaw_memtui.paths as paths
 from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.judgements import judgements_path
+
+from .helpers import copy_openclaw_state
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
 
@@ -34,13 +35,7 @@ def isolated(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def oc(tmp_path, monkeypatch, isolated) -> Path:
     """A private copy of the state the real OpenClaw 2026.9.6 wrote, its paths pointed at this test."""
-    root = tmp_path / "oc"
-    shutil.copytree(FIXTURE, root)
-    cfg = root / "state" / "openclaw.json"
-    cfg.write_text(cfg.read_text(encoding="utf-8").replace("{ROOT}", str(root)), encoding="utf-8")
-    os.chmod(cfg, 0o600)
-    for agent in ("main", "research"):
-        (root / "state" / "agents" / agent / "sessions").mkdir(parents=True, exist_ok=True)
+    root = copy_openclaw_state(FIXTURE, tmp_path / "oc")
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
     return root
 
@@ -104,3 +99,13 @@ def test_a_read_command_creates_no_index_for_the_agent(oc, capsys, isolated):
     assert memtui_main(["status", "--agent", "main"]) == 0
     capsys.readouterr()
     assert sorted(p.name for p in isolated.iterdir()) == before
+
+
+def test_the_shared_index_is_copied_from_a_data_folder_named_with_query_characters(oc, capsys, tmp_path, monkeypatch):
+    # '?' and '#' end the path of an unquoted SQLite URI: the copy would read another file, or none
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data?v=1#x"))
+    shared = paths.default_db_path(oc / "ws-main")
+    index(capsys, "--agent", "main", "--db", str(shared))
+    out = index(capsys, "--agent", "main")
+    assert "full rebuild" not in out and str(shared) not in out
+    assert sorted(p.name for p in shared.parent.glob("*.sqlite*") if ".tmp-" in p.name) == []

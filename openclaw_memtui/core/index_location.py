@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 from pathlib import Path
 
 from ..engine.judgements import judgements_path, write_private_atomic
-from ..engine.store.files import make_private_dirs
-from ..engine.store.schema import APPLICATION_ID
+from ..engine.store.backend import detect_backend, ro_uri
+from ..engine.store.files import create_private_file, make_private_dirs, temp_path_beside
+from ..engine.store.schema import made_by_memtui
 from ..paths import default_db_path
 
 
@@ -39,38 +39,30 @@ def agent_db_path(workspace: Path, agent_dir: Path, agent_id: str, *, read_only:
     return path
 
 
-def _is_memtui_index(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            header = fh.read(72)
-    except OSError:
-        return False
-    return len(header) == 72 and int.from_bytes(header[68:72], "big") == APPLICATION_ID
-
-
 def _seed_from_shared(shared: Path, target: Path) -> None:
     """Copy the shared index (an online backup, consistent even while another memtui writes it) and its
     judgements to `target`. Best effort: when anything fails the agent's index is simply built anew."""
-    if shared.is_symlink() or not shared.is_file() or not _is_memtui_index(shared):
+    if shared.is_symlink() or not shared.is_file() or not made_by_memtui(shared):
         return
     make_private_dirs(target.parent)
-    partial = target.with_name(target.name + ".seeding")
+    sqlite = detect_backend().module
+    partial = temp_path_beside(target)  # a fresh name: a seed another memtui is writing is never touched
     try:
-        src = sqlite3.connect(f"file:{shared}?mode=ro", uri=True)
+        create_private_file(partial)
+        src = sqlite.connect(ro_uri(shared), uri=True)
         try:
-            partial.unlink(missing_ok=True)
-            os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
-            dst = sqlite3.connect(partial)
+            dst = sqlite.connect(partial)
             try:
                 src.backup(dst)
             finally:
                 dst.close()
         finally:
             src.close()
-        partial.rename(target)
-    except (OSError, sqlite3.Error):
-        partial.unlink(missing_ok=True)
+        os.link(partial, target)  # never replaces: an index another memtui made there meanwhile is kept
+    except (OSError, sqlite.Error):
         return
+    finally:
+        partial.unlink(missing_ok=True)
     old_judgements = judgements_path(shared)
     new_judgements = judgements_path(target)
     if old_judgements.is_file() and not old_judgements.is_symlink() and not new_judgements.exists():
