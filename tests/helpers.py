@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 
@@ -33,3 +34,15 @@ def env_for_subprocess() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTEST_CURRENT_TEST", None)
     return env
+
+
+def copy_openclaw_state(fixture: Path, root: Path) -> Path:
+    """A private copy at `root` of a state the real OpenClaw wrote: its `{ROOT}` paths pointed at `root`,
+    openclaw.json 0600 as OpenClaw creates it (it holds the gateway token), the agents' session folders made."""
+    shutil.copytree(fixture, root)
+    cfg = root / "state" / "openclaw.json"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("{ROOT}", str(root)), encoding="utf-8")
+    os.chmod(cfg, 0o600)
+    for agent in ("main", "research"):
+        (root / "state" / "agents" / agent / "sessions").mkdir(parents=True, exist_ok=True)
+    return root

@@ -19,6 +19,8 @@ import pytest
 from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.store import detect_backend
 
+from .helpers import copy_openclaw_state
+
 # OpenClaw's triggers call octet_length() (SQLite 3.43+): write to its database with the same modern
 # SQLite binding memtui uses, not whatever the interpreter was built with
 std_sqlite = detect_backend().module
@@ -31,13 +33,7 @@ SESSION_MAIN = "sessions/main/c2b41606-f542-483b-b12e-c1ee957fd8c0.jsonl"
 @pytest.fixture
 def oc(tmp_path, monkeypatch) -> Path:
     """A private copy of the real state, with its absolute paths pointed at this test's folder."""
-    root = tmp_path / "oc"
-    shutil.copytree(FIXTURE, root)
-    cfg = root / "state" / "openclaw.json"
-    cfg.write_text(cfg.read_text(encoding="utf-8").replace("{ROOT}", str(root)), encoding="utf-8")
-    os.chmod(cfg, 0o600)  # as OpenClaw creates it: it holds the gateway token
-    for agent in ("main", "research"):
-        (root / "state" / "agents" / agent / "sessions").mkdir(parents=True, exist_ok=True)
+    root = copy_openclaw_state(FIXTURE, tmp_path / "oc")
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     return root

@@ -22,6 +22,7 @@ from openclaw_memtui.engine.embeddings.remote import make_remote
 from openclaw_memtui.engine.store import detect_backend
 
 from .fake_api import FakeAPI
+from .helpers import copy_openclaw_state
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6-embcache"
 BASE_FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
@@ -80,11 +81,7 @@ def test_the_cache_holds_sha256_of_each_chunk_text_and_the_raw_float64_vector():
 @pytest.fixture
 def oc(tmp_path, monkeypatch) -> Path:
     """The real 2026.9.6 state with agent main's database and notes from the embedding-cache run."""
-    root = tmp_path / "oc"
-    shutil.copytree(BASE_FIXTURE, root)
-    cfg = root / "state" / "openclaw.json"
-    cfg.write_text(cfg.read_text(encoding="utf-8").replace("{ROOT}", str(root)), encoding="utf-8")
-    cfg.chmod(0o600)
+    root = copy_openclaw_state(BASE_FIXTURE, tmp_path / "oc")
     shutil.rmtree(root / "ws-main")
     shutil.copytree(FIXTURE / "ws-main", root / "ws-main")
     shutil.copy2(FIXTURE / "main.sqlite", root / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite")

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,8 @@ import pytest
 from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.store import detect_backend
 from openclaw_memtui.interop.recalls import workspace_keys
+
+from .helpers import copy_openclaw_state
 
 sqlite = detect_backend().module  # OpenClaw's triggers need a modern SQLite
 FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6-recalls"
@@ -27,13 +27,7 @@ STATE_DB = Path("state") / "state" / "openclaw.sqlite"
 def oc(tmp_path, monkeypatch) -> Path:
     """A private copy of the real state, its paths pointed at this test's folder and its events filed
     under this folder's workspace keys, as OpenClaw would have filed them here."""
-    root = tmp_path / "oc"
-    shutil.copytree(FIXTURE, root)
-    cfg = root / "state" / "openclaw.json"
-    cfg.write_text(cfg.read_text(encoding="utf-8").replace("{ROOT}", str(root)), encoding="utf-8")
-    os.chmod(cfg, 0o600)
-    for agent in ("main", "research"):
-        (root / "state" / "agents" / agent / "sessions").mkdir(parents=True, exist_ok=True)
+    root = copy_openclaw_state(FIXTURE, tmp_path / "oc")
     conn = sqlite.connect(root / STATE_DB)
     for agent, old in EXPECTED["workspace_keys"].items():
         new = workspace_keys(root / f"ws-{agent}")[0]
