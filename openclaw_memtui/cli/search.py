@@ -110,7 +110,7 @@ def _private_opener(path: str, flags: int) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..engine.evaluation import format_table, load_queries, score_pool, summarize
+    from ..engine.tuning.evaluation import format_table, load_queries, score_pool, summarize
     from ..render import dumps_json, safe
 
     queries: list[dict[str, Any]] = []
