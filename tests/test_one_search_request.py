@@ -9,8 +9,8 @@ import json
 from openclaw_memtui.cli.main import build_parser, main
 from openclaw_memtui.core.config import load_config, search_params
 from openclaw_memtui.core.search import search_request
-from openclaw_memtui.engine.judgements import Judgement, Target
-from openclaw_memtui.engine.tuning import Scorer, retrieve_judged
+from openclaw_memtui.engine.tuning.judgements import Judgement, Target
+from openclaw_memtui.engine.tuning.tuner import Scorer, retrieve_judged
 
 from .app_helpers import NOW_MS, copy_demo, make_app, wait_for
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from openclaw_memtui.engine.ingest.sources import flatten_session, list_session_files
 from openclaw_memtui.engine.search.rank import SearchParams
-from openclaw_memtui.engine.sources import flatten_session, list_session_files
 from openclaw_memtui.interop.agents import OpenClawError, find_agent, list_agents, memtui_overrides
 from openclaw_memtui.interop.export import build_export, legacy_query_block, write_export
 from openclaw_memtui.interop.inspect_index import inspect_openclaw_index
@@ -256,7 +256,7 @@ async def test_sync_screen_says_an_openclaw_index_it_could_not_read_and_shows_it
     FileNotFoundError in the status worker: the screen stayed on "reading the index…" for good."""
     from openclaw_memtui.cli.parser import build_parser, load_cfg
     from openclaw_memtui.core.session import SessionOptions, open_session
-    from openclaw_memtui.engine import openclaw_db
+    from openclaw_memtui.engine.ingest import openclaw_db
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import status_screen_text, wait_for

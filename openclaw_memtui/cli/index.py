@@ -208,7 +208,7 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
     with contextlib.suppress(OpenClawError):
         version = load_installation().version
     if version is None and agent.transcripts == "sqlite" and Path(agent.index_path).is_file():
-        from ..engine.openclaw_db import OpenClawDbError, read_consistent, schema_meta
+        from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, schema_meta
 
         with contextlib.suppress(OpenClawDbError):
             version = read_consistent(Path(agent.index_path), schema_meta).get("app_version")

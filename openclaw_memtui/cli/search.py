@@ -114,7 +114,7 @@ def _private_opener(path: str, flags: int) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, cfg: AppConfig) -> int:
-    from ..engine.evaluation import load_queries
+    from ..engine.tuning.evaluation import load_queries
     from ..render import safe
 
     queries: list[dict[str, Any]] = []
@@ -137,7 +137,7 @@ def cmd_eval(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 
 def _eval(args: argparse.Namespace, session: Session, queries: list[dict[str, Any]], waiting: dict[str, Any]) -> int:
-    from ..engine.evaluation import format_table, score_pool, summarize
+    from ..engine.tuning.evaluation import format_table, score_pool, summarize
     from ..render import dumps_json, safe
 
     index, cfg = session.index, session.cfg

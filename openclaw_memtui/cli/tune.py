@@ -1,5 +1,5 @@
 """`memtui judgements` (import, export, list) and `memtui tune`: the headless side of tuning against
-judgements (`engine/judgements.py`, `engine/tuning.py`). `memtui eval` with no `--queries` reads the
+judgements (`engine/tuning/judgements.py`, `engine/tuning/tuner.py`). `memtui eval` with no `--queries` reads the
 stored judgements through `stored_queries`."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ..errors import UserError
 
 if TYPE_CHECKING:
     from ..core.config_types import AppConfig
-    from ..engine.judgements import Loaded
+    from ..engine.tuning.judgements import Loaded
 
 NO_JUDGEMENTS = ("no judgements stored for this index: mark results in the app (+ relevant, - not relevant) "
                  "or load a queries file with `memtui judgements import FILE`")
@@ -43,7 +43,7 @@ def load_judgements(session: Session) -> Loaded:
 
 def stored_queries(session: Session) -> list[dict[str, Any]]:
     """The stored judgements as `memtui eval` queries, stale targets left out (and said)."""
-    from ..engine.judgements import as_queries, check_targets, stale_count
+    from ..engine.tuning.judgements import as_queries, check_targets, stale_count
 
     loaded = load_judgements(session)
     if not loaded.judgements:
@@ -88,8 +88,8 @@ def queries_file(name: str) -> Path:
 
 
 def _import(args: argparse.Namespace, session: Session, path: Path) -> int:
-    from ..engine.evaluation import load_numbered_queries
-    from ..engine.judgements import MAX_STORED, merge, vet_import
+    from ..engine.tuning.evaluation import load_numbered_queries
+    from ..engine.tuning.judgements import MAX_STORED, merge, vet_import
     from ..render import safe
 
     shown = safe(str(path), one_line=True)
@@ -127,7 +127,7 @@ def _import(args: argparse.Namespace, session: Session, path: Path) -> int:
 
 
 def _export(args: argparse.Namespace, session: Session) -> int:
-    from ..engine.judgements import write_private_atomic
+    from ..engine.tuning.judgements import write_private_atomic
     from ..render import dumps_json, safe
 
     loaded = load_judgements(session)
@@ -147,7 +147,7 @@ def _export(args: argparse.Namespace, session: Session) -> int:
 
 
 def _list(args: argparse.Namespace, session: Session) -> int:
-    from ..engine.judgements import check_targets
+    from ..engine.tuning.judgements import check_targets
     from ..render import dumps_json, safe
 
     loaded = load_judgements(session)
@@ -204,7 +204,7 @@ def cmd_tune(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 def _tune(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) -> int:
     from ..core.search import search_request
-    from ..engine.tuning import NeedMore, retrieve_judged, suggest
+    from ..engine.tuning.tuner import NeedMore, retrieve_judged, suggest
     from ..render import dumps_json, safe
     from .search import params_from, parse_now
 
@@ -267,6 +267,6 @@ def _save(params: Any, args: argparse.Namespace) -> Path:
 
 
 def _print_suggestion(s: Any) -> None:
-    from ..engine.tuning import describe_suggestion
+    from ..engine.tuning.tuner import describe_suggestion
 
     print(describe_suggestion(s))

@@ -22,9 +22,9 @@ from ..errors import UserError
 
 if TYPE_CHECKING:  # imported lazily at run time: `memtui search` must start fast
     from ..engine.index import MemoryIndex
-    from ..engine.judgements import JudgementStore
     from ..engine.search.rank import SearchParams
     from ..engine.settings import IndexSettings
+    from ..engine.tuning.judgements import JudgementStore
     from ..interop.agents import Agent
     from .config_types import AppConfig
 
@@ -75,7 +75,7 @@ class Session:
 
     def judgements(self) -> JudgementStore:
         """This index's judgements; the demo reads its shipped ones until the user's first mark."""
-        from ..engine.judgements import JudgementStore, judgements_path
+        from ..engine.tuning.judgements import JudgementStore, judgements_path
         from ..paths import demo_judgements
 
         return JudgementStore(judgements_path(self.index.settings.db_path),
@@ -332,8 +332,8 @@ def refuse_memory_file_as_index(settings: IndexSettings) -> None:
     db = settings.db_path
     if not db.is_file():
         return  # a new file is never one of the notes
-    from ..engine.memory_files import AccessRefused, find_source
-    from ..engine.regular_file import open_regular
+    from ..engine.ingest.memory_files import AccessRefused, find_source
+    from ..engine.ingest.regular_file import open_regular
     from ..engine.store import SQLITE_HEADER
     from ..render import safe
 

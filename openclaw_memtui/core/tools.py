@@ -368,7 +368,7 @@ class MemoryTools:
             return pool
 
     def get(self, given: dict[str, Any]) -> dict[str, Any]:
-        from ..engine.memory_files import read_memory_file
+        from ..engine.ingest.memory_files import read_memory_file
 
         return read_memory_file(self.session.index.settings, given["path"], given.get("from", 1), given.get("lines"),
                                 offset=given.get("offset", 0), mask=served_text).to_dict()

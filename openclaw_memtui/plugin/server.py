@@ -107,7 +107,7 @@ class PluginTools:
 
     def memory_get(self, args: dict[str, Any]) -> dict[str, Any]:
         from ..core.tools import BadArguments
-        from ..engine.memory_files import AccessRefused
+        from ..engine.ingest.memory_files import AccessRefused
 
         args = dict(args)
         corpus = args.pop("corpus", None)

@@ -65,8 +65,8 @@ if TYPE_CHECKING:
     from ..core.config_types import AppConfig
     from ..core.session import Session
     from ..engine.embeddings.choice import FallbackRecord
-    from ..engine.judgements import JudgementStore
-    from ..engine.watch import MemoryWatcher
+    from ..engine.sync.watch import MemoryWatcher
+    from ..engine.tuning.judgements import JudgementStore
     from ..interop.agents import Agent
 
 SEARCH_DEBOUNCE_S = 0.25
@@ -135,7 +135,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
         self.default_params = params or DEFAULT_SEARCH_PARAMS  # as the CLI and the config rank
         self.params = self.default_params
         if judgements is None:
-            from ..engine.judgements import JudgementStore, judgements_path
+            from ..engine.tuning.judgements import JudgementStore, judgements_path
 
             judgements = JudgementStore(judgements_path(index.settings.db_path))
         self.init_judging(judgements)  # judging.py: marks, the live metric, suggested settings
@@ -545,7 +545,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, result: Result, generation: int) -> None:
         """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
-        from ..engine.sync import read_indexed_file
+        from ..engine.sync.syncer import read_indexed_file
 
         settings = self.index.settings
         body, row = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,
@@ -742,7 +742,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
 
     # -- watcher -----------------------------------------------------------------------------
     def _start_watcher(self) -> None:
-        from ..engine.watch import MemoryWatcher
+        from ..engine.sync.watch import MemoryWatcher
 
         def changed(paths: set[str]) -> None:  # called on the watcher's thread: post_message is thread-safe
             self.post_message(FilesChanged(paths))

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from ..engine.judgements import Judgement, JudgementStore, Target, Verdict, find, normalize_question, set_verdict
 from ..engine.search.rank import SearchParams
-from ..engine.tuning import Cancelled, JudgedSet, NeedMore, Scorer, Suggestion, retrieve_judged, suggest
+from ..engine.tuning.judgements import Judgement, JudgementStore, Target, Verdict, find, normalize_question, set_verdict
+from ..engine.tuning.tuner import Cancelled, JudgedSet, NeedMore, Scorer, Suggestion, retrieve_judged, suggest
 from ..errors import describe
 from ..render import safe
 from .messages import JudgedLoaded, MetricScored, SuggestFinished, WorkProgressed
@@ -101,7 +101,7 @@ class JudgingMixin(_App):
     @work(thread=True, exclusive=True, group="judged", exit_on_error=False)
     def _load_judged(self, generation: int, judgements: list[Judgement] | None, snapshot: int,
                      cancel: threading.Event) -> None:
-        from ..engine.judgements import Loaded
+        from ..engine.tuning.judgements import Loaded
 
         loaded = self.judgement_store.load() if judgements is None else Loaded(judgements, self.unreadable_lines)
 
