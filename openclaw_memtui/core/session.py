@@ -13,7 +13,7 @@ import argparse
 import contextlib
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -58,7 +58,7 @@ class Session:
     origin: str  # where the workspace came from: argument, config, openclaw, demo, agent <id>
     agent: Agent | None  # the OpenClaw agent whose workspace this is, if any
     # the options it was opened with, the agent filled in when it was OpenClaw's default one
-    options: SessionOptions = field(default_factory=SessionOptions)
+    options: SessionOptions
 
     def close(self) -> None:
         self.index.close()
