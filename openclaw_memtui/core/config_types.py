@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from types import MappingProxyType
-from typing import Any, TypeVar, get_type_hints
+from typing import Any, TypeVar
 
 from ..engine.settings import CjkSegmentation, Fusion, ProviderName, Stemming, TimeMode, VectorBackend
 
@@ -174,19 +174,27 @@ class AppConfig:
         return to_tree(self)
 
 
+_TABLES: dict[str, type] = {cls.__name__: cls for cls in (
+    RemoteConfig, VectorConfig, StoreConfig, ChunkingConfig, KeywordConfig, TimeConfig, MmrConfig, DecayConfig,
+    HybridConfig, QueryConfig, CacheConfig, SyncConfig, TuiConfig)}
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
 
-_LAYOUTS: dict[type, tuple[tuple[str, str, Any], ...]] = {}
+_LAYOUTS: dict[type, tuple[tuple[str, str, type | None], ...]] = {}
 
 
-def _layout(cls: type) -> tuple[tuple[str, str, Any], ...]:
-    """Each field of a config dataclass: (attribute, TOML key, annotated type), worked out once."""
+def _layout(cls: type) -> tuple[tuple[str, str, type | None], ...]:
+    """Each field of a config dataclass: (attribute, TOML key, its table's dataclass or None), worked
+    out once. The annotations are strings here (`from __future__ import annotations`): a table's is
+    its class name, looked up among this module's tables rather than evaluated with get_type_hints,
+    which cost more than the whole validation."""
     if cls not in _LAYOUTS:
-        hints = get_type_hints(cls)
-        _LAYOUTS[cls] = tuple((f.name, f.metadata.get("toml") or _camel(f.name), hints[f.name]) for f in fields(cls))
+        _LAYOUTS[cls] = tuple((f.name, f.metadata.get("toml") or _camel(f.name), _TABLES.get(str(f.type)))
+                              for f in fields(cls))
     return _LAYOUTS[cls]
 
 
@@ -194,10 +202,10 @@ def from_tree(cls: type[T], tree: Mapping[str, Any]) -> T:
     """A config dataclass from a checked TOML tree: tables become their dataclass, lists tuples,
     free maps read-only mappings. Assumes `tree` passed `config._check` (every key there)."""
     values: dict[str, Any] = {}
-    for name, key, hint in _layout(cls):
+    for name, key, table in _layout(cls):
         value = tree[key]
-        if isinstance(hint, type) and is_dataclass(hint):
-            value = from_tree(hint, value)
+        if table is not None:
+            value = from_tree(table, value)
         elif isinstance(value, list):
             value = tuple(value)
         elif isinstance(value, dict):
