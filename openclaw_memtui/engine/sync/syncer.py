@@ -67,7 +67,12 @@ from ..textutil import segment_cjk_for_index, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
 FILES_PER_TRANSACTION = 200
-REBUILD_FILES_PER_TRANSACTION = 25 * FILES_PER_TRANSACTION  # a rebuild's temp file commits this seldom
+# A rebuild writes a temp file that no reader sees and a crash discards, so it writes (and commits) far
+# larger batches: each batch ends in a savepoint, where FTS5 flushes its pending terms as one more
+# segment per keyword table, later merged again (bench/first_index.py; docs/first-index.md). The
+# text bound keeps a batch of long notes (a 1M-chunk workspace) from holding its text all at once.
+REBUILD_FILES_PER_TRANSACTION = 25 * FILES_PER_TRANSACTION
+REBUILD_BATCH_TEXT = 16 * 1024 * 1024  # characters of chunk text a rebuild's batch holds at most
 _path_of = operator.attrgetter("path")
 ProgressFn = Callable[[SyncProgress], None]
 
@@ -487,9 +492,10 @@ class Syncer:
     def _index_files(self, store: Store, report: SyncReport, force: bool) -> None:
         """Stat every file; read, chunk and write only those that changed.
 
-        Changed files are written in batches of FILES_PER_TRANSACTION, each batch in one savepoint
-        with one statement per table (a savepoint per file made FTS5 flush a segment per file:
-        10,000 notes took 7 s). When a batch fails, it is rolled back and its files are written
+        Changed files are written in batches of FILES_PER_TRANSACTION (a rebuild: of
+        REBUILD_FILES_PER_TRANSACTION or REBUILD_BATCH_TEXT), each batch in one savepoint with one
+        statement per table (a savepoint per file made FTS5 flush a segment per file: 10,000 notes
+        took 7 s), each committed. When a batch fails, it is rolled back and its files are written
         again one savepoint each, so one bad file is skipped and the others still land.
         """
         writer = IndexWriter(store.conn)
@@ -534,7 +540,8 @@ class Syncer:
             if first:
                 self._check_cancel()
                 self.progress(SyncProgress("index", first, total, ""))
-            written = 0
+            per_batch = REBUILD_FILES_PER_TRANSACTION if force else FILES_PER_TRANSACTION
+            batch_text = 0  # characters of chunk text in `batch` (a rebuild bounds it)
             for done, sf in enumerate(candidates, first + 1):
                 stamp = known.get(sf.path)
                 # a listing that could not stat the file: its stat now may still match the index
@@ -550,16 +557,13 @@ class Syncer:
                 prepared = self._prepare_safely(writer, sf, record, force, has_vec, report, skipped)
                 if prepared is not None:
                     batch.append(prepared)
-                if len(batch) >= FILES_PER_TRANSACTION:
+                    if force:
+                        batch_text += sum(len(chunk.text) for chunk, _ in prepared.chunks)
+                if len(batch) >= per_batch or batch_text >= REBUILD_BATCH_TEXT:
                     self._write_batch(writer, batch, has_vec, report, skipped)
-                    batch = []
-                    written += FILES_PER_TRANSACTION
-                    # a rebuild writes a temp file that no reader sees and a crash discards: committing it
-                    # less often spares FTS5 merging a segment per batch (~8 % of a first index of 10,000
-                    # notes, bench/first_index.py); it still commits now and then, so the WAL stays bounded
-                    if not force or written % REBUILD_FILES_PER_TRANSACTION == 0:
-                        writer.commit()
-                        writer.begin()
+                    batch, batch_text = [], 0
+                    writer.commit()
+                    writer.begin()
                     time.sleep(0)  # hand the GIL over: a UI thread stays responsive
             self._write_batch(writer, batch, has_vec, report, skipped)
             batch = []
