@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 from ..embeddings.base import EmbeddingError, EmbeddingProvider
 from ..embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
 from ..embeddings.openclaw_cache import OpenClawVectors
-from ..ingest.access import OutsideRoots, may_read, open_memory_file, settings_roots
+from ..ingest.access import OutsideRoots, may_read, open_memory_file, roots_pinned, settings_roots
 from ..ingest.chunking import TextChunk, chunk_markdown, remap_lines
 from ..ingest.chunking_v5 import chunk_markdown_v5
 from ..ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
@@ -443,11 +443,12 @@ class Syncer:
         identity = compute_identity(self.settings, self.provider)
         reason = "forced" if force else rebuild_reason(self.store.get_identity(), identity)
         try:
-            if reason:
-                report.full_rebuild, report.rebuild_reason = True, reason
-                self._rebuild(identity, report)
-            else:
-                self._index_files(self.store, report, force=False)
+            with roots_pinned(self.settings):  # the listing and each read judge files by the same roots
+                if reason:
+                    report.full_rebuild, report.rebuild_reason = True, reason
+                    self._rebuild(identity, report)
+                else:
+                    self._index_files(self.store, report, force=False)
             if embed and self.provider is not None:
                 self._embed_missing(report)
         except SyncCancelled:
