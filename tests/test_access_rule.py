@@ -32,3 +32,33 @@ def test_followed_links_outside_every_root_are_never_indexed_nor_read(tmp_path, 
     paths = {r["path"] for r in json.loads(out)["results"]}
     assert "outside" not in out and "deeper" not in out
     assert paths == {"memory/inner.md", "extra/x.md"}  # the inside link is the same file as inner.md
+
+
+def test_a_sync_resolves_the_roots_once_and_only_its_own_thread_sees_them_pinned(tmp_path, workspace, make_settings,
+                                                                                  monkeypatch):
+    import threading
+
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.ingest import access
+
+    for i in range(30):
+        write(workspace / "memory" / f"n{i:02d}.md", f"kestrel note {i}\n")
+    settings = make_settings(workspace)
+    resolved: list[str] = []
+    real = access.allowed_roots
+    monkeypatch.setattr(access, "allowed_roots", lambda ws, *rest: resolved.append(str(ws)) or real(ws, *rest))
+    other_thread: list[list[str]] = []
+    with access.roots_pinned(settings):
+        before = len(resolved)
+        assert access.settings_roots(settings) == access.settings_roots(settings)
+        assert len(resolved) == before  # pinned: not resolved again
+        thread = threading.Thread(target=lambda: other_thread.append(access.settings_roots(settings)))
+        thread.start()
+        thread.join()
+        assert len(resolved) == before + 1  # another thread resolves its own
+    resolved.clear()
+    report = MemoryIndex(settings, provider_name="none").sync()
+    assert report.files_indexed >= 30  # with the fixture workspace's own notes
+    assert len(resolved) == 1  # once for the whole pass, not once per file read
+    access.settings_roots(settings)
+    assert len(resolved) == 2  # the pin ends with the sync

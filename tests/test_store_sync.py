@@ -17,7 +17,8 @@ import pytest
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.ingest.chunking import TextChunk
 from openclaw_memtui.engine.store import SCHEMA_KEY, InvalidIndex, detect_backend
-from openclaw_memtui.engine.sync.syncer import chunk_id, provider_key_for
+from openclaw_memtui.engine.sync.chunks import chunk_id
+from openclaw_memtui.engine.sync.identity import provider_key_for
 
 from .helpers import env_for_subprocess, write
 

@@ -158,3 +158,47 @@ def test_a_malformed_transcript_keeps_its_note_across_no_op_re_syncs(workspace, 
         assert report.files_indexed == 0
         reasons = {s.path: s.reason for s in index.reads().skipped()}
         assert reasons == {"sessions/s2.jsonl": "1 malformed JSONL line(s) skipped"}
+
+
+def spy_on_batches(monkeypatch) -> list[int]:
+    """The number of chunks of each batch a sync writes, in order."""
+    sizes: list[int] = []
+    real = sync.IndexWriter.insert_chunks
+
+    def spy(self, chunks):
+        sizes.append(len(chunks))
+        return real(self, chunks)
+
+    monkeypatch.setattr(sync.IndexWriter, "insert_chunks", spy)
+    return sizes
+
+
+def test_a_rebuild_writes_its_scratch_file_in_large_batches_and_a_re_sync_in_small_ones(tmp_path, make_settings,
+                                                                                      monkeypatch):
+    # each batch ends in a savepoint, where FTS5 flushes one more segment per keyword table: a rebuild,
+    # which no reader sees, writes few of them; a re-sync commits often so readers see progress
+    ws = tmp_path / "ws"
+    notes(ws, 450)
+    sizes = spy_on_batches(monkeypatch)
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    assert index.sync().full_rebuild
+    assert sizes == [450]
+    sizes.clear()
+    for i in range(450):
+        write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\nbeta words about topic{i}, edited\n")
+    report = index.sync()
+    assert not report.full_rebuild and report.files_indexed == 450
+    assert sizes == [sync.FILES_PER_TRANSACTION, sync.FILES_PER_TRANSACTION, 50]
+    assert [c.path for c in index.retrieve("topic7 beta").candidates][:1] == ["memory/n007.md"]
+
+
+def test_a_rebuild_batch_is_bounded_by_its_text_too(tmp_path, make_settings, monkeypatch):
+    ws = tmp_path / "ws"
+    notes(ws, 30)
+    sizes = spy_on_batches(monkeypatch)
+    monkeypatch.setattr(sync, "REBUILD_BATCH_TEXT", 10 * len("# Note 10\nalpha words about topic10\n"))
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    report = index.sync()
+    assert report.full_rebuild and report.files_indexed == 30
+    assert len(sizes) == 3 and sum(sizes) == 30 and max(sizes) <= 11
+    assert check_integrity(index.reader(), None)["ok"]

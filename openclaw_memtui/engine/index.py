@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .search.retrieval import RetrievalContext
     from .search.vector import VectorSearcher
     from .settings import SearchParams
-    from .sync.syncer import CancelFlag
+    from .sync.state import CancelFlag
 
 # `status` stats every file of an index of up to this many (~40 ms of CPU here); beyond, only those it
 # reaches within STATUS_DIRTY_BUDGET_S, and says "unknown" when none of them changed (`--check-files`: all)
@@ -203,7 +203,7 @@ class MemoryIndex:
         if self.store.file_inode() != self.store.inode:  # another process swapped in a rebuilt file
             self.store.reopen()
             self._epoch += 1
-        from .sync.syncer import Syncer  # the chunkers and writers: `status` and search never load them
+        from .sync.runner import Syncer  # the chunkers and writers: `status` and search never load them
 
         before = self.store.inode
         provider = self.provider

@@ -1,0 +1,183 @@
+"""The embedding phase of a sync: give every chunk without a vector one, from the cache first.
+
+Chunks are embedded in rowid order a batch at a time, each batch committed, so an interrupted sync
+keeps what it already paid for; vectors OpenClaw already computed are reused, and a provider whose
+vector size changed has every chunk embedded again.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+from ..embeddings.base import EmbeddingError, EmbeddingProvider
+from ..embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
+from ..embeddings.openclaw_cache import OpenClawVectors
+from ..models import SyncProgress, SyncReport
+from ..scrub import scrub
+from ..store import CachedVector, CacheScope, EmbeddingCache, IndexWriter, PendingChunk
+from ..store.reader import IndexReader
+from .state import SyncState
+
+
+class _VectorSizeChanged(Exception):
+    """The provider returned vectors of another size than the index holds (old 0: unknown)."""
+
+    def __init__(self, old: int, new: int) -> None:
+        super().__init__(f"vector size changed from {old} to {new}")
+        self.old, self.new = old, new
+
+
+class EmbeddingPhase(SyncState):
+    """The Syncer's embedding phase (a mixin: `Syncer` sets the state)."""
+
+    def _embed_missing(self, report: SyncReport) -> None:
+        """Embed every chunk without a vector; when the provider's vector size changed for the same
+        model, drop every vector of the old size and embed all chunks again (once per sync)."""
+        try:
+            self._check_vector_size()
+            self._embed_pass(report)
+        except _VectorSizeChanged as change:
+            provider = self.provider
+            assert provider is not None
+            report.vectors_reset = (f"{provider.id}/{provider.model} now returns {change.new}-dim vectors, the index "
+                                    f"holds {change.old or 'other'}-dim ones: re-embedding every chunk")
+            self._drop_vectors(change.new)
+            try:
+                self._embed_pass(report)
+            except _VectorSizeChanged:
+                message = f"{provider.id} keeps changing its vector size; check the model setting"
+                report.embed_error = message
+                self.store.set_meta("provider_error", message)
+
+    def _check_vector_size(self) -> None:
+        """Raise _VectorSizeChanged when the provider's vectors no longer have the stored size.
+
+        With every chunk embedded nothing is sent to the provider, so a size change would go unseen
+        and queries would silently lose their vector leg. The size the provider already reported
+        (a local model's is fixed; a remote one's is known after a query) costs nothing; only an
+        explicit `memtui index` (verify_dims) spends one short embedding call to ask.
+        """
+        provider = self.provider
+        stored = self.store.get_meta("vectorDims")
+        if provider is None or not stored:
+            return
+        dims = provider.dims
+        if dims is None and self.verify_dims:
+            try:
+                dims = int(provider.embed_query("memtui vector size check").shape[-1])
+            except EmbeddingError:
+                return  # the embedding pass reports provider errors
+        if dims is not None and int(dims) != int(stored):
+            raise _VectorSizeChanged(int(stored), int(dims))
+
+    def _drop_vectors(self, keep_dims: int) -> None:
+        """Forget all stored vectors and the cached ones of another size than `keep_dims`."""
+        provider = self.provider
+        assert provider is not None
+        store = self.store
+        writer = IndexWriter(store.conn)
+        writer.begin()
+        try:
+            writer.clear_vectors()
+            if store.vec_dims() is not None:
+                store.drop_vec_table()
+            EmbeddingCache(store.conn).drop_other_sizes(self._cache_scope(provider), keep_dims)
+            store.delete_meta("vectorDims")  # the commit gives a new generation: clear_vectors changed rows
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+
+    def _embed_pass(self, report: SyncReport) -> None:
+        provider = self.provider
+        assert provider is not None
+        store = self.store
+        writer = IndexWriter(store.conn)
+        total = IndexReader(store.conn).count_unembedded(self.model)
+        if not total:
+            return
+        scope = self._cache_scope(provider)
+        reused_before = report.openclaw_cache_reused
+        self._openclaw_vectors = OpenClawVectors(self.settings.transcripts_db, provider) if self.settings.cache_enabled else None
+        batch_size = max(1, getattr(provider, "sync_batch_items", 32))  # one commit per batch: progress survives a crash
+        done = 0
+        after = 0  # chunks are read a batch at a time in rowid order: 1M chunks' text never sits in memory
+        try:
+            while batch := writer.chunks_to_embed(self.model, after, batch_size):
+                self._check_cancel()
+                after = batch[-1].rowid
+                self.progress(SyncProgress("embed", done, total, "", f"embedding {done}/{total} chunks"))
+                vectors = self._vectors_for(batch, scope, report)
+                dims = vectors.shape[1]
+                stored_dims = store.get_meta("vectorDims")
+                if stored_dims and int(stored_dims) != dims:
+                    raise _VectorSizeChanged(int(stored_dims), dims)
+                writer.begin()
+                into_vec_table = store.ensure_vec_table(dims)
+                writer.write_vectors([(chunk, v.tobytes()) for chunk, v in zip(batch, vectors, strict=True)],
+                                     into_vec_table=into_vec_table)  # its commit gives a new generation
+                store.set_meta("vectorDims", str(dims))
+                writer.commit()
+                done += len(batch)
+                report.chunks_embedded += len(batch)
+            store.set_meta("provider_error", "")
+        except EmbeddingError as exc:
+            report.embed_error = scrub(str(exc))  # shown by index/status and stored in meta: no key in it
+            store.set_meta("provider_error", report.embed_error)
+        finally:
+            if writer.in_transaction:
+                writer.rollback()
+            EmbeddingCache(store.conn).prune(self.settings.cache_max_entries)
+            reused = report.openclaw_cache_reused - reused_before
+            if reused:  # status tells what OpenClaw's cache saved this index
+                store.set_meta(OPENCLAW_REUSED_META, str(int(store.get_meta(OPENCLAW_REUSED_META) or 0) + reused))
+        self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"
+                                   + (f", reused {reused} vectors from OpenClaw's cache" if reused else "")))
+
+    @staticmethod
+    def _cache_scope(provider: EmbeddingProvider) -> CacheScope:
+        return CacheScope(provider.id, provider.model, provider.provider_key())
+
+    def _vectors_for(self, batch: list[PendingChunk], scope: CacheScope, report: SyncReport) -> np.ndarray:
+        import numpy as np
+
+        provider = self.provider
+        assert provider is not None
+        cache = EmbeddingCache(self.store.conn)
+        hashes = [chunk.hash for chunk in batch]
+        cached: dict[str, np.ndarray] = {}
+        if self.settings.cache_enabled:
+            cached = {h: np.frombuffer(blob, dtype=np.float32) for h, blob in cache.lookup(scope, hashes).items()}
+        missing = [i for i, h in enumerate(hashes) if h not in cached]
+        report.embed_cache_hits += len(batch) - len(missing)
+        fresh: dict[int, np.ndarray] = {}
+        if missing and self._openclaw_vectors is not None:  # vectors OpenClaw already paid for (read-only)
+            taken = self._openclaw_vectors.take([batch[i].text for i in missing])
+            fresh = {missing[j]: v for j, v in taken.items()}
+            missing = [i for i in missing if i not in fresh]
+        reused = len(fresh)
+        if missing:
+            vecs = provider.embed_batch([batch[i].text for i in missing])
+            if vecs.shape[0] != len(missing):
+                raise EmbeddingError(f"{provider.id} returned {vecs.shape[0]} vectors for {len(missing)} texts")
+            fresh |= {i: vecs[j] for j, i in enumerate(missing)}
+            report.embeddings_fetched += len(missing)
+        report.openclaw_cache_reused += reused
+        now = int(time.time() * 1000)
+        if self.settings.cache_enabled:
+            if fresh:
+                cache.put(scope, [CachedVector(hashes[i], v.astype(np.float32).tobytes(), len(v)) for i, v in fresh.items()], now)
+            if cached:
+                cache.touch(scope, cached, now)
+        rows = [cached[h] if h in cached else fresh[i] for i, h in enumerate(hashes)]
+        dims = {len(r) for r in rows}
+        fresh_dims = {len(v) for v in fresh.values()}
+        if len(dims) != 1 and len(fresh_dims) == 1:  # the cache holds the old size, the provider a new one
+            raise _VectorSizeChanged(0, fresh_dims.pop())
+        if len(dims) != 1:
+            raise EmbeddingError(f"{provider.id} returned vectors of different sizes {sorted(dims)}; check the model setting")
+        return np.vstack(rows).astype(np.float32)
