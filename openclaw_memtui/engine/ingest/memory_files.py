@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from ..errors import MemtuiError
 from ..settings import IndexSettings
 from .access import open_memory_file, settings_roots
+from .listing import list_sources
 from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-from .sources import DB_SESSION_PREFIX, SourceFile, flatten_session, list_sources
+from .sources import DB_SESSION_PREFIX, SourceFile
+from .transcripts import flatten_session
 
 # one answer for every refused path: whether a file outside the rules exists is not ours to tell
 REFUSED = ("is not a memory file, transcript or extra path of this workspace (or it no longer exists); "

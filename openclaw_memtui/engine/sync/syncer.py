@@ -31,6 +31,7 @@ from ..embeddings.openclaw_cache import OpenClawVectors
 from ..ingest.access import OutsideRoots, may_read, open_memory_file, settings_roots
 from ..ingest.chunking import TextChunk, chunk_markdown, remap_lines
 from ..ingest.chunking_v5 import chunk_markdown_v5
+from ..ingest.listing import list_sources
 from ..ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
 from ..ingest.regular_file import open_regular, read_regular
 from ..ingest.sources import (
@@ -38,13 +39,12 @@ from ..ingest.sources import (
     DEFAULT_ROOT_FILES,
     SourceFile,
     Unreadable,
-    flatten_session,
     has_undecodable_name,
     is_evergreen,
-    list_sources,
     note_date_ms,
     stat_stamp,
 )
+from ..ingest.transcripts import flatten_session
 from ..models import SyncCancelled, SyncProgress, SyncReport
 from ..scrub import scrub
 from ..settings import IndexSettings, fts_tokenize_clause

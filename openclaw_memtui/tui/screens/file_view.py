@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...engine.ingest.sources import flatten_session
+from ...engine.ingest.transcripts import flatten_session
 from ...engine.search.rank import Result
 from ...render import safe
 
