@@ -16,7 +16,7 @@ three places, so no path is missed:
   index status does not call it "never indexed";
 * retrieval (`MemoryIndex.retrieve`): chunks an older sync stored are never returned, even before
   the next sync runs (the TUI or `memtui mcp` may search an index built before the forget);
-* the file view (`sync.read_indexed_file`).
+* the file view (`reading.read_indexed_file`).
 
 The set is read through `openclaw_db.read_consistent` (read-only, no trace) and cached per database
 by its stamp, so a search costs one `stat` while nothing changed. When the database cannot be read

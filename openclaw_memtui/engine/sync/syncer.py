@@ -10,7 +10,6 @@ interrupted sync keeps what it already paid for.
 from __future__ import annotations
 
 import contextlib
-import errno
 import gc
 import json
 import operator
@@ -19,7 +18,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -28,22 +26,11 @@ if TYPE_CHECKING:
 from ..embeddings.base import EmbeddingError, EmbeddingProvider
 from ..embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
 from ..embeddings.openclaw_cache import OpenClawVectors
-from ..ingest.access import OutsideRoots, may_read, open_memory_file, settings_roots
 from ..ingest.chunking import TextChunk, chunk_markdown, remap_lines
 from ..ingest.chunking_v5 import chunk_markdown_v5
 from ..ingest.listing import list_sources
-from ..ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-from ..ingest.regular_file import open_regular, read_regular
-from ..ingest.sources import (
-    DB_SESSION_PREFIX,
-    DEFAULT_ROOT_FILES,
-    SourceFile,
-    Unreadable,
-    has_undecodable_name,
-    is_evergreen,
-    note_date_ms,
-    stat_stamp,
-)
+from ..ingest.reading import Deferred, ReadFailed, Skip, _DbStamp, read_db_transcript, read_source
+from ..ingest.sources import DEFAULT_ROOT_FILES, SourceFile, Unreadable, is_evergreen, note_date_ms, stat_stamp
 from ..ingest.transcripts import flatten_session
 from ..models import SyncCancelled, SyncProgress, SyncReport
 from ..scrub import scrub
@@ -217,21 +204,6 @@ class _VectorSizeChanged(Exception):
         self.old, self.new = old, new
 
 
-class Skip(Exception):
-    """This file cannot be indexed now; the reason is shown in `status`."""
-
-
-class ReadFailed(Skip):
-    """The file could not be read now (an I/O error, OpenClaw's database busy or damaged). Unlike a
-    Skip for what a file holds (too large, binary, not UTF-8), this says nothing about its content:
-    the rows indexed from it are kept, and its stamp is left as it was, so the next sync reads it again.
-    A read failure is never a deletion."""
-
-
-class Deferred(Exception):
-    """The file changed while it was being read (half-written): try again next sync."""
-
-
 @dataclass(frozen=True, slots=True)
 class _FileWrite:
     """One changed file, read and chunked, waiting to be written with its batch."""
@@ -251,46 +223,6 @@ class ChunkRow:
 
     def text_hash(self) -> str:
         return self.hash or self.chunk.hash
-
-
-def read_source(sf: SourceFile, max_bytes: int, settings: IndexSettings | None = None) -> tuple[str, os.stat_result]:
-    """A listed file's text and stat. With `settings`, opened under the access rule (engine/ingest/access.py):
-    a file swapped for a link since the listing (outside the roots, or at all without followSymlinks)
-    is not read, so the index never holds what memory_get would refuse."""
-    if has_undecodable_name(sf.abs_path):
-        raise Skip("file name is not valid UTF-8; rename the file to index it")
-    try:
-        before = os.stat(sf.abs_path)
-        if before.st_size > max_bytes:
-            raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
-        if settings is None:
-            opened = open_regular(sf.abs_path)  # a FIFO swapped in since the listing would block open()
-        else:
-            opened = os.fdopen(open_memory_file(sf.abs_path, settings_roots(settings), settings.follow_symlinks), "rb")
-        with opened as fh:
-            # read(n) allocates n bytes up front: ask for what the file holds (+1 to notice growth),
-            # never for the limit itself (maxFileBytes = 1e11 was a MemoryError)
-            data = fh.read(before.st_size + 1)
-        after = os.stat(sf.abs_path)
-    except FileNotFoundError:
-        raise Deferred() from None
-    except PermissionError as exc:
-        raise ReadFailed(f"unreadable: permission denied ({exc.strerror})") from None
-    except OutsideRoots as exc:  # not a read failure: the file may not be indexed, so its old rows go
-        raise Skip(f"not read: {exc.strerror}") from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise Skip("not read: it is a symbolic link and followSymlinks is off") from None
-        raise ReadFailed(f"unreadable: {exc.strerror or exc}") from None
-    if (before.st_mtime_ns, before.st_size) != (after.st_mtime_ns, after.st_size) or len(data) != after.st_size:
-        raise Deferred()
-    if b"\x00" in data[:65536]:
-        raise Skip("binary file (contains NUL bytes)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Skip(f"not valid UTF-8 (byte {exc.start}); save it as UTF-8 to index it") from None
-    return text.removeprefix("\ufeff"), after
 
 
 def chunk_text(text: str, settings: IndexSettings, per_entry: bool = False) -> list[TextChunk]:
@@ -348,65 +280,6 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
     if len(rows) == 1 and rows[0].chunk.text == text:  # a note of one chunk (most): its hash is the file's
         rows[0].hash = digest
     return digest, rows, 0
-
-
-def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
-    """The current text of an indexed file, by its index path (for showing it whole).
-
-    Transcripts named `<sessions prefix>/<id>.jsonl` come from OpenClaw's database when that is
-    where they live; other transcripts from the sessions folder; memory files from the workspace
-    (extra paths outside it are stored relative to it). Raises FileNotFoundError when it is gone.
-    """
-    if source == "sessions":
-        from ..ingest.forgotten import is_forgotten, settings_forgotten
-
-        if is_forgotten(path, source, settings.sessions_prefix, settings_forgotten(settings)):
-            raise FileNotFoundError(f"{path}: OpenClaw was told to forget this conversation")
-        name = path.removeprefix(settings.sessions_prefix + "/")
-        if settings.transcripts_db is not None and name.endswith(".jsonl") and settings.transcripts_db.is_file():
-            session_id = name[: -len(".jsonl")]
-            try:
-                text = read_consistent(settings.transcripts_db, lambda conn: read_session_jsonl(conn, session_id))
-            except OpenClawDbError as exc:
-                raise FileNotFoundError(str(exc)) from None
-            if text:
-                return text
-        if settings.sessions_dir is None:
-            raise FileNotFoundError(path)
-        target = settings.sessions_dir / name
-    else:
-        target = (settings.workspace / path).resolve()
-        if not may_read(str(settings.workspace / path), settings_roots(settings)):
-            raise FileNotFoundError(f"{path} resolves outside the workspace and its extra paths")
-    text = read_regular(target).decode("utf-8", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as read_text gave them (universal mode)
-
-
-class _DbStamp:
-    """The part of an os.stat_result the sync uses, for a transcript kept in a database."""
-
-    def __init__(self, mtime_ms: float, size: int) -> None:
-        # kept as given: mtime_ms -> ns -> ms is not exact in floating point (1796079440762 came back
-        # as 1796079440761.9998), and a stored stamp that never equals the listed one made every live
-        # transcript "changed": status always dirty, every search warned, every sync re-read it
-        self.mtime_ms = mtime_ms
-        self.st_mtime_ns = int(round(mtime_ms * 1e6))
-        self.st_size = size
-
-
-def read_db_transcript(sf: SourceFile, db: Path | None, max_bytes: int) -> tuple[str, _DbStamp]:
-    """A live transcript from OpenClaw's database as JSONL text (line N = event N, as OpenClaw maps it)."""
-    assert sf.stamp is not None
-    if db is None:
-        raise Skip("transcript database not configured")
-    if sf.stamp[1] > max_bytes:
-        raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
-    session_id = sf.abs_path[len(DB_SESSION_PREFIX):]
-    try:
-        text = read_consistent(db, lambda conn: read_session_jsonl(conn, session_id))
-    except OpenClawDbError as exc:
-        raise ReadFailed(f"unreadable OpenClaw database: {exc}") from None
-    return text, _DbStamp(*sf.stamp)
 
 
 def reason_of(report: SyncReport) -> str:
