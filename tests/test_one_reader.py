@@ -72,3 +72,39 @@ def test_the_file_view_shows_a_note_without_its_byte_order_mark_as_the_index_hol
     settings = make_settings(ws)
     assert read_indexed_file(settings, "memory/a.md", "memory") == "# Title\nbody\n"
     assert read_memory_file(settings, "memory/a.md").text == "# Title\nbody\n"
+
+
+async def test_the_apps_file_view_shows_a_2026_9_agents_transcript_as_its_index_holds_it(tmp_path):
+    # an OpenClaw 2026.9 agent's transcripts are indexed (and served by memory_get) without what
+    # OpenClaw leaves out, here a cron prompt; the file view flattened them without those filters
+    from dataclasses import replace
+
+    from textual.widgets import OptionList, Static
+
+    from openclaw_memtui.core.config import index_settings, validate
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.search.rank import SearchParams
+    from openclaw_memtui.tui.screens.file_view import FileScreen
+
+    from .app_helpers import NOW_MS, RecordingApp, wait_for
+
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Memory\n")
+    write(ws / "sessions" / "s.jsonl",
+          '{"type":"message","message":{"role":"user","content":"[cron:nightly-digest] compile the wombat digest"}}\n'
+          '{"type":"message","message":{"role":"assistant","content":"The wombat digest is ready."}}\n')
+    cfg = validate({})
+    settings = replace(index_settings(cfg, ws, tmp_path / "tui.sqlite"), chunker="openclaw-v5", watch_debounce_ms=200)
+    assert "cron:nightly" not in read_memory_file(settings, "sessions/s.jsonl").text
+    app = RecordingApp(MemoryIndex(settings, provider_name="none"), cfg, origin="test", now_ms=NOW_MS,
+                       params=SearchParams(min_score=0.0), watch=False, initial_query="wombat")
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: any(r.path == "sessions/s.jsonl" for r in app.results))
+        listing = app.query_one("#results", OptionList)
+        listing.highlighted = next(i for i, r in enumerate(app.results) if r.path == "sessions/s.jsonl")
+        listing.focus()
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, FileScreen))
+        shown = str(app.screen.query_one("#file-text", Static).render())
+        assert "The wombat digest is ready." in shown
+        assert "cron:nightly" not in shown
