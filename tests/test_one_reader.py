@@ -11,7 +11,10 @@ import pytest
 from openclaw_memtui.engine.ingest.memory_files import AccessRefused, read_memory_file
 from openclaw_memtui.engine.ingest.reading import read_indexed_file
 
+from . import test_openclaw_2026 as oc2026
 from .helpers import write
+
+oc = oc2026.oc  # the real 2026.9.6 state, copied per test
 
 
 def _view(settings, path: str, source: str) -> str:
@@ -108,3 +111,26 @@ async def test_the_apps_file_view_shows_a_2026_9_agents_transcript_as_its_index_
         shown = str(app.screen.query_one("#file-text", Static).render())
         assert "The wombat digest is ready." in shown
         assert "cron:nightly" not in shown
+
+
+def test_memory_get_refuses_a_database_transcript_larger_than_the_sync_indexes(oc, tmp_path):
+    # the sync skips a live transcript of an agent database over store.maxFileBytes, as it skips a file;
+    # memory_get served it whatever its size
+    from dataclasses import replace
+
+    from openclaw_memtui.engine.ingest.memory_files import find_source
+    from openclaw_memtui.engine.ingest.reading import Skip, read_db_transcript
+
+    from .test_openclaw_2026 import SESSION_MAIN
+    from .test_openclaw_privacy import main_index
+
+    index = main_index(tmp_path / "m.sqlite")
+    settings = replace(index.settings, max_file_bytes=10)
+    index.close()
+    sf = find_source(settings, SESSION_MAIN)
+    assert sf.in_database
+    with pytest.raises(Skip, match="larger than 10 bytes"):
+        read_db_transcript(sf, settings.transcripts_db, settings.max_file_bytes)
+    with pytest.raises(AccessRefused, match="larger than 10 bytes"):
+        read_memory_file(settings, SESSION_MAIN)
+    assert "User:" in read_memory_file(replace(settings, max_file_bytes=10_000_000), SESSION_MAIN).text

@@ -97,6 +97,8 @@ def _read_transcript(settings: IndexSettings, sf: SourceFile) -> str:
     db = settings.transcripts_db
     if db is None:
         raise AccessRefused(f"{sf.path!r} {REFUSED}")
+    if sf.stamp is not None and sf.stamp[1] > settings.max_file_bytes:  # the sync skips it (read_db_transcript)
+        raise AccessRefused(f"{sf.path!r} is larger than {settings.max_file_bytes} bytes (store.maxFileBytes)")
     try:
         return read_db_session(db, sf.abs_path[len(DB_SESSION_PREFIX):])
     except OpenClawDbError as exc:
