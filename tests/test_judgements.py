@@ -335,7 +335,7 @@ def test_cli_tune_reports_and_saves_only_when_asked(tmp_path, capsys, monkeypatc
     assert config.read_text().startswith("# mine") and config.read_text().endswith("\n")
     from openclaw_memtui.core.config import load_config, search_params
 
-    cfg, _ = load_config(config, explicit=True)
+    cfg = load_config(config, explicit=True)
     assert search_params(cfg).min_score == saved["suggested"]["params"]["min_score"]
 
 

@@ -476,7 +476,7 @@ def test_live_openclaw_agrees(capsys, monkeypatch):
 
 async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
     from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import open_session
+    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.paths import config_dir
     from openclaw_memtui.tui.app import MemtuiApp
 
@@ -484,7 +484,7 @@ async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
 
     (oc / "ws-main" / "memory" / "2026-11-29.md").write_text("# 2026-11-29\n\n- Added after indexing.\n", encoding="utf-8")
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
-    session = open_session(args, load_cfg(args))
+    session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = MemtuiApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")

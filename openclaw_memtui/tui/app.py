@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList
 
+from ..core.config_types import to_tree
 from ..core.search import search_request
 from ..engine.index import MemoryIndex
 from ..engine.models import SyncProgress, SyncReport
@@ -61,6 +62,7 @@ from .widgets.result_list import ResultList
 from .widgets.tuning import PRESET_LABELS, PRESETS, TuningPanel
 
 if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
     from ..core.session import Session
     from ..engine.embeddings.choice import FallbackRecord
     from ..engine.sync.watch import MemoryWatcher
@@ -115,7 +117,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
 
     sync_state: reactive[SyncState] = reactive(SyncState, init=False)
 
-    def __init__(self, index: MemoryIndex, cfg: dict[str, Any], *, origin: str = "", agent: Agent | None = None,
+    def __init__(self, index: MemoryIndex, cfg: AppConfig, *, origin: str = "", agent: Agent | None = None,
                  now_ms: float | None = None, config_path: Path | None = None, watch: bool = True,
                  initial_query: str = "", params: SearchParams | None = None,
                  theme_dirs: list[Path] | None = None, judgements: JudgementStore | None = None) -> None:
@@ -138,7 +140,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
             judgements = JudgementStore(judgements_path(index.settings.db_path))
         self.init_judging(judgements)  # judging.py: marks, the live metric, suggested settings
         self.init_browsing()  # browsing.py: the memory newest first while the query is empty
-        self.pool_size: int = cfg["query"]["hybrid"]["candidatePool"]
+        self.pool_size: int = cfg.query.hybrid.candidate_pool
         self.ranked = RankedResults(params=self.params)
         self.search_generation = 0
         self.file_generation = 0
@@ -151,7 +153,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
         self._cancel = threading.Event()
         self._debounce: Timer | None = None
         self._watcher: MemoryWatcher | None = None
-        keys = cfg.get("tui", {}).get("keys") or {}
+        keys = cfg.tui.keys
         self._key_errors: list[str] = []
         if keys:
             # a remap that takes another binding's key is refused (ctrl+q for tuning took Quit away)
@@ -254,7 +256,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
         for error in self._theme_errors:
             self.notify(safe(error, False) + " — using the built-in themes", severity="error", markup=False, timeout=8)
         self._show_workspace(self.size.width)
-        for binding_id in (self.cfg.get("tui", {}).get("keys") or {}):
+        for binding_id in self.cfg.tui.keys:
             if binding_id not in self._binding_ids():
                 self.notify(f"tui.keys: no binding with id '{safe(binding_id, one_line=True)}'", severity="warning", markup=False)
         for error in self._key_errors:
@@ -278,7 +280,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
         themes, errors = discover_themes(self.theme_dirs)
         for theme in themes:
             self.register_theme(theme)
-        wanted = self.cfg.get("tui", {}).get("theme") or "memtui-dark"
+        wanted = self.cfg.tui.theme or "memtui-dark"
         # the configured theme's own file failing to load is already said: "no theme named" would say it twice
         broken_file = any(error.startswith(f"theme {wanted}.toml:") for error in errors)
         if wanted not in self.available_themes and not broken_file:
@@ -654,7 +656,7 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
         self.export_tuned(self.params)
 
     def export_tuned(self, params: SearchParams) -> None:
-        self._tell(export_settings(params, self.agent, self.pool_size, self.cfg["query"]["keyword"]))
+        self._tell(export_settings(params, self.agent, self.pool_size, to_tree(self.cfg.query.keyword)))
 
     def _tell(self, outcome: Outcome) -> None:
         if outcome.clipboard is not None:
