@@ -92,7 +92,7 @@ def test_memory_get_of_a_note_swapped_for_a_fifo_is_refused_at_once(tmp_path, ma
 
 
 def test_the_apps_file_view_of_a_note_now_a_fifo_says_so(tmp_path, make_settings):
-    from openclaw_memtui.engine.sync.syncer import read_indexed_file
+    from openclaw_memtui.engine.ingest.reading import read_indexed_file
     from openclaw_memtui.tui.screens.file_view import render_file
 
     ws = tmp_path / "ws"
@@ -107,7 +107,7 @@ def test_the_apps_file_view_of_a_note_now_a_fifo_says_so(tmp_path, make_settings
 
 
 def test_the_file_view_keeps_showing_crlf_notes_line_for_line(tmp_path, make_settings):
-    from openclaw_memtui.engine.sync.syncer import read_indexed_file
+    from openclaw_memtui.engine.ingest.reading import read_indexed_file
 
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)

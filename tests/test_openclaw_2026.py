@@ -519,7 +519,7 @@ def test_status_names_the_layout_and_version(oc, capsys, tmp_path):
 
 def test_whole_file_view_reads_a_live_transcript_from_the_database(oc):
     from openclaw_memtui.core.config import index_settings, validate
-    from openclaw_memtui.engine.sync.syncer import read_indexed_file
+    from openclaw_memtui.engine.ingest.reading import read_indexed_file
     from openclaw_memtui.interop.agents import agent_index_settings, find_agent
 
     agent = find_agent("main")

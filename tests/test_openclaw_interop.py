@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.engine.ingest.sources import flatten_session, list_session_files
+from openclaw_memtui.engine.ingest.session_listing import list_session_files
+from openclaw_memtui.engine.ingest.transcripts import flatten_session
 from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.interop.agents import OpenClawError, find_agent, list_agents, memtui_overrides
 from openclaw_memtui.interop.export import build_export, legacy_query_block, write_export

@@ -17,8 +17,8 @@ import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.ingest.memory_files import AccessRefused, read_memory_file
+from openclaw_memtui.engine.ingest.reading import read_indexed_file
 from openclaw_memtui.engine.settings import IndexSettings
-from openclaw_memtui.engine.sync.syncer import read_indexed_file
 
 from . import test_openclaw_2026 as oc2026
 from .helpers import env_for_subprocess

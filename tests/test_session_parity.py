@@ -14,7 +14,7 @@ import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.ingest import transcript_filters
-from openclaw_memtui.engine.ingest.sources import flatten_session
+from openclaw_memtui.engine.ingest.transcripts import flatten_session
 from openclaw_memtui.engine.sync import identity as sync_module
 
 from .helpers import write

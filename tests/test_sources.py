@@ -1,14 +1,10 @@
 import json
 import os
 
-from openclaw_memtui.engine.ingest.sources import (
-    flatten_session,
-    is_evergreen,
-    is_transcript_name,
-    list_memory_files,
-    list_session_files,
-    note_date_ms,
-)
+from openclaw_memtui.engine.ingest.memory_listing import list_memory_files
+from openclaw_memtui.engine.ingest.session_listing import is_transcript_name, list_session_files
+from openclaw_memtui.engine.ingest.sources import is_evergreen, note_date_ms
+from openclaw_memtui.engine.ingest.transcripts import flatten_session
 from openclaw_memtui.engine.textutil import sha256_hex
 
 from .helpers import write

@@ -18,7 +18,8 @@ from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFail
 from .embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
 from .errors import disk_full, is_disk_full
 from .ingest.access import index_in_memory
-from .ingest.sources import ListingBudget, SourceFile, list_sources, stat_stamp
+from .ingest.listing import list_sources
+from .ingest.sources import ListingBudget, SourceFile, stat_stamp
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .scrub import scrub
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause

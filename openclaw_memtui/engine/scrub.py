@@ -7,7 +7,7 @@ printed, so a key never reaches a terminal, a log or the index file.
 
 Two nets: the exact values memtui was configured with (registered when a provider is built, plus
 the provider key environment variables), and patterns for things that look like a key wherever
-they came from. Unlike `redact.py` (transcript text, which keeps a recognisable prefix), nothing of
+they came from. Unlike `redact/` (transcript text, which keeps a recognisable prefix), nothing of
 a secret is kept here: an error message never needs it.
 """
 

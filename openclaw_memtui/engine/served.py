@@ -1,6 +1,6 @@
 """Text memtui hands to another program (over MCP): masked over the whole file first, cut after.
 
-The redactor (redact.py) recognises a secret by its whole shape: a private key by its BEGIN and END
+The redactor (the redact package) recognises a secret by its whole shape: a private key by its BEGIN and END
 lines, a token by its length. Masking a slice or a snippet therefore leaks whatever the cut made
 unrecognisable (the key lines between a BEGIN and an END outside the slice, the head of a token
 cut at the snippet's end). So every text served is masked on the whole it was cut from — the whole

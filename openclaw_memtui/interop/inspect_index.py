@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.ingest.forgotten import TOMBSTONES_TABLE, session_id_of
+from ..engine.ingest.memory_listing import list_memory_files
 from ..engine.ingest.openclaw_db import OpenClawDbError, SessionStat, list_sessions, read_consistent, schema_meta, table_names
 from ..engine.ingest.regular_file import open_regular
-from ..engine.ingest.sources import list_memory_files, list_session_files
+from ..engine.ingest.session_listing import list_session_files
 from ..engine.textutil import sha256_hex
 from .agents import LEGACY_LAYOUT, NEW_LAYOUT, ROOT_FILES, Agent, OpenClawError
 from .openclaw_scope import scope_changed

@@ -545,11 +545,12 @@ class MemtuiApp(JudgingMixin, AgentSearchesMixin, BrowsingMixin, App[None]):
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, result: Result, generation: int) -> None:
         """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
-        from ..engine.sync.syncer import read_indexed_file
+        from ..engine.ingest.reading import flatten_transcript, read_indexed_file
 
         settings = self.index.settings
         body, row = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,
-                                result.start_line, result.end_line, result.source)
+                                result.start_line, result.end_line, result.source,
+                                lambda raw: flatten_transcript(raw, settings))
         self.post_message(FileLoaded(generation, file_title(result), body, row))
 
     def on_file_loaded(self, message: FileLoaded) -> None:

@@ -1,4 +1,5 @@
-"""The one rule for which files memtui may read as memory: the sync, memory_get and the file view all ask here.
+"""The one rule for which files memtui may read as memory: the sync, memory_get and the file view all ask here
+(through the one reader, engine/ingest/reading.py).
 
 A file is memory when its real path (every link resolved) lies inside an allowed root: the
 workspace, a configured extra path, or the sessions folder. With `followSymlinks` off no link is

@@ -11,12 +11,12 @@ JSONL archives in the sessions folder (`<id>.jsonl.reset.<ts>`, `<id>.jsonl.dele
 and it refuses to write chunks of a session tombstoned mid-sync. memtui applies the same rule in
 three places, so no path is missed:
 
-* the listing (`sources.list_sources`): a forgotten session is not listed, so a sync drops its
+* the listing (`listing.list_sources`): a forgotten session is not listed, so a sync drops its
   chunks (`known - listed`), `memory_get` refuses it (it serves only listed files) and OpenClaw's
   index status does not call it "never indexed";
 * retrieval (`MemoryIndex.retrieve`): chunks an older sync stored are never returned, even before
   the next sync runs (the TUI or `memtui mcp` may search an index built before the forget);
-* the file view (`sync.read_indexed_file`).
+* the file view (`reading.read_indexed_file`).
 
 The set is read through `openclaw_db.read_consistent` (read-only, no trace) and cached per database
 by its stamp, so a search costs one `stat` while nothing changed. When the database cannot be read

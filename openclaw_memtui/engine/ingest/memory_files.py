@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 from ..errors import MemtuiError
 from ..settings import IndexSettings
-from .access import open_memory_file, settings_roots
-from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-from .sources import DB_SESSION_PREFIX, SourceFile, flatten_session, list_sources
+from .access import settings_roots
+from .listing import list_sources
+from .openclaw_db import OpenClawDbError
+from .reading import BinaryFile, NameNotUtf8, NotUtf8, TooLarge, flatten_transcript, read_db_session, read_file_text
+from .sources import DB_SESSION_PREFIX, SourceFile
 
 # one answer for every refused path: whether a file outside the rules exists is not ours to tell
 REFUSED = ("is not a memory file, transcript or extra path of this workspace (or it no longer exists); "
@@ -70,39 +72,35 @@ def find_source(settings: IndexSettings, path: str) -> SourceFile:
 
 
 def _read_file(settings: IndexSettings, sf: SourceFile) -> str:
-    """The file's text, opened under the access rule the sync reads by (engine/ingest/access.py)."""
-    try:
-        fd = open_memory_file(sf.abs_path, settings_roots(settings), settings.follow_symlinks)
+    """The file's text, read by the one reader the sync reads by (engine/ingest/reading.py)."""
+    try:  # a transcript line is read as the file view reads it, bad bytes replaced
+        text, _ = read_file_text(sf.abs_path, settings_roots(settings), settings.follow_symlinks,
+                                 settings.max_file_bytes, strict=sf.source != "sessions")
+    except NameNotUtf8:
+        raise AccessRefused(f"{sf.path!r} has a file name that is not valid UTF-8, so it is not indexed either; "
+                            "rename the file to search and read it") from None
     except OSError:  # gone, a link (ELOOP), outside every root, a FIFO: one answer for all
         raise AccessRefused(f"{sf.path!r} {REFUSED}") from None
-    try:
-        st = os.fstat(fd)
-        if st.st_size > settings.max_file_bytes:
-            raise AccessRefused(f"{sf.path!r} is larger than {settings.max_file_bytes} bytes (store.maxFileBytes)")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(st.st_size + 1)
-    finally:
-        os.close(fd)
-    if b"\x00" in data[:65536]:
-        raise AccessRefused(f"{sf.path!r} is a binary file")
-    if sf.source == "sessions":  # a transcript line is read as the index reads it, bad bytes replaced
-        return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    try:  # a note the index skips is not served either: memory_get reads what memory_search can return
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        raise AccessRefused(f"{sf.path!r} is not valid UTF-8 (byte {exc.start}), so it is not indexed either; "
+    except TooLarge:
+        raise AccessRefused(f"{sf.path!r} is larger than {settings.max_file_bytes} bytes (store.maxFileBytes)") from None
+    except BinaryFile:
+        raise AccessRefused(f"{sf.path!r} is a binary file") from None
+    except NotUtf8 as exc:  # a note the index skips is not served either: memory_get reads what memory_search can return
+        raise AccessRefused(f"{sf.path!r} is not valid UTF-8 (byte {exc.byte}), so it is not indexed either; "
                             "save it as UTF-8 to search and read it") from None
+    return text
 
 
 def _read_transcript(settings: IndexSettings, sf: SourceFile) -> str:
     if not sf.abs_path.startswith(DB_SESSION_PREFIX):
         return _read_file(settings, sf)
-    session_id = sf.abs_path[len(DB_SESSION_PREFIX):]
     db = settings.transcripts_db
     if db is None:
         raise AccessRefused(f"{sf.path!r} {REFUSED}")
+    if sf.stamp is not None and sf.stamp[1] > settings.max_file_bytes:  # the sync skips it (read_db_transcript)
+        raise AccessRefused(f"{sf.path!r} is larger than {settings.max_file_bytes} bytes (store.maxFileBytes)")
     try:
-        return read_consistent(db, lambda conn: read_session_jsonl(conn, session_id))
+        return read_db_session(db, sf.abs_path[len(DB_SESSION_PREFIX):])
     except OpenClawDbError as exc:
         raise AccessRefused(f"cannot read {sf.path!r} from OpenClaw's database: {exc}") from None
 
@@ -121,8 +119,7 @@ def read_memory_file(settings: IndexSettings, path: str, from_line: int = 1, lin
     """
     sf = find_source(settings, path)
     if sf.source == "sessions":
-        flat = flatten_session(_read_transcript(settings, sf), redact=True, wrap_chars=settings.transcript_wrap_chars,
-                               openclaw_filters=settings.chunker == "openclaw-v5")
+        flat = flatten_transcript(_read_transcript(settings, sf), settings)
         content = mask(flat.content, sf.source) if mask is not None else flat.content
         rows = list(zip(flat.line_map, content.split("\n") if flat.content else [], strict=True))
         total = max(flat.line_map, default=0)  # the last JSONL line that holds a message

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from ..ingest.chunking import TextChunk, chunk_markdown, remap_lines
 from ..ingest.chunking_v5 import chunk_markdown_v5
-from ..ingest.sources import SourceFile, flatten_session, is_evergreen, note_date_ms
+from ..ingest.sources import SourceFile, is_evergreen, note_date_ms
+from ..ingest.transcripts import flatten_session
 from ..settings import IndexSettings
 from ..textutil import sha256_hex
 

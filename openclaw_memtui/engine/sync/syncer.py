@@ -1,25 +1,22 @@
 """The file pass of a sync: stat every file, read and chunk only those that changed, write them in batches.
 
-Also the readers of memory files the pass uses (a listed file's text and stat, a transcript from
-OpenClaw's database, an indexed file's current text), and the repair of keyword rows.
+Files are read through engine/ingest/reading.py (the one reader of memory files); this module also
+holds the hash `--check-files` compares and the repair of keyword rows.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import gc
 import operator
 import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-from ..ingest.access import OutsideRoots, may_read, open_memory_file, settings_roots
-from ..ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-from ..ingest.regular_file import open_regular, read_regular
-from ..ingest.sources import DB_SESSION_PREFIX, SourceFile, Unreadable, has_undecodable_name, list_sources, stat_stamp
+from ..ingest.listing import list_sources
+from ..ingest.reading import Deferred, ReadFailed, Skip, _DbStamp, read_db_transcript, read_source
+from ..ingest.sources import SourceFile, Unreadable, stat_stamp
 from ..models import SyncCancelled, SyncProgress, SyncReport
 from ..settings import IndexSettings
 from ..store import LINES_KEY, FileRecord, IndexWriter, NewChunk, Store
@@ -72,21 +69,6 @@ def _as_is(text: str) -> str:
     return text
 
 
-class Skip(Exception):
-    """This file cannot be indexed now; the reason is shown in `status`."""
-
-
-class ReadFailed(Skip):
-    """The file could not be read now (an I/O error, OpenClaw's database busy or damaged). Unlike a
-    Skip for what a file holds (too large, binary, not UTF-8), this says nothing about its content:
-    the rows indexed from it are kept, and its stamp is left as it was, so the next sync reads it again.
-    A read failure is never a deletion."""
-
-
-class Deferred(Exception):
-    """The file changed while it was being read (half-written): try again next sync."""
-
-
 @dataclass(frozen=True, slots=True)
 class _FileWrite:
     """One changed file, read and chunked, waiting to be written with its batch."""
@@ -95,46 +77,6 @@ class _FileWrite:
     source: SourceFile
     known: bool  # the index holds an older version: its rows go first
     chunks: list[tuple[NewChunk, str]]  # each chunk with the text its keyword row indexes
-
-
-def read_source(sf: SourceFile, max_bytes: int, settings: IndexSettings | None = None) -> tuple[str, os.stat_result]:
-    """A listed file's text and stat. With `settings`, opened under the access rule (engine/ingest/access.py):
-    a file swapped for a link since the listing (outside the roots, or at all without followSymlinks)
-    is not read, so the index never holds what memory_get would refuse."""
-    if has_undecodable_name(sf.abs_path):
-        raise Skip("file name is not valid UTF-8; rename the file to index it")
-    try:
-        before = os.stat(sf.abs_path)
-        if before.st_size > max_bytes:
-            raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
-        if settings is None:
-            opened = open_regular(sf.abs_path)  # a FIFO swapped in since the listing would block open()
-        else:
-            opened = os.fdopen(open_memory_file(sf.abs_path, settings_roots(settings), settings.follow_symlinks), "rb")
-        with opened as fh:
-            # read(n) allocates n bytes up front: ask for what the file holds (+1 to notice growth),
-            # never for the limit itself (maxFileBytes = 1e11 was a MemoryError)
-            data = fh.read(before.st_size + 1)
-        after = os.stat(sf.abs_path)
-    except FileNotFoundError:
-        raise Deferred() from None
-    except PermissionError as exc:
-        raise ReadFailed(f"unreadable: permission denied ({exc.strerror})") from None
-    except OutsideRoots as exc:  # not a read failure: the file may not be indexed, so its old rows go
-        raise Skip(f"not read: {exc.strerror}") from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise Skip("not read: it is a symbolic link and followSymlinks is off") from None
-        raise ReadFailed(f"unreadable: {exc.strerror or exc}") from None
-    if (before.st_mtime_ns, before.st_size) != (after.st_mtime_ns, after.st_size) or len(data) != after.st_size:
-        raise Deferred()
-    if b"\x00" in data[:65536]:
-        raise Skip("binary file (contains NUL bytes)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Skip(f"not valid UTF-8 (byte {exc.start}); save it as UTF-8 to index it") from None
-    return text.removeprefix("\ufeff"), after
 
 
 def content_hash(sf: SourceFile, settings: IndexSettings) -> str | None:
@@ -152,65 +94,6 @@ def content_hash(sf: SourceFile, settings: IndexSettings) -> str | None:
     if sf.source == "sessions":
         return build_chunks(sf, text, 0.0, settings)[0]  # the transcript's hash covers its flattened form
     return sha256_hex(text)
-
-
-def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
-    """The current text of an indexed file, by its index path (for showing it whole).
-
-    Transcripts named `<sessions prefix>/<id>.jsonl` come from OpenClaw's database when that is
-    where they live; other transcripts from the sessions folder; memory files from the workspace
-    (extra paths outside it are stored relative to it). Raises FileNotFoundError when it is gone.
-    """
-    if source == "sessions":
-        from ..ingest.forgotten import is_forgotten, settings_forgotten
-
-        if is_forgotten(path, source, settings.sessions_prefix, settings_forgotten(settings)):
-            raise FileNotFoundError(f"{path}: OpenClaw was told to forget this conversation")
-        name = path.removeprefix(settings.sessions_prefix + "/")
-        if settings.transcripts_db is not None and name.endswith(".jsonl") and settings.transcripts_db.is_file():
-            session_id = name[: -len(".jsonl")]
-            try:
-                text = read_consistent(settings.transcripts_db, lambda conn: read_session_jsonl(conn, session_id))
-            except OpenClawDbError as exc:
-                raise FileNotFoundError(str(exc)) from None
-            if text:
-                return text
-        if settings.sessions_dir is None:
-            raise FileNotFoundError(path)
-        target = settings.sessions_dir / name
-    else:
-        target = (settings.workspace / path).resolve()
-        if not may_read(str(settings.workspace / path), settings_roots(settings)):
-            raise FileNotFoundError(f"{path} resolves outside the workspace and its extra paths")
-    text = read_regular(target).decode("utf-8", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as read_text gave them (universal mode)
-
-
-class _DbStamp:
-    """The part of an os.stat_result the sync uses, for a transcript kept in a database."""
-
-    def __init__(self, mtime_ms: float, size: int) -> None:
-        # kept as given: mtime_ms -> ns -> ms is not exact in floating point (1796079440762 came back
-        # as 1796079440761.9998), and a stored stamp that never equals the listed one made every live
-        # transcript "changed": status always dirty, every search warned, every sync re-read it
-        self.mtime_ms = mtime_ms
-        self.st_mtime_ns = int(round(mtime_ms * 1e6))
-        self.st_size = size
-
-
-def read_db_transcript(sf: SourceFile, db: Path | None, max_bytes: int) -> tuple[str, _DbStamp]:
-    """A live transcript from OpenClaw's database as JSONL text (line N = event N, as OpenClaw maps it)."""
-    assert sf.stamp is not None
-    if db is None:
-        raise Skip("transcript database not configured")
-    if sf.stamp[1] > max_bytes:
-        raise Skip(f"larger than {max_bytes} bytes (raise store.maxFileBytes to index it)")
-    session_id = sf.abs_path[len(DB_SESSION_PREFIX):]
-    try:
-        text = read_consistent(db, lambda conn: read_session_jsonl(conn, session_id))
-    except OpenClawDbError as exc:
-        raise ReadFailed(f"unreadable OpenClaw database: {exc}") from None
-    return text, _DbStamp(*sf.stamp)
 
 
 class FilePass(SyncState):

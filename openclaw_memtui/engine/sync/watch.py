@@ -15,7 +15,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..ingest.sources import IGNORED_DIRS, is_transcript_name, list_sources
+from ..ingest.listing import list_sources
+from ..ingest.session_listing import is_transcript_name
+from ..ingest.sources import IGNORED_DIRS
 from ..settings import IndexSettings
 
 ChangeFn = Callable[[set[str]], None]

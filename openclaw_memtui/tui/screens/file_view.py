@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...engine.ingest.sources import flatten_session
+from ...engine.ingest.transcripts import FlatSession, flatten_session
 from ...engine.search.rank import Result
 from ...render import safe
 
@@ -52,10 +52,12 @@ def _not_shown(body: Text, what: str) -> None:
     body.append(f"… {what} not shown: {ELSEWHERE}\n", style="dim italic")
 
 
-def render_file(read: Callable[[], str], path: str, start_line: int, end_line: int, source: str) -> tuple[Text, int]:
+def render_file(read: Callable[[], str], path: str, start_line: int, end_line: int, source: str,
+                flatten: Callable[[str], FlatSession] | None = None) -> tuple[Text, int]:
     """The file's current text (from `read`), numbered, lines start_line..end_line marked, and the
     row to scroll to; or one line saying why it cannot be shown. A transcript (`source` "sessions")
-    is shown as the conversation the index holds, masked as the index masks it."""
+    is shown as the conversation the index holds, masked as the index masks it (`flatten`: as the
+    index's settings flatten it, engine/ingest/reading.flatten_transcript)."""
     name = safe(path, one_line=True)
     try:
         raw = read()
@@ -64,7 +66,7 @@ def render_file(read: Callable[[], str], path: str, start_line: int, end_line: i
     except OSError as exc:
         return Text(f"cannot read {name}: {exc.strerror}"), 0
     if source == "sessions":
-        return render_conversation(raw, start_line, end_line)
+        return render_conversation(raw, start_line, end_line, flatten)
     lines = raw.split("\n")
     shown = _window(len(lines), start_line - 1)
     body = Text()
@@ -80,11 +82,13 @@ def render_file(read: Callable[[], str], path: str, start_line: int, end_line: i
     return body, max(0, start_line - 1 - shown.start) + (1 if shown.start else 0)
 
 
-def render_conversation(raw: str, start_line: int, end_line: int) -> tuple[Text, int]:
+def render_conversation(raw: str, start_line: int, end_line: int,
+                        flatten: Callable[[str], FlatSession] | None = None) -> tuple[Text, int]:
     """A JSONL transcript as speaker, time and text per message (the raw JSON holds the secrets the
     index masks, and tool calls nobody reads); the matched messages marked. `start_line`/`end_line`
     are JSONL lines, as the index stores them; the row returned is the first matched message's."""
-    flat = flatten_session(raw, redact=True)  # the very text the index holds, masked the same way
+    # the very text the index holds, masked (and for a 2026.9 agent filtered) the same way
+    flat = flatten(raw) if flatten is not None else flatten_session(raw, redact=True)
     if not flat.content:
         return Text("This transcript has no user or assistant messages.", style="dim"), 0
     rows = list(zip(flat.content.split("\n"), flat.line_map, flat.timestamps_ms, strict=True))
