@@ -134,3 +134,20 @@ def test_memory_get_refuses_a_database_transcript_larger_than_the_sync_indexes(o
     with pytest.raises(AccessRefused, match="larger than 10 bytes"):
         read_memory_file(settings, SESSION_MAIN)
     assert "User:" in read_memory_file(replace(settings, max_file_bytes=10_000_000), SESSION_MAIN).text
+
+
+def test_check_files_hashes_by_the_same_rule_the_sync_reads_by(tmp_path, make_settings):
+    # `--check-files` compares content_hash with the stored hash; it read a note swapped for a link
+    # since the listing (links off) and hashed a file that is no note, where the sync skips it
+    from openclaw_memtui.engine.ingest.listing import list_sources
+    from openclaw_memtui.engine.sync.syncer import content_hash
+
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "axolotl\n")
+    write(ws / "private.txt", "the combination is 1234\n")
+    settings = make_settings(ws)
+    (listed,) = [sf for sf in list_sources(settings) if sf.path == "memory/a.md"]
+    assert content_hash(listed, settings) is not None
+    (ws / "memory" / "a.md").unlink()
+    os.symlink(ws / "private.txt", ws / "memory" / "a.md")
+    assert content_hash(listed, settings) is None

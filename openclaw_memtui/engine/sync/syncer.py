@@ -88,7 +88,7 @@ def content_hash(sf: SourceFile, settings: IndexSettings) -> str | None:
         if sf.in_database:
             text, _ = read_db_transcript(sf, settings.transcripts_db, settings.max_file_bytes)
         else:
-            text, _ = read_source(sf, settings.max_file_bytes)
+            text, _ = read_source(sf, settings.max_file_bytes, settings)  # the access rule, as the sync reads
     except (Skip, Deferred):
         return None
     if sf.source == "sessions":
