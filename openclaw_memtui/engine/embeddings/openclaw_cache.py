@@ -93,6 +93,30 @@ def gemini_provider_key(base_url: str, model: str, headers: dict[str, str]) -> s
     return hashlib.sha256(_js_json(data).encode("utf-8")).hexdigest()
 
 
+OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434"  # OpenClaw leaves exactly this URL out of the key
+
+
+def ollama_provider_key(base_url: str, model: str, headers: dict[str, str]) -> str:
+    """OpenClaw's `provider_key` for its `ollama` adapter asking `{base_url}/api/embed` for `model`.
+
+    `base_url` is the one the request goes to (OpenClaw's own, after it dropped the trailing slash and a
+    `/v1`); the extra headers enter only as the sha256 of their sorted pairs, without Authorization,
+    Content-Type and X-Api-Key, and the default local URL is left out when there are none."""
+    import hashlib
+
+    excluded = {"authorization", "content-type", "x-api-key"}
+    merged = {name: value for name, value in headers.items()}  # Object.assign: exact names, later wins
+    pairs = sorted(([n, v] for n, v in merged.items() if n.lower() not in excluded), key=lambda p: _locale_key(p[0]))
+    headers_hash = hashlib.sha256(_js_json(pairs).encode("utf-8")).hexdigest() if pairs else None
+    data: dict[str, str] = {"provider": "ollama"}
+    if base_url != OLLAMA_DEFAULT_BASE_URL or headers_hash is not None:
+        data["baseUrl"] = base_url
+    data["model"] = model
+    if headers_hash is not None:
+        data["headersHash"] = headers_hash
+    return hashlib.sha256(_js_json(data).encode("utf-8")).hexdigest()
+
+
 def provider_keys(provider: Any) -> tuple[str, ...]:
     """The keys OpenClaw would have stored `provider`'s vectors under; empty when memtui cannot tell.
 
@@ -108,6 +132,8 @@ def provider_keys(provider: Any) -> tuple[str, ...]:
     # Gemini Embedding 2 gets a task prefix on every text and a default size from OpenClaw, not from memtui
     if pid == "gemini" and not provider.model.startswith("gemini-embedding-2"):
         return (gemini_provider_key(base.rstrip("/"), provider.model, headers),)  # OpenClaw strips the slash itself
+    if pid == "ollama":  # the endpoint memtui asks, {base}/api/embed: OpenClaw's baseUrl is that same prefix
+        return (ollama_provider_key(base.rstrip("/"), provider.model, headers),)
     return ()
 
 
