@@ -310,9 +310,11 @@ def test_the_ollama_key_is_the_one_the_real_openclaw_wrote():
     assert provider_keys(same_request) == (with_headers["providerKey"],)
     no_secret = {k: v for k, v in headers.items() if k.lower() != "x-api-key"}
     assert ollama_provider_key(base, OLLAMA_MODEL, no_secret | {"Authorization": "Bearer t"}) == with_headers["providerKey"]
-    # memtui configured with …/v1 asks {base}/v1/api/embed, not OpenClaw's endpoint: nothing matches
-    v1 = provider_keys(make_remote("ollama", OLLAMA_MODEL, {"baseUrl": base + "/v1", "headers": headers}))
-    assert not set(v1) & {plain["providerKey"], with_headers["providerKey"]}
+    # memtui given OpenClaw's own remote (…/v1/, as it inherits it from openclaw.json) asks that endpoint too
+    assert provider_keys(make_remote("ollama", OLLAMA_MODEL, with_headers["remote"])) == (with_headers["providerKey"],)
+    # a path other than /v1 is part of the endpoint
+    other_path = provider_keys(make_remote("ollama", OLLAMA_MODEL, {"baseUrl": base + "/ollama", "headers": headers}))
+    assert not set(other_path) & {plain["providerKey"], with_headers["providerKey"]}
     # another model, host or header value is another key
     assert ollama_provider_key(base, "mxbai-embed-large", {}) != plain["providerKey"]
     assert ollama_provider_key(base.replace("127.0.0.1", "localhost"), OLLAMA_MODEL, {}) != plain["providerKey"]
@@ -388,3 +390,18 @@ def test_another_ollama_host_or_model_reuses_nothing(oc, capsys, tmp_path, monke
     finally:
         api.close()
         other.close()
+
+
+def test_an_ollama_url_ending_in_v1_asks_the_native_api_as_openclaw_does():
+    """OpenClaw drops a trailing slash and `/v1` from an Ollama base URL (the OpenAI-compatible address people
+    paste) and asks `{base}/api/embed`; memtui inherits that `remote.baseUrl` from openclaw.json, and used to
+    ask `…/v1/api/embed`, which Ollama does not serve, while the vectors OpenClaw cached went unused."""
+    api = FakeAPI("ollama")
+    try:
+        for configured in (f"{api.url}/v1/", f"{api.url}/V1", f"{api.url}/v1//"):
+            provider = make_remote("ollama", OLLAMA_MODEL, {"baseUrl": configured})
+            provider.embed_batch(["a note"])
+            assert api.requests[-1]["path"] == "/api/embed"
+            assert provider_keys(provider) == (openclaw_ollama_key(api.url),)
+    finally:
+        api.close()
