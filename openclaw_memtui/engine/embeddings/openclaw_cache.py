@@ -16,14 +16,22 @@ OpenClaw 2026.9 keeps, in each agent's `openclaw-agent.sqlite`:
   ones (`authorization`, `x-api-key`, `api-key`; on api.openai.com also `version`, `user-agent`, and
   OpenClaw's `originator: openclaw` attribution header is added there); for `gemini` it is
   `{provider, baseUrl, model, outputDimensionality?, headers}` with the base URL without its trailing
-  slash and no Content-Type among the headers;
-* Gemini vectors are stored unit length (OpenClaw normalises them), OpenAI ones as the API sent them.
+  slash and no Content-Type among the headers; for `ollama` (extensions/ollama memory-embedding-adapter) it is
+  `{provider, baseUrl?, model, outputDimensionality?, headersHash?}`: `baseUrl` is the one it asks
+  `{baseUrl}/api/embed` at (the configured URL without trailing slashes and a trailing `/v1`), left out when it
+  is exactly `http://127.0.0.1:11434` and there is no `headersHash`; `headersHash` is sha256 of the JSON of the
+  sorted `[name, value]` pairs without Authorization, Content-Type and X-Api-Key, present only when some are left;
+  `outputDimensionality` is set only with `memory.search.dimensions` (memtui never matches those);
+* Gemini and Ollama vectors are stored unit length (OpenClaw normalises them), OpenAI ones as the API sent them.
 
 memtui reuses a vector only when its own provider would ask the same endpoint with the same model and
 settings: the key memtui computes for itself must equal the stored one, and the chunk text's sha256
-must match exactly. OpenAI and Gemini (`gemini-embedding-001` and older; not Gemini Embedding 2, whose
-texts OpenClaw prefixes) are matched, each checked against a database the real OpenClaw wrote; for the
-others `provider_keys` is empty and nothing is reused. The read goes through
+must match exactly. OpenAI, Gemini (`gemini-embedding-001` and older; not Gemini Embedding 2, whose
+texts OpenClaw prefixes) and Ollama (OpenClaw prefixes only queries, for some models; the chunks it caches are sent as they are) are
+matched, each checked against a database the real OpenClaw wrote (tests/fixtures/openclaw-2026.9.6-embcache,
+gemini.json and ollama.json). Voyage and Mistral are not bundled with OpenClaw 2026.9 (external plugins
+`@openclaw/voyage-provider`, `@openclaw/mistral-provider`, whose keys were never seen): for them
+`provider_keys` is empty and nothing is reused. The read goes through
 `openclaw_db.read_consistent` (no write, no lock held, no file created beside OpenClaw's).
 Only chunks memtui itself indexes are looked up, so a forgotten session (never indexed) is never read.
 """
