@@ -25,14 +25,14 @@ OpenClaw 2026.9 keeps, in each agent's `openclaw-agent.sqlite`:
 * Gemini and Ollama vectors are stored unit length (OpenClaw normalises them), OpenAI ones as the API sent them.
 
 memtui reuses a vector only when its own provider would ask the same endpoint with the same model and
-settings: the key memtui computes for itself must equal the stored one, and the chunk text's sha256
-must match exactly. OpenAI, Gemini (`gemini-embedding-001` and older; not Gemini Embedding 2, whose
-texts OpenClaw prefixes) and Ollama (OpenClaw prefixes only queries, for some models; the chunks it
-caches are sent as they are) are matched, each checked against a database the real OpenClaw wrote
-(tests/fixtures/openclaw-2026.9.6-embcache, gemini.json and ollama.json). Voyage and Mistral are not bundled with OpenClaw 2026.9 (external plugins
-`@openclaw/voyage-provider`, `@openclaw/mistral-provider`, whose keys were never seen): for them
-`provider_keys` is empty and nothing is reused. The read goes through
-`openclaw_db.read_consistent` (no write, no lock held, no file created beside OpenClaw's).
+settings: the key memtui computes for itself must equal the stored one, and the chunk text's sha256 must
+match exactly. OpenAI, Gemini (`gemini-embedding-001` and older; not Gemini Embedding 2, whose texts
+OpenClaw prefixes) and Ollama (OpenClaw prefixes only queries, for some models; the chunks it caches are
+sent as they are) are matched, each checked against a database the real OpenClaw wrote
+(tests/fixtures/openclaw-2026.9.6-embcache, gemini.json and ollama.json). Voyage and Mistral are not bundled
+with OpenClaw 2026.9 (external plugins `@openclaw/voyage-provider`, `@openclaw/mistral-provider`, whose keys
+were never seen): for them `provider_keys` is empty and nothing is reused.
+The read goes through `openclaw_db.read_consistent` (no write, no lock held, no file created beside OpenClaw's).
 Only chunks memtui itself indexes are looked up, so a forgotten session (never indexed) is never read.
 """
 
