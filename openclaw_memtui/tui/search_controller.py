@@ -81,7 +81,8 @@ class SearchController:
         return self.time_disabled_query is not None and self.time_disabled_query == query.strip()
 
     # -- the ranking ----------------------------------------------------------------------------------
-    def answered(self, generation: int, pool: Pool, params: SearchParams, add_hits: AddHits | None = None) -> RankedResults | None:
+    def answered(self, generation: int, pool: Pool, params: SearchParams,
+                 add_hits: AddHits | None = None) -> RankedResults | None:
         """A search answered: its pool ranked with `params` (no moves: a new query), or None when the
         answer is stale (a newer query is on its way) and nothing changes."""
         if not self.is_current(generation):
