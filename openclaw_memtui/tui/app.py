@@ -15,11 +15,11 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
-from textual.app import App, SystemCommand
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.css.query import NoMatches
@@ -43,7 +43,7 @@ from .screens.file_view import FileScreen
 from .screens.help import HelpScreen, open_help
 from .screens.suggest import SuggestScreen
 from .screens.sync import SyncScreen
-from .search_screen import VECTORS_FOLLOW, MainScreen
+from .search_screen import VECTORS_FOLLOW, MainScreen, OfSearch
 from .settings_actions import Outcome, export_settings
 from .state import MetricView, RankedResults, SyncState
 from .teardown import skip_when_torn_down
@@ -60,29 +60,6 @@ if TYPE_CHECKING:
     from ..interop.agents import Agent
 
 __all__ = ["VECTORS_FOLLOW", "MemtuiApp"]
-
-T = TypeVar("T")
-
-
-class _OfSearch(Generic[T]):
-    """An attribute of the search screen (a dotted path on it), read and set on the app: what tests,
-    benches and scripts use (`app.results`, `app.params = …` before the app runs)."""
-
-    def __init__(self, path: str) -> None:
-        *self.parents, self.name = path.split(".")
-
-    def _owner(self, app: MemtuiApp) -> Any:
-        owner: Any = app.search_screen
-        for name in self.parents:
-            owner = getattr(owner, name)
-        return owner
-
-    def __get__(self, app: MemtuiApp | None, cls: type | None = None) -> T:
-        return getattr(self._owner(app), self.name) if app is not None else self  # type: ignore[return-value]
-
-    def __set__(self, app: MemtuiApp, value: T) -> None:
-        setattr(self._owner(app), self.name, value)
-
 
 class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
@@ -157,19 +134,19 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         return cls(session.index, session.cfg, origin=session.origin, agent=session.agent, **options)
 
     # -- what tests, benches and scripts read: the search screen's state --------------------------
-    params: _OfSearch[SearchParams] = _OfSearch("params")
-    ranked: _OfSearch[RankedResults] = _OfSearch("searches.ranked")
-    search_generation: _OfSearch[int] = _OfSearch("searches.generation")
-    rerank_ms: _OfSearch[float] = _OfSearch("rerank_ms")
-    judgement_store: _OfSearch[JudgementStore] = _OfSearch("judging.judgement_store")
-    judgements: _OfSearch[list[Judgement]] = _OfSearch("judging.judgements")
-    judgements_read: _OfSearch[bool] = _OfSearch("judging.judgements_read")
-    judged: _OfSearch[JudgedSet | None] = _OfSearch("judging.judged")
-    saved_params: _OfSearch[SearchParams] = _OfSearch("judging.saved_params")
-    metric_view: _OfSearch[MetricView] = _OfSearch("judging.metric_view")
-    metric_generation: _OfSearch[int] = _OfSearch("judging.metric_generation")
-    metric_shown: _OfSearch[int] = _OfSearch("judging.metric_shown")
-    metric_ms: _OfSearch[float] = _OfSearch("judging.metric_ms")
+    params: OfSearch[SearchParams] = OfSearch("params")
+    ranked: OfSearch[RankedResults] = OfSearch("searches.ranked")
+    search_generation: OfSearch[int] = OfSearch("searches.generation")
+    rerank_ms: OfSearch[float] = OfSearch("rerank_ms")
+    judgement_store: OfSearch[JudgementStore] = OfSearch("judging.judgement_store")
+    judgements: OfSearch[list[Judgement]] = OfSearch("judging.judgements")
+    judgements_read: OfSearch[bool] = OfSearch("judging.judgements_read")
+    judged: OfSearch[JudgedSet | None] = OfSearch("judging.judged")
+    saved_params: OfSearch[SearchParams] = OfSearch("judging.saved_params")
+    metric_view: OfSearch[MetricView] = OfSearch("judging.metric_view")
+    metric_generation: OfSearch[int] = OfSearch("judging.metric_generation")
+    metric_shown: OfSearch[int] = OfSearch("judging.metric_shown")
+    metric_ms: OfSearch[float] = OfSearch("judging.metric_ms")
 
     @property
     def pool(self) -> Pool | None:
@@ -211,6 +188,9 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     # -- layout ------------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return self.search_screen
+
+    def compose(self) -> ComposeResult:
+        yield from self.search_screen.widgets()  # into the default screen, before on_mount (search_screen.py)
 
     def on_resize(self, event: events.Resize) -> None:
         self._show_workspace(event.size.width)

@@ -101,7 +101,6 @@ class SyncMixin(_App):
 
     def watch_sync_state(self, state: SyncState) -> None:
         self.refresh_footer()  # "Cancel" shows in the footer while a sync runs
-        self.search_screen.sync_state = state  # the info bar binds the screen's copy
         for screen in self.screen_stack:
             if isinstance(screen, SyncScreen):
                 screen.sync_state = state

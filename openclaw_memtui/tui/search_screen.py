@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList
@@ -32,7 +31,7 @@ from .judging import Judging
 from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, SearchFailed, SuggestFinished, WorkProgressed
 from .screens.file_view import FileScreen, file_title, render_file
 from .search_controller import SearchController
-from .state import RankedResults, SyncState
+from .state import RankedResults
 from .teardown import skip_when_torn_down
 from .widgets.breakdown import score_summary
 from .widgets.detail_pane import DetailPane, ShownResult
@@ -48,13 +47,12 @@ if TYPE_CHECKING:
 SEARCH_DEBOUNCE_S = 0.25
 VECTORS_FOLLOW = "vectors follow (matrix loading)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
+T = TypeVar("T")
 
 
 class MainScreen(BrowsingMixin, Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
     detail pane instead of crushing both panes (app.tcss)."""
-
-    sync_state: reactive[SyncState] = reactive(SyncState, init=False)  # the app's, which sets it: the info bar binds it
 
     def __init__(self, params: SearchParams, judgements: JudgementStore, default_params: SearchParams) -> None:
         super().__init__(id="_default")
@@ -89,14 +87,18 @@ class MainScreen(BrowsingMixin, Screen[None]):
         return self.memtui.now_ms()
 
     # -- layout ------------------------------------------------------------------------------------
-    def compose(self) -> ComposeResult:
+    def widgets(self) -> ComposeResult:
+        """The search UI. The app's compose mounts it into this, its default screen, as Textual does
+        for an app's widgets: they exist before the app's on_mount runs (composed by the screen
+        itself they came after, and an error there left Textual's own warnings on stderr)."""
+        from .app import MemtuiApp  # here: app.py imports this module
+
         app = self.memtui
-        self.set_reactive(MainScreen.sync_state, app.sync_state)
         yield Header()
         yield Input(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune)", id="query",
                     select_on_focus=False)
         yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
-                      browse_key=app.key_for("browse_source")).data_bind(sync=MainScreen.sync_state)
+                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
@@ -244,11 +246,12 @@ class MainScreen(BrowsingMixin, Screen[None]):
         self.query_one("#tuning", TuningPanel).show_score(score_summary(shown, self.ranked.params, windowed=windowed))
 
     def _no_result_text(self, query: str, pool: Pool | None) -> str:
-        settings, report = self.memtui.index.settings, self.sync_state.last_report
+        settings, sync = self.memtui.index.settings, self.memtui.sync_state
+        report = sync.last_report
         if not query and pool is not None and pool.mode == "browse":
             if report is not None and report.files_total == 0:
                 return empty_workspace_text(settings)
-            if self.sync_state.busy:
+            if sync.busy:
                 return "Indexing the memory… it lists here, newest first, as it is read."
             return "Nothing to list for this filter. Type to search."
         if not query or pool is None:
@@ -383,3 +386,23 @@ class MainScreen(BrowsingMixin, Screen[None]):
 
     def on_suggest_finished(self, message: SuggestFinished) -> None:
         self.judging.on_suggest_finished(message)
+
+
+class OfSearch(Generic[T]):
+    """An attribute of the search screen (a dotted path on it), read and set on the app: what tests,
+    benches and scripts use (`app.results`, `app.params = …` before the app runs)."""
+
+    def __init__(self, path: str) -> None:
+        *self.parents, self.name = path.split(".")
+
+    def _owner(self, app: MemtuiApp) -> Any:
+        owner: Any = app.search_screen
+        for name in self.parents:
+            owner = getattr(owner, name)
+        return owner
+
+    def __get__(self, app: MemtuiApp | None, cls: type | None = None) -> T:
+        return getattr(self._owner(app), self.name) if app is not None else self  # type: ignore[return-value]
+
+    def __set__(self, app: MemtuiApp, value: T) -> None:
+        setattr(self._owner(app), self.name, value)
