@@ -40,10 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import CATEGORIES, category_cells, table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import METRICS, hits_of, load_queries, score_hits, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.query import extract_keywords  # noqa: E402
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, overlap_fraction, rank  # noqa: E402
+from openclaw_memtui.engine.tuning.evaluation import METRICS, hits_of, load_queries, score_hits, summarize  # noqa: E402
 
 BASE = SearchParams(min_score=0.0, max_results=10)
 LIMIT = 10

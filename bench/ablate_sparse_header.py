@@ -38,9 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import CATEGORIES, category_cells, table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import hits_of, load_queries, score_hits, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import Pool, SearchParams, rank  # noqa: E402
+from openclaw_memtui.engine.tuning.evaluation import hits_of, load_queries, score_hits, summarize  # noqa: E402
 
 BASE = SearchParams(min_score=0.0, max_results=10)
 VECTOR_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5)

@@ -27,9 +27,9 @@ import _models  # noqa: E402
 from _common import table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import SearchParams  # noqa: E402
+from openclaw_memtui.engine.tuning.evaluation import score_pool, summarize  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent / "openclaw_memtui" / "demo" / "workspace"

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import METRICS, load_queries, score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.search.rank import SearchParams  # noqa: E402
+from openclaw_memtui.engine.tuning.evaluation import METRICS, load_queries, score_pool, summarize  # noqa: E402
 
 BASE = SearchParams(min_score=0.0, max_results=10)
 VARIANTS = {

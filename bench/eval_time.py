@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, search_params, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import load_queries, score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
+from openclaw_memtui.engine.tuning.evaluation import load_queries, score_pool, summarize  # noqa: E402
 from openclaw_memtui.paths import demo_workspace  # noqa: E402
 
 PARAMS = replace(search_params(validate({})), min_score=0.0, max_results=10)  # the shipped defaults

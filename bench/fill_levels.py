@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
-from openclaw_memtui.engine.evaluation import load_queries, score_pool, summarize  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
 from openclaw_memtui.engine.models import SyncProgress  # noqa: E402
 from openclaw_memtui.engine.search.rank import Pool, SearchParams  # noqa: E402
 from openclaw_memtui.engine.textutil import sha256_hex  # noqa: E402
+from openclaw_memtui.engine.tuning.evaluation import load_queries, score_pool, summarize  # noqa: E402
 
 LEVELS = (100, 0, 25, 50, 75)  # 100 first: it pays the model for every text the others reuse
 BASE = SearchParams(min_score=0.0, max_results=10)  # the shipped ranking, as bench/eval_locomo.py scores it

@@ -42,7 +42,7 @@ from openclaw_memtui.engine.search.engine import retrieve  # noqa: E402
 from openclaw_memtui.engine.search.matrix import QuantizedMatrix  # noqa: E402
 from openclaw_memtui.engine.search.matrix_file import matrix_path  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
-from openclaw_memtui.engine.sync import compute_identity  # noqa: E402
+from openclaw_memtui.engine.sync.syncer import compute_identity  # noqa: E402
 
 DIMS = 384
 MODEL = "bench-384"

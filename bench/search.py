@@ -32,7 +32,7 @@ from openclaw_memtui.engine.search.engine import retrieve  # noqa: E402
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, rank  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
 from openclaw_memtui.engine.store.writer import line_rows  # noqa: E402
-from openclaw_memtui.engine.sync import compute_identity  # noqa: E402
+from openclaw_memtui.engine.sync.syncer import compute_identity  # noqa: E402
 
 DIMS = 384
 VOCAB = [f"w{i}" for i in range(5000)] + "deploy database migration token auth canary release roadmap".split()

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, not an installed one
 from _common import table, write_json  # noqa: E402
 
-from openclaw_memtui.engine.transcript_filters import sanitize_message  # noqa: E402
+from openclaw_memtui.engine.ingest.transcript_filters import sanitize_message  # noqa: E402
 
 MARK = "⟦openclaw:ctx⟧"
 NOTICE = "This context is runtime-generated, not user-authored. Keep internal details private."

@@ -96,7 +96,7 @@ def judged_questions(index: MemoryIndex, n: int) -> list:
     metric is neither 0 nor 1 and moves with the settings)."""
     import random
 
-    from openclaw_memtui.engine.judgements import Judgement, Target, question_id
+    from openclaw_memtui.engine.tuning.judgements import Judgement, Target, question_id
 
     rng, judged, seen = random.Random(3), [], set()
     while len(judged) < n:
@@ -113,8 +113,8 @@ def judged_questions(index: MemoryIndex, n: int) -> list:
 
 
 async def judged_metric(tmp: Path, questions: int = 100) -> dict:
-    from openclaw_memtui.engine.judgements import JudgementStore, judgements_path
-    from openclaw_memtui.engine.tuning import retrieve_judged, suggest
+    from openclaw_memtui.engine.tuning.judgements import JudgementStore, judgements_path
+    from openclaw_memtui.engine.tuning.tuner import retrieve_judged, suggest
 
     ws = tmp / "judged"
     generate(ws, 600)

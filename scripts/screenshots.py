@@ -20,7 +20,7 @@ from pathlib import Path
 
 from openclaw_memtui.core.config import index_settings, search_params, validate
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.judgements import JudgementStore, judgements_path
+from openclaw_memtui.engine.tuning.judgements import JudgementStore, judgements_path
 from openclaw_memtui.paths import demo_judgements, demo_workspace
 from openclaw_memtui.tui.app import MemtuiApp
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from openclaw_memtui.core.config import index_settings, validate
+from openclaw_memtui.core.config import AppConfig, index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.engine.textutil import sha256_hex
@@ -63,7 +63,7 @@ class RecordingApp(MemtuiApp):
 
 
 def make_app(ws: Path, tmp_path: Path, provider="none", cfg=None, **kwargs) -> RecordingApp:
-    cfg = validate(cfg or {})
+    cfg = cfg if isinstance(cfg, AppConfig) else validate(cfg or {})
     settings = index_settings(cfg, ws, tmp_path / "tui.sqlite")
     from dataclasses import replace
 

@@ -1,6 +1,6 @@
 """Chunker parity with OpenClaw's HEAD `chunkMarkdown` (spec §10.3)."""
 
-from openclaw_memtui.engine.chunking import chunk_markdown, remap_lines
+from openclaw_memtui.engine.ingest.chunking import chunk_markdown, remap_lines
 from openclaw_memtui.engine.textutil import utf16_len, weighted_len
 
 

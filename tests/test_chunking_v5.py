@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.engine.chunking_v5 import chunk_markdown_v5, estimate_chars
+from openclaw_memtui.engine.ingest.chunking_v5 import chunk_markdown_v5, estimate_chars
 
 FIXTURES = Path(__file__).parent / "fixtures" / "chunking"
 CASES = json.loads((FIXTURES / "openclaw-2026.9.6.json").read_text(encoding="utf-8"))

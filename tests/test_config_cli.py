@@ -19,7 +19,7 @@ def run(*args, env=None):
 
 
 def test_defaults_follow_openclaw_names():
-    cfg = validate({})
+    cfg = validate({}).to_tree()
     assert cfg["chunking"] == {"tokens": 400, "overlap": 80}
     assert cfg["query"]["maxResults"] == 6 and cfg["query"]["minScore"] == 0.35
     assert cfg["sync"]["watchDebounceMs"] == 1500
@@ -35,7 +35,7 @@ def test_unknown_key_and_wrong_type_name_the_key(tmp_path):
     bad = write(tmp_path / "bad.toml", "provider = [unclosed\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(bad)
-    cfg, _ = load_config(write(tmp_path / "ok.toml", "[query.hybrid]\nvectorWeight = 1\n"))
+    cfg = load_config(write(tmp_path / "ok.toml", "[query.hybrid]\nvectorWeight = 1\n")).to_tree()
     assert cfg["query"]["hybrid"]["vectorWeight"] == 1.0
 
 
@@ -93,15 +93,16 @@ def test_save_settings_keeps_other_keys_and_backs_up(tmp_path):
     cfg = write(tmp_path / "config.toml", 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n')
     backup = save_to_config(SearchParams(vector_weight=0.4, text_weight=0.6, mmr=True, max_results=9, time_mode="filter",
                                          overlap_penalty=0.25), cfg)
-    loaded, _ = load_config(cfg)
+    config = load_config(cfg)
+    loaded = config.to_tree()
     assert loaded["workspace"] == "/notes" and loaded["tui"]["theme"] == "phosphor"
     assert loaded["query"]["maxResults"] == 9 and loaded["query"]["hybrid"]["mmr"]["enabled"] is True
     assert loaded["query"]["hybrid"]["vectorWeight"] == 0.4
     assert loaded["query"]["time"]["mode"] == "filter"  # the tuning panel's time mode is saved too
     from openclaw_memtui.core.config import search_params
 
-    assert search_params(loaded).mmr is True and search_params(loaded).max_results == 9  # round trip
-    assert search_params(loaded).overlap_penalty == 0.25
+    assert search_params(config).mmr is True and search_params(config).max_results == 9  # round trip
+    assert search_params(config).overlap_penalty == 0.25
     assert backup.read_text() == 'workspace = "/notes"\n[tui]\ntheme = "phosphor"\n'
 
 

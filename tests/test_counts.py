@@ -4,8 +4,8 @@ and they stay equal to the rows through every write."""
 from __future__ import annotations
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.reads import IndexReader
 from openclaw_memtui.engine.store import Store, integrity
+from openclaw_memtui.engine.store.reader import IndexReader
 from openclaw_memtui.engine.store.writer import IndexWriter
 
 from .app_helpers import SeededProvider

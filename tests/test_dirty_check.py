@@ -10,7 +10,7 @@ from pathlib import Path
 from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine import index as index_module
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.sources import ListingBudget, list_sources
+from openclaw_memtui.engine.ingest.sources import ListingBudget, list_sources
 
 from .helpers import same_size_edit, write
 

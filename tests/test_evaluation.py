@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from openclaw_memtui.engine.evaluation import hits_of, score_hits, score_pool
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, rank
+from openclaw_memtui.engine.tuning.evaluation import hits_of, score_hits, score_pool
 
 
 def hit(path: str, start: int = 1, end: int = 10) -> dict[str, object]:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from openclaw_memtui.cli.main import main
-from openclaw_memtui.engine.judgements import JudgementStore, judgements_path, set_verdict
+from openclaw_memtui.engine.tuning.judgements import JudgementStore, judgements_path, set_verdict
 
 from .helpers import write
 
@@ -54,7 +54,7 @@ def test_a_lone_surrogate_line_is_set_aside_byte_for_byte_and_a_question_without
     kept = JudgementStore(stored).load().judgements
     assert [j.qid for j in kept] == ["g", "e", "n", "p2"] and kept[1].targets == []
     # a mark then cleared on a question read from the file leaves it there; one a mark created goes
-    from openclaw_memtui.engine.judgements import Target
+    from openclaw_memtui.engine.tuning.judgements import Target
 
     t = Target.of_chunk("MEMORY.md", 1, 4, "x")
     again = set_verdict(set_verdict(kept, "which tea?", t, "relevant"), "which tea?", t, None)

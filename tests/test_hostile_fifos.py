@@ -45,7 +45,7 @@ def swap_for_fifo(path: Path) -> None:
 
 
 def test_a_note_swapped_for_a_fifo_after_the_listing_is_skipped_and_the_sync_goes_on(tmp_path, capsys, monkeypatch):
-    from openclaw_memtui.engine import sync
+    from openclaw_memtui.engine.sync import syncer as sync
 
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
     write(ws / "memory" / "a.md", "axolotl\n")
@@ -72,7 +72,7 @@ def test_a_note_swapped_for_a_fifo_after_the_listing_is_skipped_and_the_sync_goe
 
 
 def test_memory_get_of_a_note_swapped_for_a_fifo_is_refused_at_once(tmp_path, make_settings, monkeypatch):
-    from openclaw_memtui.engine import memory_files
+    from openclaw_memtui.engine.ingest import memory_files
 
     ws = tmp_path / "ws"
     write(ws / "memory" / "a.md", "axolotl\n")
@@ -92,7 +92,7 @@ def test_memory_get_of_a_note_swapped_for_a_fifo_is_refused_at_once(tmp_path, ma
 
 
 def test_the_apps_file_view_of_a_note_now_a_fifo_says_so(tmp_path, make_settings):
-    from openclaw_memtui.engine.sync import read_indexed_file
+    from openclaw_memtui.engine.sync.syncer import read_indexed_file
     from openclaw_memtui.tui.screens.file_view import render_file
 
     ws = tmp_path / "ws"
@@ -107,7 +107,7 @@ def test_the_apps_file_view_of_a_note_now_a_fifo_says_so(tmp_path, make_settings
 
 
 def test_the_file_view_keeps_showing_crlf_notes_line_for_line(tmp_path, make_settings):
-    from openclaw_memtui.engine.sync import read_indexed_file
+    from openclaw_memtui.engine.sync.syncer import read_indexed_file
 
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)

@@ -106,7 +106,7 @@ def test_index_with_orphan_fts_rows_from_older_versions_heals_and_status_reports
 
 
 def test_a_file_that_fails_to_index_is_skipped_and_the_rest_still_index(tmp_path, capsys, monkeypatch):
-    from openclaw_memtui.engine import sync
+    from openclaw_memtui.engine.sync import syncer as sync
 
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
     write(ws / "memory" / "a-bad.md", "poison\n")
@@ -436,7 +436,7 @@ def test_a_folder_that_cannot_be_read_is_said_not_silently_emptied(tmp_path, cap
     """A `chmod 000` folder (root reads it anyway, so its refusal is simulated at os.scandir) made its
     notes drop out of the index without a word; now it is listed under `skipped` with the reason,
     and once it can be read again its notes come back."""
-    from openclaw_memtui.engine import sources
+    from openclaw_memtui.engine.ingest import sources
 
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
     write(ws / "memory" / "a.md", "alpaca\n")

@@ -14,7 +14,7 @@ import pytest
 
 import openclaw_memtui.paths as paths
 from openclaw_memtui.cli.main import main as memtui_main
-from openclaw_memtui.engine.judgements import judgements_path
+from openclaw_memtui.engine.tuning.judgements import judgements_path
 
 from .helpers import copy_openclaw_state
 

@@ -11,7 +11,8 @@ import pytest
 
 from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.judgements import (
+from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams
+from openclaw_memtui.engine.tuning.judgements import (
     Judgement,
     JudgementStore,
     Target,
@@ -21,8 +22,7 @@ from openclaw_memtui.engine.judgements import (
     scoring_targets,
     set_verdict,
 )
-from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams
-from openclaw_memtui.engine.tuning import (
+from openclaw_memtui.engine.tuning.tuner import (
     MIN_JUDGED,
     JudgedPool,
     NeedMore,
@@ -58,7 +58,7 @@ def test_store_round_trip_keeps_ranges_hashes_not_relevant_and_imported_keys(tmp
     assert j.targets[0].line == 2 and j.targets[0].hash  # the middle line, the text's hash
     assert imp.extra == {"category": 2, "answer": "x"} and imp.targets[0].evidence == "ev"
     # the eval format: `memtui eval --queries` reads the file as it is
-    from openclaw_memtui.engine.evaluation import load_queries
+    from openclaw_memtui.engine.tuning.evaluation import load_queries
 
     assert [q["qid"] for q in load_queries(store.path)] == [j.qid, "t1"]
 
@@ -335,7 +335,7 @@ def test_cli_tune_reports_and_saves_only_when_asked(tmp_path, capsys, monkeypatc
     assert config.read_text().startswith("# mine") and config.read_text().endswith("\n")
     from openclaw_memtui.core.config import load_config, search_params
 
-    cfg, _ = load_config(config, explicit=True)
+    cfg = load_config(config, explicit=True)
     assert search_params(cfg).min_score == saved["suggested"]["params"]["min_score"]
 
 
@@ -363,7 +363,7 @@ def test_cli_tune_refuses_too_few_folds_and_says_when_it_uses_fewer(tmp_path, ca
 
 
 def test_changes_never_list_a_value_that_stays_the_same():
-    from openclaw_memtui.engine.tuning import changed_fields
+    from openclaw_memtui.engine.tuning.tuner import changed_fields
 
     on = changed_fields(SearchParams(), SearchParams(decay=True, mmr=True))  # on at the same half-life and λ
     assert on == {"decay": (False, True), "mmr": (False, True)}
@@ -444,7 +444,7 @@ def test_cli_import_of_a_device_or_too_many_questions_changes_nothing(tmp_path, 
     assert "/dev/zero is not a regular file" in err and "not found" not in err
     assert main(["eval", "--queries", str(tmp_path), *base]) == 2
     assert "is not a regular file" in capsys.readouterr().err
-    from openclaw_memtui.engine import judgements as module
+    from openclaw_memtui.engine.tuning import judgements as module
 
     monkeypatch.setattr(module, "MAX_STORED", 2)
     three = [json.dumps({"qid": f"q{i}", "question": f"q {i}", "targets": [{"path": "MEMORY.md", "line": 3}]}) for i in range(3)]

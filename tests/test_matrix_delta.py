@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.reads import IndexReader
 from openclaw_memtui.engine.search import matrix_delta, matrix_file, vector
 from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix
 from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
@@ -24,6 +23,7 @@ from openclaw_memtui.engine.search.matrix_file import (
     write_matrix,
 )
 from openclaw_memtui.engine.store import connection
+from openclaw_memtui.engine.store.reader import IndexReader
 
 from .helpers import write
 from .test_matrix_file import matrix_and_stamp as _matrix_and_stamp

@@ -9,8 +9,8 @@ import json
 from openclaw_memtui.cli.main import build_parser, main
 from openclaw_memtui.core.config import load_config, search_params
 from openclaw_memtui.core.search import search_request
-from openclaw_memtui.engine.judgements import Judgement, Target
-from openclaw_memtui.engine.tuning import Scorer, retrieve_judged
+from openclaw_memtui.engine.tuning.judgements import Judgement, Target
+from openclaw_memtui.engine.tuning.tuner import Scorer, retrieve_judged
 
 from .app_helpers import NOW_MS, copy_demo, make_app, wait_for
 
@@ -47,12 +47,12 @@ async def test_one_query_gets_the_same_results_through_tui_cli_mcp_eval_and_tune
     assert eval_hits == cli_hits
 
     # the MCP tool, in process, over a session opened as `memtui mcp` opens it
-    from openclaw_memtui.core.session import open_session
+    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.core.tools import MemoryTools
 
     args = build_parser().parse_args(["mcp", *common])
-    cfg, _ = load_config(config, explicit=True)
-    session = open_session(args, cfg, read_only_if_unwritable=True)
+    cfg = load_config(config, explicit=True)
+    session = open_session(SessionOptions.from_args(args), cfg, read_only_if_unwritable=True)
     try:
         tools = MemoryTools(args, session, sync_wait=5.0, embed_wait=5.0)
         answer = tools.call("memory_search", {"query": QUERY})
@@ -73,7 +73,7 @@ async def test_one_query_gets_the_same_results_through_tui_cli_mcp_eval_and_tune
         session.index.close()
 
     # the TUI, with the same config
-    cfg, _ = load_config(config, explicit=True)
+    cfg = load_config(config, explicit=True)
     app = make_app(ws, tmp_path, cfg=cfg)
     app.params = search_params(app.cfg)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -230,7 +230,7 @@ def test_an_indexed_live_transcript_is_not_dirty_and_not_read_again(oc, capsys, 
     """The session's stamp (ms from OpenClaw's database) went through nanoseconds and came back
     1796079440761.9998 for 1796079440762: never equal, so the agent was always dirty, every search
     warned the index was out of date, and every sync read the transcript from the database again."""
-    from openclaw_memtui.engine import sync
+    from openclaw_memtui.engine.sync import syncer as sync
 
     db = tmp_path / "m.sqlite"
     base = ("--agent", "main", "--provider", "none", "--db", str(db))
@@ -280,7 +280,7 @@ def test_a_compressed_row_stating_more_than_openclaw_stores_is_not_decoded(oc, c
 def test_watcher_sees_a_new_agent_turn(oc, tmp_path, make_settings):
     from dataclasses import replace
 
-    from openclaw_memtui.engine.watch import MemoryWatcher
+    from openclaw_memtui.engine.sync.watch import MemoryWatcher
     from openclaw_memtui.interop.agents import agent_index_settings, find_agent
 
     agent = find_agent("main")
@@ -476,7 +476,7 @@ def test_live_openclaw_agrees(capsys, monkeypatch):
 
 async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
     from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import open_session
+    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.paths import config_dir
     from openclaw_memtui.tui.app import MemtuiApp
 
@@ -484,7 +484,7 @@ async def test_app_status_screen_and_export_for_a_2026_agent(oc, tmp_path):
 
     (oc / "ws-main" / "memory" / "2026-11-29.md").write_text("# 2026-11-29\n\n- Added after indexing.\n", encoding="utf-8")
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
-    session = open_session(args, load_cfg(args))
+    session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = MemtuiApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")
@@ -519,7 +519,7 @@ def test_status_names_the_layout_and_version(oc, capsys, tmp_path):
 
 def test_whole_file_view_reads_a_live_transcript_from_the_database(oc):
     from openclaw_memtui.core.config import index_settings, validate
-    from openclaw_memtui.engine.sync import read_indexed_file
+    from openclaw_memtui.engine.sync.syncer import read_indexed_file
     from openclaw_memtui.interop.agents import agent_index_settings, find_agent
 
     agent = find_agent("main")
@@ -622,7 +622,7 @@ def test_watcher_starts_watching_a_database_that_appears_later(oc, make_settings
     """A new agent has no database folder until its first turn: the app opened before must still see it."""
     from dataclasses import replace
 
-    from openclaw_memtui.engine.watch import MemoryWatcher
+    from openclaw_memtui.engine.sync.watch import MemoryWatcher
     from openclaw_memtui.interop.agents import agent_index_settings, find_agent
 
     agent = find_agent("main")
@@ -654,7 +654,7 @@ def test_watcher_starts_watching_a_database_that_appears_later(oc, make_settings
 def test_watcher_starts_watching_a_memory_folder_created_later(tmp_path, make_settings):
     from dataclasses import replace
 
-    from openclaw_memtui.engine.watch import MemoryWatcher
+    from openclaw_memtui.engine.sync.watch import MemoryWatcher
 
     ws = tmp_path / "fresh-ws"
     ws.mkdir()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from openclaw_memtui.engine.ingest.sources import flatten_session, list_session_files
 from openclaw_memtui.engine.search.rank import SearchParams
-from openclaw_memtui.engine.sources import flatten_session, list_session_files
 from openclaw_memtui.interop.agents import OpenClawError, find_agent, list_agents, memtui_overrides
 from openclaw_memtui.interop.export import build_export, legacy_query_block, write_export
 from openclaw_memtui.interop.inspect_index import inspect_openclaw_index
@@ -231,14 +231,14 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
 
 async def test_sync_screen_shows_openclaw_index(openclaw_home, tmp_path):
     from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import open_session
+    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import status_screen_text, wait_for
 
     build_openclaw_index(openclaw_home)
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
-    session = open_session(args, load_cfg(args))
+    session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = MemtuiApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")
@@ -255,8 +255,8 @@ async def test_sync_screen_says_an_openclaw_index_it_could_not_read_and_shows_it
     """OpenClaw's file removed between the check and the read (OpenClaw rebuilding it) raised
     FileNotFoundError in the status worker: the screen stayed on "reading the index…" for good."""
     from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import open_session
-    from openclaw_memtui.engine import openclaw_db
+    from openclaw_memtui.core.session import SessionOptions, open_session
+    from openclaw_memtui.engine.ingest import openclaw_db
     from openclaw_memtui.tui.app import MemtuiApp
 
     from .app_helpers import status_screen_text, wait_for
@@ -268,7 +268,7 @@ async def test_sync_screen_says_an_openclaw_index_it_could_not_read_and_shows_it
 
     monkeypatch.setattr(openclaw_db, "_stamp", vanished)
     args = build_parser().parse_args(["status", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "m.sqlite")])
-    app = MemtuiApp.from_session(open_session(args, load_cfg(args)), watch=False)
+    app = MemtuiApp.from_session(open_session(SessionOptions.from_args(args), load_cfg(args)), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f2")
         assert await wait_for(pilot, lambda: "OpenClaw index" in status_screen_text(app))

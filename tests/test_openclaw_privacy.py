@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.memory_files import AccessRefused, read_memory_file
+from openclaw_memtui.engine.ingest.memory_files import AccessRefused, read_memory_file
 from openclaw_memtui.engine.settings import IndexSettings
-from openclaw_memtui.engine.sync import read_indexed_file
+from openclaw_memtui.engine.sync.syncer import read_indexed_file
 
 from . import test_openclaw_2026 as oc2026
 from .helpers import env_for_subprocess
@@ -238,7 +238,7 @@ def test_a_session_openclaw_is_writing_hard_is_kept_not_deleted(oc, tmp_path):
 
         report = index.sync(progress=hammer_when_reading)
         assert report.files_removed == 0 and SESSION_MAIN in indexed_paths(db)  # kept, whatever the read gave
-        from openclaw_memtui.engine.openclaw_db import list_sessions, read_consistent
+        from openclaw_memtui.engine.ingest.openclaw_db import list_sessions, read_consistent
 
         listed = read_consistent(agent_db(oc), list_sessions)  # and it can be read while OpenClaw writes
         assert session_id in [s.session_id for s in listed]

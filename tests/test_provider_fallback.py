@@ -186,7 +186,7 @@ def test_the_cli_reports_the_fallback_without_a_secret(tmp_path, ws, apis):
 
 
 def test_fallback_setting_is_checked_and_imported_from_openclaw():
-    assert validate({"fallback": "local"})["fallback"] == "local"
+    assert validate({"fallback": "local"}).fallback == "local"
     with pytest.raises(ConfigError, match="'fallback' must be one of"):
         validate({"fallback": "auto"})
     cfg = {"memory": {"search": {"provider": "openai", "fallback": "local"}},

@@ -105,7 +105,7 @@ def test_a_relative_db_naming_a_note_is_refused_too(workspace, capsys, monkeypat
 def test_an_existing_index_given_as_db_is_not_checked_against_every_note(tmp_path, workspace, capsys, monkeypatch):
     """The check above listed every note whenever --db named an existing file: status over 100,000 notes
     took 0.9 s instead of 0.15 s. An SQLite file is never a note, so no listing is needed for it."""
-    from openclaw_memtui.engine import memory_files
+    from openclaw_memtui.engine.ingest import memory_files
 
     db = tmp_path / "i.sqlite"
     assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0

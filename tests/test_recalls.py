@@ -233,14 +233,14 @@ def test_without_an_agent_one_line_says_what_to_do(tmp_path, capsys, monkeypatch
 
 async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and_judged(oc, tmp_path):
     from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import open_session
+    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.tui.screens.agent_searches import AgentSearchesScreen
 
     from .app_helpers import RecordingApp, wait_for
 
     args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
                                       "--db", str(tmp_path / "app.sqlite")])
-    session = open_session(args, load_cfg(args))
+    session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = RecordingApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
@@ -275,7 +275,7 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
 
 async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_says_what_it_approximates(oc, tmp_path):
     from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import open_session
+    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.engine.textutil import sha256_hex
 
     from .app_helpers import RecordingApp, wait_for
@@ -287,7 +287,7 @@ async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_sa
         {"path": "memory/2026-11-26.md", "startLine": 1, "endLine": 4, "score": 0.41}]))])
     args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
                                       "--db", str(tmp_path / "app.sqlite")])
-    session = open_session(args, load_cfg(args))
+    session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = RecordingApp.from_session(session, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)

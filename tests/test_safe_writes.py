@@ -100,10 +100,10 @@ def test_save_keeps_comments_and_layout_of_config_toml(tmp_path):
     assert "mmr = {enabled = true, lambda = 0.5}" in out.replace("{ ", "{").replace(" }", "}")
     from openclaw_memtui.core.config import load_config, search_params
 
-    loaded, _ = load_config(cfg)
+    loaded = load_config(cfg)
     p = search_params(loaded)
     assert (p.max_results, p.mmr, p.mmr_lambda, p.vector_weight) == (9, True, 0.5, 0.3)
-    assert loaded["tui"]["theme"] == "phosphor"
+    assert loaded.to_tree()["tui"]["theme"] == "phosphor"
 
 
 def test_full_disk_during_rewrite_keeps_the_original_and_leaves_nothing(tmp_path, monkeypatch):

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.engine import sync as sync_module
-from openclaw_memtui.engine import transcript_filters
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.sources import flatten_session
+from openclaw_memtui.engine.ingest import transcript_filters
+from openclaw_memtui.engine.ingest.sources import flatten_session
+from openclaw_memtui.engine.sync import syncer as sync_module
 
 from .helpers import write
 

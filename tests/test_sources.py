@@ -1,7 +1,7 @@
 import json
 import os
 
-from openclaw_memtui.engine.sources import (
+from openclaw_memtui.engine.ingest.sources import (
     flatten_session,
     is_evergreen,
     is_transcript_name,

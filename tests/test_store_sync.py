@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memtui.engine.chunking import TextChunk
 from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.ingest.chunking import TextChunk
 from openclaw_memtui.engine.store import SCHEMA_KEY, InvalidIndex, detect_backend
-from openclaw_memtui.engine.sync import chunk_id, provider_key_for
+from openclaw_memtui.engine.sync.syncer import chunk_id, provider_key_for
 
 from .helpers import env_for_subprocess, write
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from openclaw_memtui.engine import sync
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.store import check_integrity
+from openclaw_memtui.engine.sync import syncer as sync
 
 from .helpers import same_size_edit, write
 

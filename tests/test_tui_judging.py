@@ -7,9 +7,9 @@ import shutil
 
 from textual.widgets import Input
 
-from openclaw_memtui.engine.judgements import judgements_path
 from openclaw_memtui.engine.search.rank import SearchParams
-from openclaw_memtui.engine.tuning import Suggestion
+from openclaw_memtui.engine.tuning.judgements import judgements_path
+from openclaw_memtui.engine.tuning.tuner import Suggestion
 from openclaw_memtui.paths import demo_judgements
 from openclaw_memtui.tui.screens.suggest import SuggestScreen
 from openclaw_memtui.tui.widgets.metric import MetricBox

@@ -276,11 +276,11 @@ async def test_a_save_browsing_an_agent_says_which_saved_values_its_openclaw_set
     command = warning.split("`")[1]
     assert command == "memtui export-settings --agent main --write --max-results 8"
     # what the warning says is true: opening the agent ranks with its maxResults, not the saved one
-    saved, _ = load_config(config, explicit=True)
-    assert saved["query"]["maxResults"] == 8
+    saved = load_config(config, explicit=True)
+    assert saved.to_tree()["query"]["maxResults"] == 8
     args = argparse.Namespace(agent="main")
-    assert search_params(apply_agent(args, saved)[0]).max_results == 4
+    assert search_params(apply_agent(args.agent, saved)[0]).max_results == 4
     # and its command puts the saved value there
     assert main([*command.split()[1:], "--config", str(config)]) == 0
     capsys.readouterr()
-    assert search_params(apply_agent(args, saved)[0]).max_results == 8
+    assert search_params(apply_agent(args.agent, saved)[0]).max_results == 8

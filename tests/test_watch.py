@@ -3,7 +3,7 @@
 import threading
 import time
 
-from openclaw_memtui.engine.watch import MemoryWatcher
+from openclaw_memtui.engine.sync.watch import MemoryWatcher
 
 from .helpers import write
 

@@ -7,9 +7,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
 
 
 def default_agent_id() -> str:
@@ -57,8 +60,8 @@ def cmd_agents(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..core.config import get
+def cmd_export_settings(args: argparse.Namespace, cfg: AppConfig) -> int:
+    from ..core.config_types import to_tree
     from ..core.session import apply_agent
     from ..interop.agents import OpenClawError, config_path, detect_layout, read_config
     from ..interop.export import build_export, write_export
@@ -66,9 +69,9 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from ..render import safe
     from .search import params_from
 
-    cfg, _, _ = apply_agent(args, cfg)
+    cfg, _, _ = apply_agent(args.agent, cfg)
     params = params_from(args, cfg)
-    pool = get(cfg, "query.hybrid.candidatePool")
+    pool = cfg.query.hybrid.candidate_pool
     target = config_path()
     if args.openclaw_config:
         target = Path(args.openclaw_config).expanduser()
@@ -86,7 +89,7 @@ def cmd_export_settings(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     # user did not ask to change
     given = {key for key, flag in (("maxResults", "max_results"), ("minScore", "min_score"))
              if getattr(args, flag, None) is not None}
-    export = build_export(params, layout, pool, only=given or None, agent_id=args.agent, keyword=cfg["query"]["keyword"])
+    export = build_export(params, layout, pool, only=given or None, agent_id=args.agent, keyword=to_tree(cfg.query.keyword))
     print(export.to_json())
     if target is None and not args.write:
         print(f"memtui: no OpenClaw config found in {safe(str(state), one_line=True)}; printed for the {layout} layout "

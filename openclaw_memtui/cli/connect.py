@@ -10,9 +10,12 @@ import argparse
 import contextlib
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
 
 
 def _say(message: str) -> None:
@@ -63,7 +66,7 @@ def _report(target: Path, edit: Any, backup: Path | None, warnings: list[str]) -
         _say(note)
 
 
-def cmd_connect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_connect(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.session import apply_agent
     from ..interop import connect as oc
     from ..interop.agents import OpenClawError
@@ -72,7 +75,7 @@ def cmd_connect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if not args.agent:
         raise UserError("pass --agent ID: the OpenClaw agent whose memory_search memtui should answer")
     target, inst = _target(args)
-    cfg, _, agent = apply_agent(args, cfg)  # a bad --agent: one line, before anything is written
+    cfg, _, agent = apply_agent(args.agent, cfg)  # a bad --agent: one line, before anything is written
     assert agent is not None
     openclaw = _openclaw(args)
     socket = oc.socket_path(agent.id)
@@ -109,13 +112,13 @@ def cmd_connect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     return 0
 
 
-def _build_index(args: argparse.Namespace, cfg: dict[str, Any]) -> None:
+def _build_index(args: argparse.Namespace, cfg: AppConfig) -> None:
     """Sync the agent's index now, so the agent's first search is not the one that waits for it."""
-    from ..core.session import open_session
+    from ..core.session import SessionOptions, open_session
 
     started = time.perf_counter()
-    session = open_session(args, cfg, repair=True)
-    report = session.index.sync()
+    with open_session(SessionOptions.from_args(args), cfg, repair=True) as session:
+        report = session.index.sync()
     if report is None:
         _say("another memtui process is syncing this agent's index; the first search uses it when it is done")
         return
@@ -123,7 +126,7 @@ def _build_index(args: argparse.Namespace, cfg: dict[str, Any]) -> None:
          f"({time.perf_counter() - started:.1f}s)")
 
 
-def cmd_disconnect(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_disconnect(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..interop.agents import OpenClawError, normalize_agent_id
     from ..interop.connect import disconnect_edit, read_plain_json, write_config
 

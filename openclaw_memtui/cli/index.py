@@ -6,11 +6,15 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from .agents import default_agent_id
 from .wait import lock_wait
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
+    from ..core.session import Session
 
 
 class _ProgressLine:
@@ -40,12 +44,18 @@ class _ProgressLine:
             sys.stderr.write("\r" + " " * len(self.last) + "\r")
 
 
-def cmd_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..core.session import open_session
-    from ..render import dumps_json, safe
+def cmd_index(args: argparse.Namespace, cfg: AppConfig) -> int:
+    from ..core.session import SessionOptions, open_session
 
     waiting = lock_wait(args)
-    index = open_session(args, cfg, repair=True).index  # closed by main() when the command ends
+    with open_session(SessionOptions.from_args(args), cfg, repair=True) as session:
+        return _index(args, session, waiting)
+
+
+def _index(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) -> int:
+    from ..render import dumps_json, safe
+
+    index = session.index
     if index.provider is None and index.provider_error:
         # refused before the sync: without it the index was silently rebuilt keyword-only (its identity
         # has no model then), dropping the vectors of the provider the config names
@@ -115,15 +125,20 @@ def _save_vector_file(index: Any, report: Any, wanted: bool, on_terminal: bool) 
     return {"saved": saved, "seconds": time.perf_counter() - started, "problem": problem}
 
 
-def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_status(args: argparse.Namespace, cfg: AppConfig) -> int:
     if args.openclaw_index is not None:
         return cmd_openclaw_index(args, cfg)
-    from ..core.session import open_session
+    from ..core.session import SessionOptions, open_session
+
+    with open_session(SessionOptions.from_args(args), cfg, read_only=True) as session:
+        return _status(args, session)
+
+
+def _status(args: argparse.Namespace, session: Session) -> int:
     from ..engine.index import STATUS_DIRTY_BUDGET_S
     from ..interop.agents import memory_search_text
     from ..render import dumps_json, safe
 
-    session = open_session(args, cfg, read_only=True)
     index, agent = session.index, session.agent
     status = index.status(dirty_budget_s=None if args.check_files else STATUS_DIRTY_BUDGET_S,
                           check_hashes=args.check_files)
@@ -193,7 +208,7 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
     with contextlib.suppress(OpenClawError):
         version = load_installation().version
     if version is None and agent.transcripts == "sqlite" and Path(agent.index_path).is_file():
-        from ..engine.openclaw_db import OpenClawDbError, read_consistent, schema_meta
+        from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, schema_meta
 
         with contextlib.suppress(OpenClawDbError):
             version = read_consistent(Path(agent.index_path), schema_meta).get("app_version")
@@ -203,7 +218,7 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
             "connected": agent.connected}
 
 
-def cmd_openclaw_index(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_openclaw_index(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..interop.agents import OpenClawError, find_agent
     from ..interop.inspect_index import inspect_openclaw_index
     from ..render import dumps_json, safe

@@ -160,7 +160,4 @@ def _main(argv: list[str] | None = None) -> int:
 
         sys.stderr.write(crash_report(exc))
         return 1
-    finally:
-        session = sys.modules.get("openclaw_memtui.core.session")  # loaded only by commands that open one
-        if session is not None:
-            session.close_opened_sessions()
+

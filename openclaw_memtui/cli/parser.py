@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..engine.settings import DEFAULT_SEARCH_PARAMS, FUSIONS, PROVIDERS, TIME_MODES
 from .wait import add_wait_flag
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
 
 PROVIDER_CHOICES = list(PROVIDERS)
 
@@ -283,10 +286,9 @@ _SUBPARSERS: dict[str, Callable[[Any], None]] = {
 
 # -- resolution ----------------------------------------------------------------------------------
 
-def load_cfg(args: argparse.Namespace) -> dict[str, Any]:
+def load_cfg(args: argparse.Namespace) -> AppConfig:
     from ..core.config import load_config
 
-    cfg, _ = load_config(Path(args.config) if args.config else None, explicit=bool(args.config))
-    return cfg
+    return load_config(Path(args.config) if args.config else None, explicit=bool(args.config))
 
 

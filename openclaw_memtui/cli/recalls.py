@@ -6,10 +6,13 @@ import argparse
 import sys
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.session import open_session
+from ..core.session import Session, SessionOptions, open_session
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
 
 DEFAULT_LIMIT = 20
 SOURCES = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls",
@@ -46,17 +49,21 @@ def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int |
     return agent_recalls(session.agent, openclaw_state_dir(), since_ms, limit)
 
 
-def cmd_recalls(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_recalls(args: argparse.Namespace, cfg: AppConfig) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise UserError("--limit must be 1 or more")
+    since = parse_since(args.since)
+    with open_session(SessionOptions.from_args(args), cfg) as session:
+        return _recalls(args, session, since)
+
+
+def _recalls(args: argparse.Namespace, session: Session, since: float | None) -> int:
     from ..core.search import search_request
     from ..engine.search.rank import rank
     from ..interop.recalls import compare
     from ..render import dumps_json, safe
     from .search import STALE_WARNING, params_from, parse_now
 
-    if args.limit is not None and args.limit < 1:
-        raise UserError("--limit must be 1 or more")
-    since = parse_since(args.since)
-    session = open_session(args, cfg)
     index, cfg = session.index, session.cfg
     found = load_agent_recalls(session, since, args.limit or DEFAULT_LIMIT)
     params = params_from(args, cfg)

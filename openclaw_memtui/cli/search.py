@@ -9,9 +9,9 @@ import sys
 import time
 from typing import Any
 
-from ..core.config import search_params
+from ..core.config import AppConfig, search_params
 from ..core.search import parse_now, search_request
-from ..core.session import open_session
+from ..core.session import Session, SessionOptions, open_session
 from ..errors import UserError
 
 # ranking flags whose argparse dest is the SearchParams field they set
@@ -19,7 +19,7 @@ RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "line_weight", "overl
                  "half_life_days", "min_score", "max_results", "time_mode")
 
 
-def params_from(args: argparse.Namespace, cfg: dict[str, Any], eval_mode: bool = False):
+def params_from(args: argparse.Namespace, cfg: AppConfig, eval_mode: bool = False):
     """The config's ranking parameters, with any ranking flag given on the command line on top.
 
     eval ranks to depth 10 with no floor unless told otherwise, so the metrics see every hit.
@@ -43,13 +43,17 @@ STALE_WARNING = ("the index is out of date: files changed since its last sync ar
                  "not at all (run `memtui index`)")
 
 
-def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_search(args: argparse.Namespace, cfg: AppConfig) -> int:
+    started = time.perf_counter()
+    with open_session(SessionOptions.from_args(args), cfg, read_only_if_unwritable=True) as session:
+        return _search(args, session, started)
+
+
+def _search(args: argparse.Namespace, session: Session, started: float) -> int:
     from ..engine.index import STATUS_DIRTY_BUDGET_S
     from ..engine.search.rank import rank, rank_moves
     from ..render import dumps_json, safe
 
-    started = time.perf_counter()
-    session = open_session(args, cfg, read_only_if_unwritable=True)  # closed by main() when the command ends
     index, cfg = session.index, session.cfg
     params = params_from(args, cfg)
     stale = False
@@ -109,9 +113,9 @@ def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags, 0o600)
 
 
-def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..engine.evaluation import format_table, load_queries, score_pool, summarize
-    from ..render import dumps_json, safe
+def cmd_eval(args: argparse.Namespace, cfg: AppConfig) -> int:
+    from ..engine.tuning.evaluation import load_queries
+    from ..render import safe
 
     queries: list[dict[str, Any]] = []
     if args.queries:
@@ -128,7 +132,14 @@ def cmd_eval(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from .wait import lock_wait
 
     waiting = lock_wait(args)
-    session = open_session(args, cfg)
+    with open_session(SessionOptions.from_args(args), cfg) as session:
+        return _eval(args, session, queries, waiting)
+
+
+def _eval(args: argparse.Namespace, session: Session, queries: list[dict[str, Any]], waiting: dict[str, Any]) -> int:
+    from ..engine.tuning.evaluation import format_table, score_pool, summarize
+    from ..render import dumps_json, safe
+
     index, cfg = session.index, session.cfg
     if index.is_dirty() or index.is_empty():
         index.sync(**waiting)  # bounded, and said at once, when another process syncs

@@ -1,5 +1,5 @@
 """`memtui judgements` (import, export, list) and `memtui tune`: the headless side of tuning against
-judgements (`engine/judgements.py`, `engine/tuning.py`). `memtui eval` with no `--queries` reads the
+judgements (`engine/tuning/judgements.py`, `engine/tuning/tuner.py`). `memtui eval` with no `--queries` reads the
 stored judgements through `stored_queries`."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.session import Session, open_session
+from ..core.session import Session, SessionOptions, open_session
 from ..errors import UserError
 
 if TYPE_CHECKING:
-    from ..engine.judgements import Loaded
+    from ..core.config_types import AppConfig
+    from ..engine.tuning.judgements import Loaded
 
 NO_JUDGEMENTS = ("no judgements stored for this index: mark results in the app (+ relevant, - not relevant) "
                  "or load a queries file with `memtui judgements import FILE`")
@@ -42,7 +43,7 @@ def load_judgements(session: Session) -> Loaded:
 
 def stored_queries(session: Session) -> list[dict[str, Any]]:
     """The stored judgements as `memtui eval` queries, stale targets left out (and said)."""
-    from ..engine.judgements import as_queries, check_targets, stale_count
+    from ..engine.tuning.judgements import as_queries, check_targets, stale_count
 
     loaded = load_judgements(session)
     if not loaded.judgements:
@@ -55,12 +56,15 @@ def stored_queries(session: Session) -> list[dict[str, Any]]:
     return as_queries(loaded.judgements, checked)
 
 
-def cmd_judgements(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    if args.action == "import":
-        return _import(args, cfg)
-    if args.action == "export":
-        return _export(args, cfg)
-    return _list(args, cfg)
+def cmd_judgements(args: argparse.Namespace, cfg: AppConfig) -> int:
+    path = queries_file(args.file) if args.action == "import" else None  # a bad file is said before any index is opened
+    # read-only: the index only says which judgements file; nothing is synced
+    with open_session(SessionOptions.from_args(args), cfg, read_only=True) as session:
+        if path is not None:
+            return _import(args, session, path)
+        if args.action == "export":
+            return _export(args, session)
+        return _list(args, session)
 
 
 def queries_file(name: str) -> Path:
@@ -83,14 +87,12 @@ def queries_file(name: str) -> Path:
     return path
 
 
-def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..engine.evaluation import load_numbered_queries
-    from ..engine.judgements import MAX_STORED, merge, vet_import
+def _import(args: argparse.Namespace, session: Session, path: Path) -> int:
+    from ..engine.tuning.evaluation import load_numbered_queries
+    from ..engine.tuning.judgements import MAX_STORED, merge, vet_import
     from ..render import safe
 
-    path = queries_file(args.file)
     shown = safe(str(path), one_line=True)
-    session = open_session(args, cfg, read_only=True)  # only to know which index: nothing is synced
     store = session.judgements()
     loaded = load_judgements(session)
     existing = [] if args.replace else loaded.judgements
@@ -124,11 +126,10 @@ def _import(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     return 0
 
 
-def _export(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..engine.judgements import write_private_atomic
+def _export(args: argparse.Namespace, session: Session) -> int:
+    from ..engine.tuning.judgements import write_private_atomic
     from ..render import dumps_json, safe
 
-    session = open_session(args, cfg, read_only=True)
     loaded = load_judgements(session)
     # dumps_json: a question or target quoting a bidi override or C1 control reaches the terminal as
     # its \u escape (the same JSON value), not as the raw character that reorders or hijacks the line
@@ -145,11 +146,10 @@ def _export(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     return 0
 
 
-def _list(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..engine.judgements import check_targets
+def _list(args: argparse.Namespace, session: Session) -> int:
+    from ..engine.tuning.judgements import check_targets
     from ..render import dumps_json, safe
 
-    session = open_session(args, cfg, read_only=True)
     loaded = load_judgements(session)
     built = not session.index.store.missing
     checked = check_targets(loaded.judgements, session.index.reads().chunk_spans) if built else {}
@@ -194,15 +194,20 @@ class _Progress:
             sys.stderr.write("\r" + " " * 40 + "\r")
 
 
-def cmd_tune(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..core.search import search_request
-    from ..engine.tuning import NeedMore, retrieve_judged, suggest
-    from ..render import dumps_json, safe
-    from .search import params_from, parse_now
+def cmd_tune(args: argparse.Namespace, cfg: AppConfig) -> int:
     from .wait import lock_wait
 
     waiting = lock_wait(args)
-    session = open_session(args, cfg)
+    with open_session(SessionOptions.from_args(args), cfg) as session:
+        return _tune(args, session, waiting)
+
+
+def _tune(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) -> int:
+    from ..core.search import search_request
+    from ..engine.tuning.tuner import NeedMore, retrieve_judged, suggest
+    from ..render import dumps_json, safe
+    from .search import params_from, parse_now
+
     index, cfg = session.index, session.cfg
     loaded = load_judgements(session)
     if not loaded.judgements:
@@ -262,6 +267,6 @@ def _save(params: Any, args: argparse.Namespace) -> Path:
 
 
 def _print_suggestion(s: Any) -> None:
-    from ..engine.tuning import describe_suggestion
+    from ..engine.tuning.tuner import describe_suggestion
 
     print(describe_suggestion(s))

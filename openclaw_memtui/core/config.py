@@ -1,7 +1,8 @@
 """The TOML config: OpenClaw's `memorySearch` names where one exists, strict validation.
 
 Every key has a default here; a user file overrides some of them. An unknown key or a value of the
-wrong type is one `ConfigError` line naming the key, so a typo never silently does nothing.
+wrong type is one `ConfigError` line naming the key, so a typo never silently does nothing. What
+passes is a typed, frozen `AppConfig` (`config_types.py`): the one shape every front end reads.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from ..engine.settings import (
     SearchParams,
 )
 from ..paths import default_config_path
+from .config_types import AppConfig, from_tree
+
+__all__ = ["DEFAULTS", "AppConfig", "ConfigError", "index_settings", "load_config", "search_params", "validate"]
 
 # The engine's own defaults, read once: the config states them under OpenClaw's names, never anew.
 _RANK = DEFAULT_SEARCH_PARAMS
@@ -167,7 +171,7 @@ MAXIMUMS: dict[str, float] = {
 }
 
 
-def _check_numbers(cfg: dict[str, Any], where: str) -> None:
+def _check_numbers(config: AppConfig, tree: dict[str, Any], where: str) -> None:
     """Ranges: the ranking and chunking rule shared with the CLI and the TUI, then the other numbers.
 
     TOML reads `nan` and `inf` as floats and any sign as valid; none of those is a usable setting.
@@ -175,35 +179,38 @@ def _check_numbers(cfg: dict[str, Any], where: str) -> None:
     from ..engine.models import InvalidParams, check_chunking
 
     try:
-        search_params(cfg).validate()
-        check_chunking(get(cfg, "chunking.tokens"), get(cfg, "chunking.overlap"))
+        search_params(config).validate()
+        check_chunking(config.chunking.tokens, config.chunking.overlap)
     except InvalidParams as exc:
         raise ConfigError(f"{where}: '{PARAM_KEYS.get(exc.field, exc.field)}': {exc}") from None
     for key, (least, strict) in MINIMUMS.items():
-        value = get(cfg, key)
+        value = _get(tree, key)
         if not math.isfinite(value) or value < least or (strict and value == least):
             bound = f"greater than {least}" if strict else f"at least {least}"
             raise ConfigError(f"{where}: '{key}' must be a number {bound}, got {value!r}")
     for key, most in MAXIMUMS.items():
-        value = get(cfg, key)
+        value = _get(tree, key)
         if value > most:
             raise ConfigError(f"{where}: '{key}' must be at most {most:g}, got {value!r}")
 
 
-def validate(given: dict[str, Any], where: str = "config") -> dict[str, Any]:
+def validate(given: dict[str, Any], where: str = "config") -> AppConfig:
+    """The typed config of a TOML-shaped dict (a file's, or the config with an agent's settings
+    merged on top); anything wrong is one ConfigError line naming the key and `where`."""
     merged = _check(DEFAULTS, given, "", where)
-    _check_numbers(merged, where)
-    return merged
+    config = from_tree(AppConfig, merged)
+    _check_numbers(config, merged, where)
+    return config
 
 
-def load_config(path: Path | None = None, explicit: bool = False) -> tuple[dict[str, Any], Path]:
+def load_config(path: Path | None = None, explicit: bool = False) -> AppConfig:
     """Read and validate the config file; a missing default file means all defaults."""
     path = Path(path) if path else default_config_path()
     explicit = explicit or bool(os.environ.get("MEMTUI_CONFIG"))
     if not path.exists():
         if explicit:
             raise ConfigError(f"config file {path} does not exist (create it or drop --config)")
-        return validate({}), path
+        return validate({})
     import tomllib  # only when there is a config file to read
 
     try:
@@ -218,54 +225,55 @@ def load_config(path: Path | None = None, explicit: bool = False) -> tuple[dict[
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
     except RecursionError:  # tomllib parses arrays and inline tables recursively
         raise ConfigError(f"config {path} is nested too deeply to read") from None
-    return validate(data, str(path)), path
+    return validate(data, str(path))
 
 
-def get(cfg: dict[str, Any], dotted: str) -> Any:
-    node: Any = cfg
+def _get(tree: dict[str, Any], dotted: str) -> Any:
+    node: Any = tree
     for part in dotted.split("."):
         node = node[part]
     return node
 
 
-def index_settings(cfg: dict[str, Any], workspace: Path, db_path: Path | None = None) -> IndexSettings:
+def index_settings(config: AppConfig, workspace: Path, db_path: Path | None = None) -> IndexSettings:
     from ..paths import default_db_path, is_demo_workspace
 
     workspace = Path(workspace).expanduser().resolve()
-    store_path = get(cfg, "store.path")
+    store_path = config.store.path
     if db_path is None:
         db_path = Path(os.path.expanduser(store_path)) if store_path else default_db_path(workspace)
-    sessions = get(cfg, "sessionsDir")
+    sessions = config.sessions_dir
     sessions_dir = Path(os.path.expanduser(sessions)) if sessions else workspace / "sessions"
-    sources = tuple(s for s in cfg["sources"] if s in SOURCES) or ("memory",)
+    sources = tuple(s for s in config.sources if s in SOURCES) or ("memory",)
+    vector, keyword = config.store.vector, config.query.keyword
     return IndexSettings(
         workspace=workspace,
         db_path=Path(db_path).expanduser(),
         sessions_dir=sessions_dir,
         sources=sources,
-        extra_paths=tuple(cfg["extraPaths"]),
-        follow_symlinks=cfg["followSymlinks"],
-        chunk_tokens=get(cfg, "chunking.tokens"),
-        chunk_overlap=get(cfg, "chunking.overlap"),
-        max_file_bytes=get(cfg, "store.maxFileBytes"),
-        cjk_segmentation=get(cfg, "query.keyword.cjk"),
-        stemming=get(cfg, "query.keyword.stemming"),
-        cache_enabled=get(cfg, "cache.enabled"),
-        cache_max_entries=get(cfg, "cache.maxEntries"),
-        vector_backend=get(cfg, "store.vector.backend"),
-        vector_memory_budget_mb=get(cfg, "store.vector.memoryBudgetMB"),
-        vector_exact=get(cfg, "store.vector.exact"),
-        watch_debounce_ms=get(cfg, "sync.watchDebounceMs"),
-        poll_seconds=get(cfg, "sync.pollSeconds"),
+        extra_paths=config.extra_paths,
+        follow_symlinks=config.follow_symlinks,
+        chunk_tokens=config.chunking.tokens,
+        chunk_overlap=config.chunking.overlap,
+        max_file_bytes=config.store.max_file_bytes,
+        cjk_segmentation=keyword.cjk,
+        stemming=keyword.stemming,
+        cache_enabled=config.cache.enabled,
+        cache_max_entries=config.cache.max_entries,
+        vector_backend=vector.backend,
+        vector_memory_budget_mb=vector.memory_budget_mb,
+        vector_exact=vector.exact,
+        watch_debounce_ms=config.sync.watch_debounce_ms,
+        poll_seconds=config.sync.poll_seconds,
         workspace_identity="memtui-demo" if is_demo_workspace(workspace) else "",
     )
 
 
-def search_params(cfg: dict[str, Any]) -> SearchParams:
+def search_params(config: AppConfig) -> SearchParams:
     """The ranking parameters a config asks for (the TUI's starting point, the CLI's defaults)."""
-    q, h = cfg["query"], cfg["query"]["hybrid"]
-    return SearchParams(vector_weight=h["vectorWeight"], text_weight=h["textWeight"], fusion=h["fusion"],
-                        line_weight=q["keyword"]["lineWeight"], overlap_penalty=q["overlapPenalty"],
-                        mmr=h["mmr"]["enabled"], mmr_lambda=h["mmr"]["lambda"], decay=h["temporalDecay"]["enabled"],
-                        half_life_days=h["temporalDecay"]["halfLifeDays"], min_score=q["minScore"], max_results=q["maxResults"],
-                        time_mode=q["time"]["mode"], time_boost=q["time"]["boost"], time_floor=q["time"]["floor"])
+    q, h = config.query, config.query.hybrid
+    return SearchParams(vector_weight=h.vector_weight, text_weight=h.text_weight, fusion=h.fusion,
+                        line_weight=q.keyword.line_weight, overlap_penalty=q.overlap_penalty,
+                        mmr=h.mmr.enabled, mmr_lambda=h.mmr.lambda_, decay=h.temporal_decay.enabled,
+                        half_life_days=h.temporal_decay.half_life_days, min_score=q.min_score, max_results=q.max_results,
+                        time_mode=q.time.mode, time_boost=q.time.boost, time_floor=q.time.floor)

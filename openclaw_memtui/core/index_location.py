@@ -13,10 +13,10 @@ import contextlib
 import os
 from pathlib import Path
 
-from ..engine.judgements import judgements_path, write_private_atomic
 from ..engine.store.backend import detect_backend, ro_uri
 from ..engine.store.files import create_private_file, make_private_dirs, temp_path_beside
 from ..engine.store.schema import made_by_memtui
+from ..engine.tuning.judgements import judgements_path, write_private_atomic
 from ..paths import default_db_path
 
 

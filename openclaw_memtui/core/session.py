@@ -2,7 +2,9 @@
 
 The CLI and the TUI both start here, so `--agent`, `--workspace`, `--demo` and the config resolve the
 same way for both, and what they resolved travels in a typed `Session` instead of attributes patched
-onto the engine.
+onto the engine or the caller's argparse namespace. A `Session` is a context manager: a command
+that exits with its SQLite connections open leaves the WAL behind, and the next read command (the
+last connection to close) folds it into the index file, so a read would change the file.
 """
 
 from __future__ import annotations
@@ -11,55 +13,88 @@ import argparse
 import contextlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 
 if TYPE_CHECKING:  # imported lazily at run time: `memtui search` must start fast
     from ..engine.index import MemoryIndex
-    from ..engine.judgements import JudgementStore
     from ..engine.search.rank import SearchParams
     from ..engine.settings import IndexSettings
+    from ..engine.tuning.judgements import JudgementStore
     from ..interop.agents import Agent
+    from .config_types import AppConfig
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    """What the command line says about which index to open (the rest comes from the config)."""
+
+    workspace: str | None = None  # --workspace DIR, or the app's positional folder
+    demo: bool = False
+    agent: str | None = None
+    db: str | None = None
+    provider: str | None = None
+    model: str | None = None  # None: the config's; "" given on the command line stays ""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> SessionOptions:
+        """The options of parsed arguments; a command without one of these flags has its default."""
+        return cls(workspace=getattr(args, "workspace", None) or getattr(args, "workspace_arg", None) or None,
+                   demo=bool(getattr(args, "demo", False)), agent=getattr(args, "agent", None) or None,
+                   db=getattr(args, "db", None) or None, provider=getattr(args, "provider", None) or None,
+                   model=getattr(args, "model", None))
 
 
 @dataclass
 class Session:
-    """An open index and what was resolved to open it."""
+    """An open index and what was resolved to open it; `with open_session(...) as session:` closes it."""
 
     index: MemoryIndex
-    cfg: dict[str, Any]  # the effective config (an --agent's memorySearch settings applied)
+    cfg: AppConfig  # the effective config (an --agent's memorySearch settings applied)
     origin: str  # where the workspace came from: argument, config, openclaw, demo, agent <id>
     agent: Agent | None  # the OpenClaw agent whose workspace this is, if any
+    # the options it was opened with, the agent filled in when it was OpenClaw's default one
+    options: SessionOptions
 
     def close(self) -> None:
         self.index.close()
 
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc is None:
+            self.close()
+            return
+        with contextlib.suppress(Exception):  # the command's own error is the one to report
+            self.close()
+
     def judgements(self) -> JudgementStore:
         """This index's judgements; the demo reads its shipped ones until the user's first mark."""
-        from ..engine.judgements import JudgementStore, judgements_path
+        from ..engine.tuning.judgements import JudgementStore, judgements_path
         from ..paths import demo_judgements
 
         return JudgementStore(judgements_path(self.index.settings.db_path),
                               seed=demo_judgements() if self.origin == "demo" else None)
 
 
-def resolve_workspace(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[Path, str]:
+def resolve_workspace(options: SessionOptions, config: AppConfig) -> tuple[Path, str]:
     """The workspace folder and where it came from: --demo, an argument, the config, OpenClaw, else the demo."""
     from ..paths import demo_workspace, openclaw_state_dir
 
-    chosen = getattr(args, "workspace", None) or getattr(args, "workspace_arg", None)
-    if args.demo:
+    if options.demo:
         return demo_workspace(), "demo"
-    if chosen:
-        path = Path(chosen).expanduser()
+    if options.workspace:
+        path = Path(options.workspace).expanduser()
         if not path.is_dir():
             raise UserError(f"workspace {path} is not a directory (pass an existing folder, or --demo)")
         return path.resolve(), "argument"
-    if cfg.get("workspace"):
-        path = Path(cfg["workspace"]).expanduser()
+    if config.workspace:
+        path = Path(config.workspace).expanduser()
         if not path.is_dir():
             raise UserError(f"workspace {path} from the config is not a directory (fix 'workspace' in the config)")
         return path.resolve(), "config"
@@ -69,14 +104,13 @@ def resolve_workspace(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[Pa
     return demo_workspace(), "demo"
 
 
-def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str, Any], str, Agent | None]:
-    """With --agent, the agent's workspace, transcripts and effective memorySearch override the config.
+def apply_agent(agent_id: str | None, config: AppConfig) -> tuple[AppConfig, str, Agent | None]:
+    """With an agent, its workspace, transcripts and effective memorySearch override the config.
 
-    Returns the effective config, its origin ("agent <id>", or "" without --agent) and the agent.
+    Returns the effective config, its origin ("agent <id>", or "" without an agent) and the agent.
     """
-    agent_id = getattr(args, "agent", None)
     if not agent_id:
-        return cfg, "", None
+        return config, "", None
     from ..interop.agents import OpenClawError, deep_merge, find_agent, memtui_overrides
     from .config import ConfigError, validate
 
@@ -88,7 +122,7 @@ def apply_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> tuple[dict[str
         raise UserError(f"agent '{agent_id}' workspace {agent.workspace} does not exist")
     overrides = memtui_overrides(agent.memory_search) | {"workspace": agent.workspace, "sessionsDir": agent.sessions_dir}
     try:
-        return validate(deep_merge(cfg, overrides), f"agent {agent_id}"), f"agent {agent_id}", agent
+        return validate(deep_merge(config.to_tree(), overrides), f"agent {agent_id}"), f"agent {agent_id}", agent
     except ConfigError as exc:
         raise UserError(str(exc)) from None
 
@@ -133,10 +167,10 @@ def agent_overrides_note(agent: Agent | None, params: SearchParams) -> str:
             f"`memtui export-settings --agent {agent.id} --write {' '.join(flags)}` puts the saved values there")
 
 
-def installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> str | None:
+def installed_default_agent(options: SessionOptions, config: AppConfig) -> str | None:
     """With no workspace chosen anywhere, the default agent of an installed OpenClaw (its workspace
     and its transcripts), rather than a bare `~/.openclaw/workspace` without them."""
-    if args.demo or getattr(args, "workspace", None) or getattr(args, "workspace_arg", None) or cfg.get("workspace"):
+    if options.demo or options.workspace or config.workspace:
         return None
     from ..interop.agents import OpenClawError, config_path, load_installation
 
@@ -153,11 +187,11 @@ def installed_default_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> st
 SERVE_DISABLED_FLAG = "--serve-disabled"
 
 
-def refuse_disabled_agent(args: argparse.Namespace, cfg: dict[str, Any]) -> None:
+def refuse_disabled_agent(options: SessionOptions, config: AppConfig) -> None:
     """`memtui mcp` serves no agent that OpenClaw gives no memory search (`memory.search.enabled:
     false`, `plugins.slots.memory` "none" or another plugin) unless the user passes --serve-disabled:
     what OpenClaw was told not to search, memtui does not serve to a model either."""
-    agent_id = getattr(args, "agent", None) or installed_default_agent(args, cfg)
+    agent_id = options.agent or installed_default_agent(options, config)
     if not agent_id:
         return
     from ..interop.agents import OpenClawError, find_agent
@@ -179,53 +213,50 @@ def _notice(message: str) -> None:
     print(f"memtui: {safe(message, one_line=True)}", file=sys.stderr)
 
 
-def open_session(args: argparse.Namespace, cfg: dict[str, Any], *, read_only: bool = False,
+def open_session(options: SessionOptions, config: AppConfig, *, read_only: bool = False,
                  repair: bool = False, read_only_if_unwritable: bool = False) -> Session:
     """The index for a command or the app. Only `repair` (memtui index, the app) may move an invalid
     file aside; `read_only` (status) never creates, moves or changes a file. With
     `read_only_if_unwritable` (search, mcp: reads that would sync if they could) an index on a
     read-only mount or in a folder this user cannot write is opened read-only instead of failing on
-    its lock."""
-    if not getattr(args, "agent", None):
-        args.agent = installed_default_agent(args, cfg)
+    its lock. The caller closes it: `with open_session(...) as session:`."""
+    if not options.agent:
+        options = replace(options, agent=installed_default_agent(options, config))
     from ..engine.index import MemoryIndex
     from ..engine.store import InvalidIndex
-    from .config import get, index_settings
+    from .config import index_settings
+    from .config_types import to_tree
 
-    cfg, agent_origin, agent = apply_agent(args, cfg)
-    register_config_secrets(cfg)
-    if agent_origin:
-        args.workspace = cfg["workspace"]
-    workspace, origin = resolve_workspace(args, cfg)
+    config, agent_origin, agent = apply_agent(options.agent, config)
+    register_config_secrets(config)
+    # an agent's workspace is chosen as if passed on the command line; the origin still names the agent
+    chosen = replace(options, workspace=config.workspace) if agent_origin else options
+    workspace, origin = resolve_workspace(chosen, config)
     origin = agent_origin or origin
-    settings = index_settings(cfg, workspace, Path(args.db) if args.db else None)
+    settings = index_settings(config, workspace, Path(options.db) if options.db else None)
     if agent is not None:
         from ..interop.agents import agent_index_settings
 
         settings = agent_index_settings(settings, agent)  # its root files, live transcripts, OpenClaw's names
-        if not args.db and not get(cfg, "store.path"):
-            from dataclasses import replace
-
+        if not options.db and not config.store.path:
             from .index_location import agent_db_path
 
             # its own file: the same folder opened as a plain workspace indexes other sources
             settings = replace(settings, db_path=agent_db_path(settings.workspace, Path(agent.agent_dir), agent.id,
                                                                read_only=read_only))
-    if args.db:
+    if options.db:
         refuse_memory_file_as_index(settings)
     if read_only_if_unwritable and not read_only and not writable_index(settings.db_path):
         read_only = True
-    provider = args.provider or cfg["provider"]
-    model = args.model if args.model is not None else cfg["model"]
+    provider = options.provider or config.provider
+    model = options.model if options.model is not None else config.model
     try:
-        index = MemoryIndex(settings, provider, model, cfg["remote"], read_only=read_only, repair=repair,
-                            notice=_notice, fallback=cfg["fallback"])
+        index = MemoryIndex(settings, provider, model, to_tree(config.remote), read_only=read_only, repair=repair,
+                            notice=_notice, fallback=config.fallback)
     except InvalidIndex as exc:
         raise UserError(str(exc)) from None
-    _tell_remote_index_now_local(index, args.provider)
-    session = Session(index=index, cfg=cfg, origin=origin, agent=agent)
-    _OPENED.append(session)
-    return session
+    _tell_remote_index_now_local(index, options.provider)
+    return Session(index=index, cfg=config, origin=origin, agent=agent, options=options)
 
 
 def writable_index(db: Path) -> bool:
@@ -239,15 +270,13 @@ def writable_index(db: Path) -> bool:
     return os.access(folder, os.W_OK | os.X_OK)
 
 
-def register_config_secrets(cfg: dict[str, Any]) -> None:
+def register_config_secrets(config: AppConfig) -> None:
     """The configured key and credential headers are secrets whatever provider runs: `memtui mcp
     --provider none` with an apiKey in the config must mask it too (a note or a file name can hold it)."""
     from ..engine.scrub import register_headers, register_secret
 
-    remote = cfg.get("remote") or {}
-    register_secret(str(remote.get("apiKey") or ""))
-    headers = remote.get("headers")
-    register_headers({str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else None)
+    register_secret(config.remote.api_key)
+    register_headers(dict(config.remote.headers) or None)
 
 
 def _tell_remote_index_now_local(index: MemoryIndex, flag: str | None) -> None:
@@ -303,8 +332,8 @@ def refuse_memory_file_as_index(settings: IndexSettings) -> None:
     db = settings.db_path
     if not db.is_file():
         return  # a new file is never one of the notes
-    from ..engine.memory_files import AccessRefused, find_source
-    from ..engine.regular_file import open_regular
+    from ..engine.ingest.memory_files import AccessRefused, find_source
+    from ..engine.ingest.regular_file import open_regular
     from ..engine.store import SQLITE_HEADER
     from ..render import safe
 
@@ -321,16 +350,3 @@ def refuse_memory_file_as_index(settings: IndexSettings) -> None:
         return
     raise UserError(f"--db {safe(str(db), one_line=True)} is {safe(source.path, one_line=True)}, one of the files this "
                     "index is built from; memtui will not write its index there: pass another file path, or drop --db")
-
-
-# Sessions a command opened, closed by `cli.main` when the command ends. A command that exits with
-# its SQLite connections open leaves the WAL behind, and the next read command (the last connection
-# to close) folds it into the index file: a read would change the file.
-_OPENED: list[Session] = []
-
-
-def close_opened_sessions() -> None:
-    while _OPENED:
-        session = _OPENED.pop()
-        with contextlib.suppress(Exception):  # closing after the command: its own outcome is what counts
-            session.close()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import copy
 import logging
 import math
 import os
@@ -26,6 +25,7 @@ from ..engine.scrub import replace_known, scrub
 from ..engine.search.request import SearchRequest
 from ..engine.served import served_chunk, served_text
 from ..errors import UserError
+from .config_types import AppConfig
 from .session import Session
 
 log = logging.getLogger("memtui.mcp")
@@ -222,8 +222,9 @@ class SavedSettings:
     def __init__(self, args: argparse.Namespace, session: Session) -> None:
         from ..paths import default_config_path
 
-        self.args = args
+        self.explicit = bool(args.config)
         self.path = Path(args.config) if args.config else default_config_path()
+        self.agent_id = session.options.agent  # as resolved by open_session (OpenClaw's default agent too)
         self.cfg = session.cfg
         self.stamp = self._stamp()
         self.warning = ""
@@ -235,7 +236,7 @@ class SavedSettings:
             return None
         return (st.st_mtime_ns, st.st_size)
 
-    def current(self) -> dict[str, Any]:
+    def current(self) -> AppConfig:
         stamp = self._stamp()
         if stamp != self.stamp:
             from .config import ConfigError, load_config
@@ -243,8 +244,7 @@ class SavedSettings:
 
             self.stamp = stamp
             try:
-                cfg, _ = load_config(self.path, explicit=bool(self.args.config))
-                self.cfg, _, _ = apply_agent(copy.copy(self.args), cfg)
+                self.cfg, _, _ = apply_agent(self.agent_id, load_config(self.path, explicit=self.explicit))
                 self.warning = ""
             except (ConfigError, UserError) as exc:
                 self.warning = f"the config cannot be read ({exc}); ranking with the settings read before"
@@ -368,7 +368,7 @@ class MemoryTools:
             return pool
 
     def get(self, given: dict[str, Any]) -> dict[str, Any]:
-        from ..engine.memory_files import read_memory_file
+        from ..engine.ingest.memory_files import read_memory_file
 
         return read_memory_file(self.session.index.settings, given["path"], given.get("from", 1), given.get("lines"),
                                 offset=given.get("offset", 0), mask=served_text).to_dict()

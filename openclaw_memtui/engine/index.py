@@ -13,17 +13,17 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .access import index_in_memory
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
 from .embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
 from .errors import disk_full, is_disk_full
+from .ingest.access import index_in_memory
+from .ingest.sources import ListingBudget, SourceFile, list_sources, stat_stamp
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
-from .reads import IndexReader
 from .scrub import scrub
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
-from .sources import ListingBudget, SourceFile, list_sources, stat_stamp
 from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout, check_integrity
+from .store.reader import IndexReader
 
 if TYPE_CHECKING:
     from .search.browse import BrowseEntry, BrowseFilter
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .search.retrieval import RetrievalContext
     from .search.vector import VectorSearcher
     from .settings import SearchParams
-    from .sync import CancelFlag
+    from .sync.syncer import CancelFlag
 
 # `status` stats every file of an index of up to this many (~40 ms of CPU here); beyond, only those it
 # reaches within STATUS_DIRTY_BUDGET_S, and says "unknown" when none of them changed (`--check-files`: all)
@@ -203,7 +203,7 @@ class MemoryIndex:
         if self.store.file_inode() != self.store.inode:  # another process swapped in a rebuilt file
             self.store.reopen()
             self._epoch += 1
-        from .sync import Syncer  # the chunkers and writers: `status` and search never load them
+        from .sync.syncer import Syncer  # the chunkers and writers: `status` and search never load them
 
         before = self.store.inode
         provider = self.provider
@@ -300,7 +300,7 @@ class MemoryIndex:
         return DirtyCheck(seen != indexed if complete else None, len(unchanged) + len(files), indexed, complete)
 
     def _check_hashes(self, reads: IndexReader, skipped: set[str], indexed: int) -> DirtyCheck:
-        from .sync import content_hash  # reads every file: only on an explicit --check-files
+        from .sync.syncer import content_hash  # reads every file: only on an explicit --check-files
 
         known, digests = reads.file_stamps(), reads.file_hashes()
         files = list_sources(self.settings)
@@ -545,11 +545,11 @@ class MemoryIndex:
                              sources=request.sources)
 
     def _without_forgotten(self, pool: Pool) -> Pool:
-        """The pool without chunks of sessions OpenClaw was told to forget (see engine.forgotten): an
+        """The pool without chunks of sessions OpenClaw was told to forget (see engine.ingest.forgotten): an
         index synced before the forget still holds them until the next sync drops them."""
         if not any(c.source == "sessions" for c in pool.candidates):
             return pool
-        from .forgotten import is_forgotten, settings_forgotten
+        from .ingest.forgotten import is_forgotten, settings_forgotten
 
         forgotten = settings_forgotten(self.settings)
         if forgotten is not None and not forgotten:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..engine.errors import MemtuiError
-from ..engine.openclaw_db import AGENT_DB_NAME
+from ..engine.ingest.openclaw_db import AGENT_DB_NAME
 from ..engine.settings import PROVIDERS, SOURCES, IndexSettings
 from ..paths import openclaw_state_dir
 from .envrefs import config_env, read_by_memtui, resolve_refs, secret_ref_value

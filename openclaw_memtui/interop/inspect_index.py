@@ -2,7 +2,7 @@
 
 Both layouts are read: the legacy builtin index (`meta`, `files`, `chunks`) and OpenClaw 2026.9's
 agent database (`memory_index_meta`, `memory_index_sources`, `memory_index_chunks`, plus the live
-transcripts in `transcript_events`). The file is read through `engine.openclaw_db.read_consistent`:
+transcripts in `transcript_events`). The file is read through `engine.ingest.openclaw_db.read_consistent`:
 an `immutable` open when the WAL is empty, else a private copy, so OpenClaw's database, WAL and
 `-shm` keep their bytes and mtimes and no file is created beside them (tested).
 
@@ -21,10 +21,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..engine.forgotten import TOMBSTONES_TABLE, session_id_of
-from ..engine.openclaw_db import OpenClawDbError, SessionStat, list_sessions, read_consistent, schema_meta, table_names
-from ..engine.regular_file import open_regular
-from ..engine.sources import list_memory_files, list_session_files
+from ..engine.ingest.forgotten import TOMBSTONES_TABLE, session_id_of
+from ..engine.ingest.openclaw_db import OpenClawDbError, SessionStat, list_sessions, read_consistent, schema_meta, table_names
+from ..engine.ingest.regular_file import open_regular
+from ..engine.ingest.sources import list_memory_files, list_session_files
 from ..engine.textutil import sha256_hex
 from .agents import LEGACY_LAYOUT, NEW_LAYOUT, ROOT_FILES, Agent, OpenClawError
 from .openclaw_scope import scope_changed

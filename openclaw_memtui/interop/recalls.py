@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.errors import MemtuiError
-from ..engine.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl, table_names
-from ..engine.regular_file import open_regular
+from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl, table_names
+from ..engine.ingest.regular_file import open_regular
 
 PLUGIN_ID = "memory-core"
 EVENTS_NAMESPACE = "memory-host.events"

@@ -18,9 +18,12 @@ import logging
 import os
 import re
 import sys
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
 
 log = logging.getLogger("memtui.mcp")
 
@@ -270,7 +273,7 @@ async def serve(server: Any, wire_in: IO[bytes], wire_out: IO[bytes]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_mcp(args: argparse.Namespace, cfg: AppConfig) -> int:
     if args.agent and (args.workspace or args.demo):
         raise UserError("pass --agent ID or --workspace DIR, not both")
     for flag, value in (("--sync-wait", args.sync_wait), ("--embed-wait", args.embed_wait)):
@@ -278,10 +281,11 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         # wait (time_t), so each search would fail; `not <=` also refuses nan
         if not 0 <= value <= MAX_WAIT_S:
             raise UserError(f"{flag} must be between 0 and {MAX_WAIT_S} seconds, got {value:g}")
-    from ..core.session import open_session, refuse_disabled_agent
+    from ..core.session import SessionOptions, open_session, refuse_disabled_agent
 
+    options = SessionOptions.from_args(args)
     if not getattr(args, "serve_disabled", False):
-        refuse_disabled_agent(args, cfg)  # one line, exit 2, before any protocol
+        refuse_disabled_agent(options, cfg)  # one line, exit 2, before any protocol
     wire_in, wire_out = claim_stdio()
     log_to_stderr()
     import anyio
@@ -290,8 +294,12 @@ def cmd_mcp(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from ..render import safe
 
     # a bad --agent or workspace: one line on stderr, exit 2, before any protocol; a read-only mount is served read-only
-    session = open_session(args, cfg, read_only_if_unwritable=True)
-    tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)
+    session = open_session(options, cfg, read_only_if_unwritable=True)
+    try:
+        tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)
+    except BaseException:
+        session.close()
+        raise
     log.info("serving %s (%s); index %s", safe(str(session.index.settings.workspace), one_line=True),
              safe(session.origin, one_line=True), safe(str(session.index.settings.db_path), one_line=True))
     stop_on_signals(tools.close)

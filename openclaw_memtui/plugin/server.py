@@ -32,9 +32,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
+    from ..core.session import Session
 
 log = logging.getLogger("memtui.serve")
 
@@ -103,7 +107,7 @@ class PluginTools:
 
     def memory_get(self, args: dict[str, Any]) -> dict[str, Any]:
         from ..core.tools import BadArguments
-        from ..engine.memory_files import AccessRefused
+        from ..engine.ingest.memory_files import AccessRefused
 
         args = dict(args)
         corpus = args.pop("corpus", None)
@@ -201,7 +205,7 @@ def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
 class ServeState:
     """What the handlers share: the one worker thread that owns the index, and how to open it."""
 
-    def __init__(self, args: argparse.Namespace, cfg: dict[str, Any], request_wait: float) -> None:
+    def __init__(self, args: argparse.Namespace, cfg: AppConfig, request_wait: float) -> None:
         from ..core.tools import DaemonWorker
 
         self.args, self.cfg = args, cfg
@@ -210,18 +214,19 @@ class ServeState:
         self.version = _version()
         self.worker = DaemonWorker("memtui-serve")
         self.tools: PluginTools | None = None
+        self.session: Session | None = None  # closed by close(), as the server ends
         self.open_error = ""
         self.stop_requested = threading.Event()
 
     def open(self) -> None:
         """Open the agent's index (on the worker thread, as every later call). A failure is kept and
         given as the answer to every call: the agent learns why, the server stays up."""
-        from ..core.session import open_session
+        from ..core.session import SessionOptions, open_session
         from ..core.tools import MemoryTools
         from ..engine.errors import describe
 
         try:
-            session = open_session(self.args, self.cfg)
+            self.session = session = open_session(SessionOptions.from_args(self.args), self.cfg)
             tools = MemoryTools(self.args, session, self.args.sync_wait, self.args.embed_wait)
         except UserError as exc:
             self.open_error = str(exc)
@@ -245,6 +250,9 @@ class ServeState:
             job = self.worker.submit(self.tools.tools.close)
             with contextlib.suppress(Exception):
                 job.result(timeout=5)
+        if self.session is not None:  # also when the worker is stuck, or the tools were never made
+            with contextlib.suppress(Exception):
+                self.session.close()
 
 
 def _handler(state: ServeState) -> Any:
@@ -306,7 +314,7 @@ def _claim(path: Path) -> Any:
     return lock
 
 
-def cmd_serve(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def cmd_serve(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.logs import log_to_stderr
 
     if not args.agent:

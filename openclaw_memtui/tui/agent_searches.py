@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.message import Message
 
-from ..engine.reads import ChunkRow
 from ..engine.search.rank import Pool, Result, rank
+from ..engine.store.reader import ChunkRow
 from ..errors import describe
 from ..interop.recalls import Recall, RecallHit, RecallSet, compare, normalize_query
 from ..render import safe
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from ..engine.index import MemoryIndex
-    from ..engine.judgements import JudgementStore
     from ..engine.search.rank import SearchParams
+    from ..engine.tuning.judgements import JudgementStore
     from ..interop.agents import Agent
     from .search_screen import MainScreen
     from .state import RankedResults

@@ -26,6 +26,7 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from ..core.config_types import to_tree
 from ..engine.index import MemoryIndex
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams
@@ -52,11 +53,12 @@ from .widgets.result_list import ResultList
 from .widgets.tuning import PRESET_LABELS
 
 if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
     from ..core.session import Session
     from ..engine.embeddings.choice import FallbackRecord
-    from ..engine.judgements import Judgement, JudgementStore
-    from ..engine.tuning import JudgedSet
-    from ..engine.watch import MemoryWatcher
+    from ..engine.sync.watch import MemoryWatcher
+    from ..engine.tuning.judgements import Judgement, JudgementStore
+    from ..engine.tuning.tuner import JudgedSet
     from ..interop.agents import Agent
 
 __all__ = ["VECTORS_FOLLOW", "MemtuiApp"]
@@ -87,7 +89,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
 
     sync_state: reactive[SyncState] = reactive(SyncState, init=False)
 
-    def __init__(self, index: MemoryIndex, cfg: dict[str, Any], *, origin: str = "", agent: Agent | None = None,
+    def __init__(self, index: MemoryIndex, cfg: AppConfig, *, origin: str = "", agent: Agent | None = None,
                  now_ms: float | None = None, config_path: Path | None = None, watch: bool = True,
                  initial_query: str = "", params: SearchParams | None = None,
                  theme_dirs: list[Path] | None = None, judgements: JudgementStore | None = None) -> None:
@@ -104,7 +106,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         self.theme_dirs = theme_dirs
         self.default_params = params or DEFAULT_SEARCH_PARAMS  # as the CLI and the config rank
         if judgements is None:
-            from ..engine.judgements import JudgementStore, judgements_path
+            from ..engine.tuning.judgements import JudgementStore, judgements_path
 
             judgements = JudgementStore(judgements_path(index.settings.db_path))
         # the default screen, made now so what tests and scripts set before the app runs reaches it
@@ -113,7 +115,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         self.sync_again = False
         self._cancel = threading.Event()
         self._watcher: MemoryWatcher | None = None
-        keys = cfg.get("tui", {}).get("keys") or {}
+        keys = cfg.tui.keys
         self._key_errors: list[str] = []
         if keys:
             # a remap that takes another binding's key is refused (ctrl+q for tuning took Quit away)
@@ -217,7 +219,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         for error in self._theme_errors:
             self.notify(safe(error, False) + " — using the built-in themes", severity="error", markup=False, timeout=8)
         self._show_workspace(self.size.width)
-        for binding_id in (self.cfg.get("tui", {}).get("keys") or {}):
+        for binding_id in self.cfg.tui.keys:
             if binding_id not in self._binding_ids():
                 self.notify(f"tui.keys: no binding with id '{safe(binding_id, one_line=True)}'", severity="warning", markup=False)
         for error in self._key_errors:
@@ -231,7 +233,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     # -- themes --------------------------------------------------------------------------------------
     def _install_themes(self) -> list[str]:
         """Register the bundled and user themes, choose the configured one; return the errors to toast."""
-        errors, self.theme = install_themes(self, self.cfg.get("tui", {}).get("theme") or "memtui-dark", self.theme_dirs)
+        errors, self.theme = install_themes(self, self.cfg.tui.theme or "memtui-dark", self.theme_dirs)
         self._saved_theme = self.theme
         return errors
 
@@ -343,8 +345,8 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         self.export_tuned(self.params)
 
     def export_tuned(self, params: SearchParams) -> None:
-        self._tell(export_settings(params, self.agent, self.cfg["query"]["hybrid"]["candidatePool"],
-                                   self.cfg["query"]["keyword"]))
+        self._tell(export_settings(params, self.agent, self.cfg.query.hybrid.candidate_pool,
+                                   to_tree(self.cfg.query.keyword)))
 
     def _tell(self, outcome: Outcome) -> None:
         if outcome.clipboard is not None:

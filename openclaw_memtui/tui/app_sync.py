@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..engine.embeddings.choice import FallbackRecord
     from ..engine.index import MemoryIndex
     from ..engine.models import SyncReport
-    from ..engine.watch import MemoryWatcher
+    from ..engine.sync.watch import MemoryWatcher
     from .search_screen import MainScreen
 
     class _App(App[None]):
@@ -155,7 +155,7 @@ class SyncMixin(_App):
 
     # -- watcher -----------------------------------------------------------------------------
     def _start_watcher(self) -> None:
-        from ..engine.watch import MemoryWatcher
+        from ..engine.sync.watch import MemoryWatcher
 
         def changed(paths: set[str]) -> None:  # called on the watcher's thread: post_message is thread-safe
             self.post_message(FilesChanged(paths))

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..engine.judgements import Judgement, JudgementStore, Target, Verdict, find, normalize_question, set_verdict
 from ..engine.search.rank import SearchParams
-from ..engine.tuning import Cancelled, JudgedSet, NeedMore, Scorer, Suggestion, retrieve_judged, suggest
+from ..engine.tuning.judgements import Judgement, JudgementStore, Target, Verdict, find, normalize_question, set_verdict
+from ..engine.tuning.tuner import Cancelled, JudgedSet, NeedMore, Scorer, Suggestion, retrieve_judged, suggest
 from ..errors import describe
 from ..render import safe
 from .messages import JudgedLoaded, MetricScored, SuggestFinished, WorkProgressed
@@ -82,7 +82,7 @@ class Judging:
 
     def _load_judged(self, generation: int, judgements: list[Judgement] | None, snapshot: int,
                      cancel: threading.Event) -> None:
-        from ..engine.judgements import Loaded
+        from ..engine.tuning.judgements import Loaded
 
         loaded = self.judgement_store.load() if judgements is None else Loaded(judgements, self.unreadable_lines)
 

@@ -5,23 +5,24 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core.config_types import AppConfig
 
 
-def run_tui(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
+def run_tui(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.config import search_params
     from ..core.search import parse_now
-    from ..core.session import open_session
+    from ..core.session import SessionOptions, open_session
     from .app import MemtuiApp
 
     now_ms = parse_now(getattr(args, "now", None))
-    session = open_session(args, cfg, repair=True)  # the app syncs: like `index`, it may set an invalid file aside
-    app = MemtuiApp.from_session(session, now_ms=now_ms, config_path=Path(args.config) if args.config else None,
-                                 params=search_params(session.cfg))
-    try:
+    # the app syncs: like `index`, it may set an invalid file aside
+    with open_session(SessionOptions.from_args(args), cfg, repair=True) as session:
+        app = MemtuiApp.from_session(session, now_ms=now_ms, config_path=Path(args.config) if args.config else None,
+                                     params=search_params(session.cfg))
         app.run()
-    finally:
-        session.close()
     if app.crash_report:  # written here, with the terminal restored, not by Rich (which wraps at its width)
         sys.stderr.write(app.crash_report)
     return app.return_code or 0  # 1 after a crash, as a failed command

@@ -13,11 +13,11 @@ from typing import Literal
 from rich.text import Text
 from textual.message import Message
 
-from ..engine.judgements import Loaded
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.browse import BrowseEntry
 from ..engine.search.rank import Pool
-from ..engine.tuning import JudgedSet, NeedMore, Suggestion
+from ..engine.tuning.judgements import Loaded
+from ..engine.tuning.tuner import JudgedSet, NeedMore, Suggestion
 from .screens.status_rows import StatusSnapshot
 from .state import MetricView
 

@@ -41,7 +41,7 @@ from .widgets.tuning import PRESETS, TuningPanel
 
 if TYPE_CHECKING:
     from ..engine.index import MemoryIndex
-    from ..engine.judgements import JudgementStore
+    from ..engine.tuning.judgements import JudgementStore
     from .app import MemtuiApp
 
 SEARCH_DEBOUNCE_S = 0.25
@@ -311,7 +311,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, result: Result, generation: int) -> None:
         """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
-        from ..engine.sync import read_indexed_file
+        from ..engine.sync.syncer import read_indexed_file
 
         settings = self.memtui.index.settings
         body, row = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,

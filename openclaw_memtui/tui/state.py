@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams
-from ..engine.tuning import Scores
+from ..engine.tuning.tuner import Scores
 
 RATE_AFTER_S = 2.0  # a rate and an ETA only once a phase has run this long (the first batches mislead)
 

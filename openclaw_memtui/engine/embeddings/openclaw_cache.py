@@ -118,7 +118,7 @@ def text_hash(text: str) -> str:
 
 
 def _lookup(conn: Any, provider_id: str, model: str, keys: Sequence[str], hashes: Sequence[str]) -> dict[str, bytes]:
-    from ..openclaw_db import table_names
+    from ..ingest.openclaw_db import table_names
 
     if TABLE not in table_names(conn):
         return {}
@@ -139,7 +139,7 @@ def _lookup(conn: Any, provider_id: str, model: str, keys: Sequence[str], hashes
 
 
 def _known_hashes(conn: Any, provider_id: str, model: str, keys: Sequence[str]) -> frozenset[str]:
-    from ..openclaw_db import table_names
+    from ..ingest.openclaw_db import table_names
 
     if TABLE not in table_names(conn):
         return frozenset()
@@ -162,7 +162,7 @@ class OpenClawVectors:
         self._known: frozenset[str] | None = None
 
     def _read(self, read: Any) -> Any:
-        from ..openclaw_db import OpenClawDbError, read_consistent
+        from ..ingest.openclaw_db import OpenClawDbError, read_consistent
 
         assert self.db is not None
         try:

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from ..reads import IndexReader
+from ..store.reader import IndexReader
 from .rank import Result, snippet_of
 
 BrowseFilter = Literal["all", "notes", "transcripts"]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..embeddings.base import EmbeddingError, EmbeddingProvider
-from ..reads import ChunkRow, IndexReader
 from ..settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, KeywordMode
+from ..store.reader import ChunkRow, IndexReader
 from ..textutil import clean_text
 from .keyword import KeywordHit, keyword_search, line_search
 from .rank import Candidate, Pool

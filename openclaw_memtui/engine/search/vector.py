@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..reads import IndexReader
+from ..store.reader import IndexReader
 from .matrix import FloatMatrix, QuantizedMatrix
 from .matrix_delta import PatchedMatrix, diff, diff_touched, fingerprints, fingerprints_of_scan, patch_limit
 from .matrix_file import MatrixStamp, UnusableMatrixFile, load_matrix, save_matrix, saved_stamp, write_matrix

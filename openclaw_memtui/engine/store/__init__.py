@@ -10,7 +10,7 @@
     embedding_cache.py  `EmbeddingCache`: vectors by content hash, kept across rebuilds
     integrity.py        whether keyword rows and vectors agree with the chunks (`status`)
 
-Reads of the search path live in `engine/reads.py`; search modules keep only their MATCH and KNN queries.
+Reads of the search path live in `store/reader.py`; search modules keep only their MATCH and KNN queries.
 """
 
 from .backend import Backend, detect_backend, load_vec, ro_uri, vec_extension_path

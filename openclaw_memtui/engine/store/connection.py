@@ -11,7 +11,6 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-from ..reads import INDEX_ID_KEY
 from .backend import detect_backend, load_vec, ro_uri
 from .files import (
     check_regular_file,
@@ -24,6 +23,7 @@ from .files import (
     side_files,
 )
 from .lock import SyncLock
+from .reader import INDEX_ID_KEY
 from .schema import (
     APPLICATION_ID,
     FILL_COUNTS_SQL,

@@ -17,7 +17,7 @@ def check_integrity(conn: Any, dims: int | None) -> dict[str, Any]:
     counts and FTS5's own total, so a 1M-chunk index answers at once; the row-by-row join
     runs when they disagree or the index is small (`deep` says whether it ran).
     """
-    from ..reads import IndexReader
+    from .reader import IndexReader
 
     reads = IndexReader(conn)
     chunks, fts_rows = reads.count_chunks(), reads.count_fts_rows()

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from ..reads import IndexReader, SkippedFile
 from .connection import CHANGE_LOG_ROWS, bump_generation
+from .reader import IndexReader, SkippedFile
 from .schema import LINE_BITS
 
 

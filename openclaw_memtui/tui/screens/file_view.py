@@ -16,8 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ...engine.ingest.sources import flatten_session
 from ...engine.search.rank import Result
-from ...engine.sources import flatten_session
 from ...render import safe
 
 

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import ProgressBar, Static
 
 from ...engine.search.rank import SearchParams
-from ...engine.tuning import NeedMore, Suggestion, describe_suggestion
+from ...engine.tuning.tuner import NeedMore, Suggestion, describe_suggestion
 from ...render import safe
 from ..keys import key_for
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .settings import IndexSettings
+    from ..settings import IndexSettings
 
 
 def allowed_roots(workspace: Path | str, extra_paths: tuple[str, ...] | list[str] = (),

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from .settings import IndexSettings
+    from ..settings import IndexSettings
 
 IGNORED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__", ".mypy_cache",
@@ -597,8 +597,8 @@ def flatten_session(raw: str, redact: bool = True, wrap_chars: int = 0, openclaw
     strips what it strips from a message (channel metadata blocks, its own runtime context).
     """
     internal_turn = False
-    from .redact import redact_secrets  # ~40 ms of regex compiling: only when a transcript is read
-    from .textutil import clean_text  # with hashlib and its regexes: listing files (`status`) needs neither
+    from ..redact import redact_secrets  # ~40 ms of regex compiling: only when a transcript is read
+    from ..textutil import clean_text  # with hashlib and its regexes: listing files (`status`) needs neither
     from .transcript_filters import sanitize_message  # its regexes compile only when a transcript is read
     lines_out: list[str] = []
     flat = FlatSession("")

@@ -21,14 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..search.rank import Pool
+from ..search.request import SearchRequest
+from ..settings import TIME_MODES, SearchParams
 from .evaluation import score_pool
 from .judgements import Checked, Judgement, Target, check_targets, scoring_targets, stale_count
-from .search.rank import Pool
-from .search.request import SearchRequest
-from .settings import TIME_MODES, SearchParams
 
 if TYPE_CHECKING:
-    from .index import MemoryIndex
+    from ..index import MemoryIndex
 
 DEPTH = 10
 OBJECTIVE = "ndcg@10"

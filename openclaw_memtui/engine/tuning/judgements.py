@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..ingest.regular_file import read_regular
+from ..store.files import FILE_MODE, make_private_dirs
+from ..textutil import BOM, has_lone_surrogate, sha256_hex
 from .evaluation import check_query
-from .regular_file import read_regular
-from .store.files import FILE_MODE, make_private_dirs
-from .textutil import BOM, has_lone_surrogate, sha256_hex
 
 Verdict = Literal["relevant", "not_relevant"]
 TargetState = Literal["ok", "moved", "stale", "unchecked"]

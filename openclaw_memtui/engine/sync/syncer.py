@@ -25,19 +25,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
-from .access import OutsideRoots, may_read, open_memory_file, settings_roots
-from .chunking import TextChunk, chunk_markdown, remap_lines
-from .chunking_v5 import chunk_markdown_v5
-from .embeddings.base import EmbeddingError, EmbeddingProvider
-from .embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
-from .embeddings.openclaw_cache import OpenClawVectors
-from .models import SyncCancelled, SyncProgress, SyncReport
-from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-from .reads import IndexReader, SkippedFile
-from .regular_file import open_regular, read_regular
-from .scrub import scrub
-from .settings import IndexSettings, fts_tokenize_clause
-from .sources import (
+from ..embeddings.base import EmbeddingError, EmbeddingProvider
+from ..embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
+from ..embeddings.openclaw_cache import OpenClawVectors
+from ..ingest.access import OutsideRoots, may_read, open_memory_file, settings_roots
+from ..ingest.chunking import TextChunk, chunk_markdown, remap_lines
+from ..ingest.chunking_v5 import chunk_markdown_v5
+from ..ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
+from ..ingest.regular_file import open_regular, read_regular
+from ..ingest.sources import (
     DB_SESSION_PREFIX,
     DEFAULT_ROOT_FILES,
     SourceFile,
@@ -49,7 +45,10 @@ from .sources import (
     note_date_ms,
     stat_stamp,
 )
-from .store import (
+from ..models import SyncCancelled, SyncProgress, SyncReport
+from ..scrub import scrub
+from ..settings import IndexSettings, fts_tokenize_clause
+from ..store import (
     LINES_KEY,
     CachedVector,
     CacheScope,
@@ -63,7 +62,8 @@ from .store import (
     open_temp_beside,
     swap_in,
 )
-from .textutil import segment_cjk_for_index, sha256_hex
+from ..store.reader import IndexReader, SkippedFile
+from ..textutil import segment_cjk_for_index, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
 FILES_PER_TRANSACTION = 200
@@ -254,7 +254,7 @@ class ChunkRow:
 
 
 def read_source(sf: SourceFile, max_bytes: int, settings: IndexSettings | None = None) -> tuple[str, os.stat_result]:
-    """A listed file's text and stat. With `settings`, opened under the access rule (engine/access.py):
+    """A listed file's text and stat. With `settings`, opened under the access rule (engine/ingest/access.py):
     a file swapped for a link since the listing (outside the roots, or at all without followSymlinks)
     is not read, so the index never holds what memory_get would refuse."""
     if has_undecodable_name(sf.abs_path):
@@ -358,7 +358,7 @@ def read_indexed_file(settings: IndexSettings, path: str, source: str) -> str:
     (extra paths outside it are stored relative to it). Raises FileNotFoundError when it is gone.
     """
     if source == "sessions":
-        from .forgotten import is_forgotten, settings_forgotten
+        from ..ingest.forgotten import is_forgotten, settings_forgotten
 
         if is_forgotten(path, source, settings.sessions_prefix, settings_forgotten(settings)):
             raise FileNotFoundError(f"{path}: OpenClaw was told to forget this conversation")
@@ -585,7 +585,7 @@ class Syncer:
         try:
             return self._prepare(writer, sf, known, force, has_vec, report, skipped)
         except Exception as exc:  # SyncCancelled is raised between files, never in here
-            from .errors import describe
+            from ..errors import describe
 
             skipped.append(SkippedFile(sf.path, sf.source, f"could not be indexed: {describe(exc)}"))
             report.files_skipped += 1
@@ -650,7 +650,7 @@ class Syncer:
                         writer.delete_file(one.source.path, has_vec_table=has_vec)  # whatever a half-known file left
                         self._write_files(writer, [one], has_vec)
                 except Exception as exc:
-                    from .errors import describe
+                    from ..errors import describe
 
                     skipped.append(SkippedFile(one.source.path, one.source.source, f"could not be indexed: {describe(exc)}"))
                     report.files_skipped += 1

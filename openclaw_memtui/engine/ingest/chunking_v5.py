@@ -20,8 +20,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from ..textutil import utf16_len, utf16_prefix
 from .chunking import CHARS_PER_TOKEN, TextChunk
-from .textutil import utf16_len, utf16_prefix
 
 CHUNKING_VERSION = 5
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .errors import MemtuiError
-from .store import SQLITE_HEADER, detect_backend
+from ..errors import MemtuiError
+from ..store import SQLITE_HEADER, detect_backend
 
 AGENT_DB_NAME = "openclaw-agent.sqlite"
 # the largest event OpenClaw stores (its schema CHECKs event_utf8_bytes BETWEEN 1 AND 4194304)

@@ -15,8 +15,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from .settings import IndexSettings
-from .sources import IGNORED_DIRS, is_transcript_name, list_sources
+from ..ingest.sources import IGNORED_DIRS, is_transcript_name, list_sources
+from ..settings import IndexSettings
 
 ChangeFn = Callable[[set[str]], None]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .settings import IndexSettings
+    from ..settings import IndexSettings
 
 TOMBSTONES_TABLE = "memory_session_tombstones"
 JSONL = ".jsonl"

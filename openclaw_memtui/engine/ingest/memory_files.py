@@ -15,10 +15,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..errors import MemtuiError
+from ..settings import IndexSettings
 from .access import open_memory_file, settings_roots
-from .errors import MemtuiError
 from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-from .settings import IndexSettings
 from .sources import DB_SESSION_PREFIX, SourceFile, flatten_session, list_sources
 
 # one answer for every refused path: whether a file outside the rules exists is not ours to tell
@@ -70,7 +70,7 @@ def find_source(settings: IndexSettings, path: str) -> SourceFile:
 
 
 def _read_file(settings: IndexSettings, sf: SourceFile) -> str:
-    """The file's text, opened under the access rule the sync reads by (engine/access.py)."""
+    """The file's text, opened under the access rule the sync reads by (engine/ingest/access.py)."""
     try:
         fd = open_memory_file(sf.abs_path, settings_roots(settings), settings.follow_symlinks)
     except OSError:  # gone, a link (ELOOP), outside every root, a FIFO: one answer for all

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .textutil import sha256_hex, utf16_len, weighted_len
+from ..textutil import sha256_hex, utf16_len, weighted_len
 
 CHARS_PER_TOKEN = 4
 
