@@ -43,8 +43,8 @@ def test_queries_typed_while_a_search_runs_queue_and_only_the_newest_runs_next()
     assert isinstance(first, SearchCall)
     assert c.start("deplo") is None and c.start("deploy") is None  # one search at a time
     assert not c.is_current(first.generation)  # its answer is stale: dropped
-    nxt = c.ended(lambda: "deploy last week")  # the query as it reads when the running one ends
-    assert nxt == SearchCall("deploy last week", 3, True) and c.is_current(nxt.generation)
+    nxt = c.ended(lambda: "deploy last week ")  # the query as it reads when the running one ends, as typed
+    assert nxt == SearchCall("deploy last week ", 3, True) and c.is_current(nxt.generation)
     assert c.in_flight  # the queued one runs now: a query typed meanwhile waits for it
     assert c.start("deploy last") is None
     assert c.ended(lambda: "deploy last") == SearchCall("deploy last", 4, True)
