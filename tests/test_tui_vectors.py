@@ -118,10 +118,9 @@ class ModeRecordingApp(RecordingApp):
         super().__init__(*args, **kwargs)
         self.shown_modes: list[str] = []
 
-    def on_search_done(self, message):
+    def on_search_done(self, message):  # the search screen handled it; it bubbles up to the app
         if message.generation == self.search_generation:
             self.shown_modes.append(message.pool.mode)
-        super().on_search_done(message)
 
 
 def mode_app_on(index: MemoryIndex, query: str) -> ModeRecordingApp:

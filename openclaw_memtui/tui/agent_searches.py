@@ -30,15 +30,17 @@ if TYPE_CHECKING:
     from ..engine.search.rank import SearchParams
     from ..engine.tuning.judgements import JudgementStore
     from ..interop.agents import Agent
+    from .search_screen import MainScreen
     from .state import RankedResults
 
     class _App(App[None]):
         index: MemoryIndex
         agent: Agent | None
         params: SearchParams
-        judgement_store: JudgementStore
-        search_generation: int
-        _focus_results_for: int
+        search_screen: MainScreen
+
+        @property
+        def judgement_store(self) -> JudgementStore: ...
 
         def key_for(self, binding_id: str) -> str: ...
         def rerank(self, track_moves: bool = True) -> None: ...
@@ -167,8 +169,9 @@ class AgentSearchesMixin(_App):
             return
         from textual.widgets import Input
 
-        box = self.query_one("#query", Input)
-        self._focus_results_for = self.search_generation + 1  # the search the change starts
+        screen = self.search_screen
+        box = screen.query_one("#query", Input)
+        screen.searches.focus_when_answered(screen.search_generation + 1)  # the search the change starts
         if box.value == query:
-            self.start_search()
+            screen.start_search()
         box.value = query

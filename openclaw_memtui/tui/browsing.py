@@ -26,11 +26,16 @@ READ_AHEAD = 20  # rows left below the highlight when the next page is read
 
 
 class BrowsingMixin:
-    """The app's browsing state and its page reads (mixed into MemtuiApp, which owns the widgets)."""
+    """The search screen's browsing state and its page reads (mixed into search_screen.MainScreen,
+    which owns the widgets)."""
 
-    index: MemoryIndex
-    search_generation: int
-    ranked: RankedResults
+    if TYPE_CHECKING:
+        @property
+        def index(self) -> MemoryIndex: ...
+        @property
+        def search_generation(self) -> int: ...
+        @property
+        def ranked(self) -> RankedResults: ...
 
     def init_browsing(self) -> None:
         self.browse_filter: BrowseFilter = "all"
@@ -50,33 +55,33 @@ class BrowsingMixin:
 
     @work(thread=True, exclusive=False, group="browse", exit_on_error=False)
     def _read_browse_page(self, generation: int, which: BrowseFilter, offset: int) -> None:
-        app: Any = self
+        screen: Any = self  # the search screen this is mixed into
         try:
             # one row more than a page tells whether there are older entries, without a count
-            entries = self.index.browse(which, offset, BROWSE_PAGE + 1, now_ms=app.now_ms())
+            entries = self.index.browse(which, offset, BROWSE_PAGE + 1, now_ms=screen.now_ms())
         except Exception as exc:  # a locked or vanished index: said once, the list stays as it was
-            app.post_message(BrowseLoaded(generation, which, offset, [], describe(exc)))
+            screen.post_message(BrowseLoaded(generation, which, offset, [], describe(exc)))
             return
-        app.post_message(BrowseLoaded(generation, which, offset, entries))
+        screen.post_message(BrowseLoaded(generation, which, offset, entries))
 
     def on_browse_loaded(self, message: BrowseLoaded) -> None:
-        app: Any = self
+        screen: Any = self  # the search screen this is mixed into
         self._browse_reading = False
         if message.generation != self.search_generation or message.which != self.browse_filter:
             return  # a query was typed, or the filter changed, meanwhile
         if message.error:
-            app.notify(f"Could not list the memory: {safe(message.error, False)}", severity="error", markup=False)
+            screen.notify(f"Could not list the memory: {safe(message.error, False)}", severity="error", markup=False)
             return
         more = len(message.entries) > BROWSE_PAGE
         page = message.entries[:BROWSE_PAGE]
         self.browse_entries = (self.browse_entries[:message.offset] if message.offset else []) + page
-        pool = Pool(query="", candidates=[], now_ms=app.now_ms(), mode="browse")
-        app._show_ranking(RankedResults(pool, tuple(e.result for e in self.browse_entries), app.params,
+        pool = Pool(query="", candidates=[], now_ms=screen.now_ms(), mode="browse")
+        screen._show_ranking(RankedResults(pool, tuple(e.result for e in self.browse_entries), screen.params,
                                         days=tuple(e.day for e in self.browse_entries), more=more))
 
     def action_browse_source(self) -> None:
         """Cycle what browsing lists: notes and transcripts, notes only, transcripts only."""
-        app: Any = self
+        screen: Any = self  # the search screen this is mixed into
         self.browse_filter = BROWSE_FILTERS[(BROWSE_FILTERS.index(self.browse_filter) + 1) % len(BROWSE_FILTERS)]
-        app.notify(f"Listing {FILTER_NAMES[self.browse_filter]}", markup=False, timeout=2)
-        app.start_search()
+        screen.notify(f"Listing {FILTER_NAMES[self.browse_filter]}", markup=False, timeout=2)
+        screen.start_search()

@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from ..errors import describe
 from ..paths import data_dir
+from ..render import safe
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -39,3 +45,19 @@ def save_screenshot(svg: str, folder: Path, name: str) -> Path:
             fh.write(svg)
         return path
     raise FileExistsError(f"no free file name for {name} in {folder}")
+
+
+def deliver_screenshot(app: App[Any], filename: str | None = None, path: str | None = None,
+                       time_format: str | None = None) -> str | None:
+    """Save `app`'s screen where it can be and say where in a toast (or why not); the file's path."""
+    from datetime import datetime
+
+    try:
+        folder = Path(path) if path else screenshot_folder()
+        name = filename or f"{app.title} {datetime.now().strftime(time_format or '%Y-%m-%dT%H_%M_%S')}.svg"
+        saved = save_screenshot(app.export_screenshot(), folder, name)
+    except OSError as exc:
+        app.notify(f"Screenshot not saved: {describe(exc)}", severity="error", markup=False)
+        return None
+    app.notify(f"Screenshot saved to {safe(str(saved), one_line=True)}", markup=False, timeout=6)
+    return str(saved)

@@ -9,11 +9,15 @@ from __future__ import annotations
 import tomllib
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual.theme import Theme
 
 from ..engine.textutil import strip_bom
 from ..paths import config_dir
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 BUILTIN = [
     Theme(name="memtui-dark", primary="#E8A33D", secondary="#5FA8D3", accent="#F2C46D", foreground="#E6E1D6",
@@ -70,3 +74,16 @@ def discover_themes(extra_dirs: list[Path] | None = None) -> tuple[list[Theme], 
             except ValueError as exc:
                 errors.append(str(exc))
     return themes, errors
+
+
+def install_themes(app: App[Any], wanted: str, extra_dirs: list[Path] | None = None) -> tuple[list[str], str]:
+    """Register the bundled and user themes on `app`: (the errors to toast, the theme to use: `wanted`,
+    or memtui-dark when no theme has that name)."""
+    themes, errors = discover_themes(extra_dirs)
+    for theme in themes:
+        app.register_theme(theme)
+    # the configured theme's own file failing to load is already said: "no theme named" would say it twice
+    broken_file = any(error.startswith(f"theme {wanted}.toml:") for error in errors)
+    if wanted not in app.available_themes and not broken_file:
+        errors.append(f"tui.theme: no theme named '{wanted}'")
+    return errors, wanted if wanted in app.available_themes else "memtui-dark"

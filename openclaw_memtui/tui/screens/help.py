@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.padding import Padding
@@ -11,8 +13,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
+from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
+
+if TYPE_CHECKING:
+    from ..app import MemtuiApp
 
 # {tune}, {export}, {time_words}, {palette}, {relevant}, {not_relevant} and {clear_mark} are the keys
 # bound now (the config's tui.keys remaps them)
@@ -106,3 +113,21 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Group(Text("Keys", style="bold"), Padding(keys, (0, 0, 1, 2)), about), id="help-text")
         # its own footer: the main screen's, below, lists the main screen's keys and not how to close this
         yield Footer()
+
+
+def open_help(app: MemtuiApp) -> None:
+    """The help screen over the app: every binding of the screen, the focused widget and the app (not
+    only those that apply this moment), and the result list's keys even while the query has the focus."""
+    from ..widgets.result_list import ResultList
+
+    bindings = [b for _, keys in app.screen._modal_binding_chain for _, b in keys]
+    with contextlib.suppress(NoMatches):
+        bindings += [b for _, b in app.query_one(ResultList)._bindings]
+    key = app.key_for
+    palette = format_key(app.COMMAND_PALETTE_BINDING)
+    about = ABOUT.format(tune=key("toggle_tuning"), export=key("export_settings"), time_words=key("clear_time_window"),
+                         palette=palette, relevant=key("results.mark_relevant"), not_relevant=key("results.mark_not_relevant"),
+                         clear_mark=key("results.clear_mark"), edit=key("results.edit"), copy=key("results.copy"),
+                         copy_json=key("results.copy_json"))
+    keys = help_keys(bindings, app.get_key_display) + [(palette, "Command palette")]
+    app.push_screen(HelpScreen(keys, about))

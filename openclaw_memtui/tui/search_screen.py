@@ -1,0 +1,409 @@
+"""The search screen: the query, the results, the detail and score panes, the tuning panel.
+
+It owns what is on it: the query's debounce and search worker (which search runs and which answer
+counts: search_controller.py, without Textual), reranking as the sliders move, the selected result,
+the whole file, the time words (f3), browsing (browsing.py) and judging (a `Judging` it holds). The
+app keeps what is global: themes, key bindings, sync and the watcher, the palette, the agent's searches,
+the clipboard and the editor; this screen asks it for the index, the config and the clock.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, OptionList
+
+from ..core.search import search_request
+from ..engine.search.rank import Pool, Result, SearchParams, rank
+from ..engine.search.request import SearchRequest
+from ..errors import describe
+from ..render import dumps_json, safe
+from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
+from .editor import empty_workspace_text
+from .judging import Judging
+from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, SearchFailed, SuggestFinished, WorkProgressed
+from .screens.file_view import FileScreen, file_title, render_file
+from .search_controller import SearchController
+from .state import RankedResults
+from .teardown import skip_when_torn_down
+from .widgets.breakdown import score_summary
+from .widgets.detail_pane import DetailPane, ShownResult
+from .widgets.info_bar import InfoBar
+from .widgets.result_list import ResultList
+from .widgets.tuning import PRESETS, TuningPanel
+
+if TYPE_CHECKING:
+    from ..engine.index import MemoryIndex
+    from ..engine.tuning.judgements import JudgementStore
+    from .app import MemtuiApp
+
+SEARCH_DEBOUNCE_S = 0.25
+VECTORS_FOLLOW = "vectors follow (matrix loading)"
+NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
+T = TypeVar("T")
+
+
+class MainScreen(BrowsingMixin, Screen[None]):
+    """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
+    detail pane instead of crushing both panes (app.tcss)."""
+
+    def __init__(self, params: SearchParams, judgements: JudgementStore, default_params: SearchParams) -> None:
+        super().__init__(id="_default")
+        self.params = params
+        self.searches = SearchController(params)  # the queue, the generations and the ranking on screen
+        self.judging = Judging(self, judgements, default_params)  # marks, the live metric, suggested settings
+        self.init_browsing()  # browsing.py: the memory newest first while the query is empty
+        self.file_generation = 0
+        self.ignored_window = ""  # the time words f3 ignores, said in the info bar
+        self.rerank_ms = 0.0
+        self._debounce: Timer | None = None
+        self._vectors_warming = False
+        self._initial_value_pending = False
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        return cast("MemtuiApp", self.app)
+
+    @property
+    def index(self) -> MemoryIndex:
+        return self.memtui.index
+
+    @property
+    def ranked(self) -> RankedResults:
+        return self.searches.ranked
+
+    @property
+    def search_generation(self) -> int:
+        return self.searches.generation
+
+    def now_ms(self) -> float:
+        return self.memtui.now_ms()
+
+    # -- layout ------------------------------------------------------------------------------------
+    def widgets(self) -> ComposeResult:
+        """The search UI. The app's compose mounts it into this, its default screen, as Textual does
+        for an app's widgets: they exist before the app's on_mount runs (composed by the screen
+        itself they came after, and an error there left Textual's own warnings on stderr)."""
+        from .app import MemtuiApp  # here: app.py imports this module
+
+        app = self.memtui
+        yield Header()
+        yield Input(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune)", id="query",
+                    select_on_focus=False)
+        yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
+                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
+        with Horizontal(id="main"):
+            yield ResultList(id="results")
+            yield DetailPane(id="detail")
+            yield TuningPanel(self.params, app.default_params, id="tuning",
+                              judge_keys=f"{app.key_for('results.mark_relevant')} / {app.key_for('results.mark_not_relevant')}")
+        yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+
+    def on_mount(self) -> None:
+        query = self.query_one("#query", Input)
+        query.focus()
+        app = self.memtui
+        if app.initial_query:
+            # searched once the index check answers; its Changed event must not start a second search
+            # that would supersede the first (at 1M chunks each costs a vector leg)
+            self._initial_value_pending = True
+            query.value = app.initial_query
+        app.check_index()
+        app.load_recalls()  # agent_searches.py: the agent's own searches, OpenClaw's hits marked
+
+    # -- search ----------------------------------------------------------------------------------
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        if self._initial_value_pending:
+            self._initial_value_pending = False
+            if event.value == self.memtui.initial_query:
+                return
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(SEARCH_DEBOUNCE_S, self.start_search)
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self.start_search()
+        # The results of what was just typed are not here yet: move to them when they are
+        self.searches.focus_when_answered()
+
+    @skip_when_torn_down  # the debounce timer may fire while the app shuts down
+    def start_search(self) -> None:
+        """Search for the query (one search at a time, the newest next: search_controller.py), or browse."""
+        call = self.searches.start(self.query_one("#query", Input).value)
+        if call == "browse":
+            self.start_browse()  # browsing.py: the memory newest first
+        elif call is not None:
+            self._search(self.search_request(call.query, call.time_words), call.generation)
+
+    def search_request(self, query: str, time_words: bool | None = None) -> SearchRequest:
+        """The request `memtui search` and the MCP tool would send for `query` with these settings
+        (its time words read unless f3 ignores them for this query)."""
+        if time_words is None:
+            time_words = query.strip() != self.searches.time_disabled_query
+        return search_request(self.memtui.cfg, query, self.params, now_ms=self.now_ms(), time_words=time_words)
+
+    def _search_ended(self) -> None:
+        call = self.searches.ended(lambda: self.query_one("#query", Input).value)
+        if call is not None:
+            self._search(self.search_request(call.query, call.time_words), call.generation)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search(self, request: SearchRequest, generation: int) -> None:
+        index = self.memtui.index
+        try:
+            if index.vectors_pending():
+                # the vector leg waits for sqlite-vec (seconds at 1M chunks) until the matrix is in memory:
+                # keyword results first (tens of ms), the hybrid ranking replaces them when it is ready
+                quick = index.pool_for(replace(request, use_vectors=False))
+                quick.warnings.append(VECTORS_FOLLOW)
+                self.post_message(SearchDone(generation, quick, partial=True))
+            pool = index.pool_for(request)
+        except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
+            self.post_message(SearchFailed(generation, describe(exc)))
+            return
+        self.post_message(SearchDone(generation, pool))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        if not message.partial:
+            self._search_ended()
+        started = time.perf_counter()
+        ranked = self.searches.answered(message.generation, message.pool, self.params, self.memtui.with_openclaw_hits)
+        if ranked is None:
+            return  # a newer query is on its way; drop this stale answer
+        self._show_ranking(ranked)
+        self.rerank_ms = (time.perf_counter() - started) * 1000
+        if message.partial:
+            return
+        app = self.memtui
+        # a failing query embedding may have switched to the fallback, whose vectors the next sync builds
+        app.tell_fallback(f" — sync ({app.key_for('sync')}) to build its vectors" if message.pool.mode != "hybrid" else "")
+        if message.pool.mode == "hybrid" and not self._vectors_warming:
+            self._vectors_warming = True
+            self._warm_up_vectors()  # after the first results: loading 1M vectors must not delay them
+        if (self.searches.focuses(message.generation) and self.ranked.results and app.screen is self
+                and isinstance(self.focused, Input)):
+            self.query_one(ResultList).focus()
+
+    def on_search_failed(self, message: SearchFailed) -> None:
+        self._search_ended()
+        if self.searches.is_current(message.generation):
+            self.notify(f"Search failed: {safe(message.error, False)}", severity="error", markup=False)
+
+    @work(thread=True, exclusive=True, group="vectors", exit_on_error=False)
+    def _warm_up_vectors(self) -> None:
+        """Load the in-memory vector matrix (~35 s of wall time at 1M chunks on a loaded machine);
+        searches use sqlite-vec until it is there, and after a sync while it reloads."""
+        self.memtui.warm_up_vectors()
+
+    def rerank(self, track_moves: bool = True) -> None:
+        """Rank the cached pool with the current parameters. Never touches the database."""
+        started = time.perf_counter()
+        ranked = self.searches.rerank(self.params, self.memtui.with_openclaw_hits, track_moves)
+        if ranked is not None:
+            self._show_ranking(ranked)
+            self.rerank_ms = (time.perf_counter() - started) * 1000
+
+    @skip_when_torn_down
+    def _show_ranking(self, ranked: RankedResults) -> None:
+        self.searches.ranked = ranked
+        listing = self.query_one(ResultList)
+        listing.set_reactive(ResultList.marks, self.judging.marks_for(ranked))  # drawn with the ranking, not after it
+        listing.set_reactive(ResultList.openclaw, self.memtui.openclaw_marks(ranked))
+        listing.ranked = ranked
+        info = self.query_one(InfoBar)
+        info.ignored_window = self.ignored_window if self.time_ignored() else ""
+        info.browse_filter = FILTER_NAMES[self.browse_filter]
+        info.ranked = ranked
+        self._show_selected()
+        self.memtui.refresh_footer()  # f3 shows in the footer only with a time window
+
+    @skip_when_torn_down
+    def _show_selected(self) -> None:
+        detail = self.query_one(DetailPane)
+        result, pool = self.selected(), self.ranked.pool
+        if result is None or pool is None:
+            query = self.query_one("#query", Input).value.strip()
+            detail.placeholder = self._no_result_text(query, pool)
+            detail.shown = None
+        else:
+            detail.shown = ShownResult(result, self.ranked.params, pool, self.memtui.openclaw_hit(result, pool))
+        windowed = pool is not None and pool.time_window is not None
+        shown = None if self.ranked.browsing else result
+        self.query_one("#tuning", TuningPanel).show_score(score_summary(shown, self.ranked.params, windowed=windowed))
+
+    def _no_result_text(self, query: str, pool: Pool | None) -> str:
+        settings, sync = self.memtui.index.settings, self.memtui.sync_state
+        report = sync.last_report
+        if not query and pool is not None and pool.mode == "browse":
+            if report is not None and report.files_total == 0:
+                return empty_workspace_text(settings)
+            if sync.busy:
+                return "Indexing the memory… it lists here, newest first, as it is read."
+            return "Nothing to list for this filter. Type to search."
+        if not query or pool is None:
+            return "Type to search."
+        if not pool.candidates:
+            if report is not None and report.files_total == 0:
+                return empty_workspace_text(settings)
+            return "No matches."
+        below = rank(pool, replace(self.ranked.params, min_score=0.0, max_results=3))
+        if not below:
+            return "No matches."
+        lines = [f"No matches above minScore {self.ranked.params.min_score:.2f}. Best hits below it:", ""]
+        lines += [f"  {r.score:.3f}  {safe(r.path, one_line=True)}:{r.start_line}-{r.end_line}" for r in below]
+        lines += ["", f"Lower minScore in the tuning panel ({self.memtui.key_for('toggle_tuning')}) to list them."]
+        return "\n".join(lines)
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        lists = self.query(ResultList)
+        if not lists:  # a highlight still queued while the app shuts down and its widgets are gone
+            return
+        self._show_selected()
+        if self.ranked.browsing and lists.first().entries_below < READ_AHEAD:
+            self.browse_more()
+
+    def selected(self) -> Result | None:
+        return self.query_one(ResultList).selected
+
+    def nothing_selected(self, verb: str) -> None:
+        """The palette offers copy and edit with no result on screen: say why nothing happened."""
+        self.notify(f"No result to {verb}: search, then pick one in the list", markup=False, timeout=3)
+
+    def action_copy_snippet(self) -> None:
+        result = self.selected()
+        if result is None:
+            self.nothing_selected("copy")
+            return
+        self.app.copy_to_clipboard(result.snippet)
+        self.notify("Snippet copied", markup=False, timeout=2)
+
+    def action_copy_json(self) -> None:
+        result = self.selected()
+        if result is None:
+            self.nothing_selected("copy")
+            return
+        self.app.copy_to_clipboard(dumps_json(result.to_dict(), indent=2))
+        self.notify("Result copied as JSON", markup=False, timeout=2)
+
+    # -- the whole file ------------------------------------------------------------------------
+    @on(OptionList.OptionSelected, "#results")
+    def _open_file(self, event: OptionList.OptionSelected) -> None:
+        result = self.selected()
+        if result is not None:
+            self.file_generation += 1
+            self._load_file(result, self.file_generation)
+
+    @work(thread=True, exclusive=True, group="file", exit_on_error=False)
+    def _load_file(self, result: Result, generation: int) -> None:
+        """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
+        from ..engine.ingest.reading import flatten_transcript, read_indexed_file
+
+        settings = self.memtui.index.settings
+        body, row = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,
+                                result.start_line, result.end_line, result.source,
+                                lambda raw: flatten_transcript(raw, settings))
+        self.post_message(FileLoaded(generation, file_title(result), body, row))
+
+    def on_file_loaded(self, message: FileLoaded) -> None:
+        if message.generation == self.file_generation and not isinstance(self.app.screen, FileScreen):
+            self.app.push_screen(FileScreen(message.heading, message.body, message.scroll_to_row))
+
+    # -- tuning ----------------------------------------------------------------------------------
+    def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
+        words_were_read = self.params.time_mode != "off"
+        self.params = message.params
+        self.rerank()
+        if (self.params.time_mode != "off") != words_were_read and self.query_one("#query", Input).value.strip():
+            self.start_search()  # time words on or off is another search ("last week" as words or as a window)
+        self.judging.rescore()  # the judged metric, also with no query on screen
+
+    def on_tuning_panel_save_requested(self, message: TuningPanel.SaveRequested) -> None:
+        self.judging.save_tuned(message.params)
+
+    def on_tuning_panel_export_requested(self, message: TuningPanel.ExportRequested) -> None:
+        self.memtui.export_tuned(message.params)
+
+    def action_toggle_tuning(self) -> None:
+        panel = self.query_one("#tuning", TuningPanel)
+        panel.toggle_class("visible")
+        if panel.has_class("visible"):
+            panel.query_one("Slider").focus()
+            self.judging.reread_judgements_if_changed()  # imported since the app read them: the metric counts them
+        else:
+            self.query_one("#query", Input).focus()
+
+    def apply_preset(self, name: str) -> None:
+        self.query_one("#tuning", TuningPanel).apply(PRESETS[name])
+
+    def time_ignored(self) -> bool:
+        """f3 ignores the time words of the query on screen."""
+        return self.searches.time_ignored(self.query_one("#query", Input).value)
+
+    def action_toggle_time_window(self) -> None:
+        """f3: ignore the time words of this query, or use them again."""
+        if self.time_ignored():
+            self.searches.time_disabled_query = None
+            self.notify(f"Using “{safe(self.ignored_window, False)}” again", markup=False, timeout=3)
+            self.start_search()
+            return
+        pool = self.ranked.pool
+        if pool is None or pool.time_window is None:
+            self.notify("This query has no time window", markup=False, timeout=2)
+            return
+        self.searches.time_disabled_query = self.query_one("#query", Input).value.strip()
+        self.ignored_window = pool.time_window.text
+        again = self.memtui.key_for("clear_time_window")
+        self.notify(f"Ignoring “{safe(pool.time_window.text, False)}” for this query ({again} again uses it)", markup=False,
+                    timeout=3)
+        self.start_search()
+
+    # -- judging: its workers answer this screen --------------------------------------------------
+    @skip_when_torn_down
+    def on_work_progressed(self, message: WorkProgressed) -> None:
+        self.judging.on_work_progressed(message)
+
+    @skip_when_torn_down
+    def on_judged_loaded(self, message: JudgedLoaded) -> None:
+        self.judging.on_judged_loaded(message)
+
+    @skip_when_torn_down
+    def on_metric_scored(self, message: MetricScored) -> None:
+        self.judging.on_metric_scored(message)
+
+    def on_suggest_finished(self, message: SuggestFinished) -> None:
+        self.judging.on_suggest_finished(message)
+
+
+class OfSearch(Generic[T]):
+    """An attribute of the search screen (a dotted path on it), read and set on the app: what tests,
+    benches and scripts use (`app.results`, `app.params = …` before the app runs)."""
+
+    def __init__(self, path: str) -> None:
+        *self.parents, self.name = path.split(".")
+
+    def _owner(self, app: MemtuiApp) -> Any:
+        owner: Any = app.search_screen
+        for name in self.parents:
+            owner = getattr(owner, name)
+        return owner
+
+    def __get__(self, app: MemtuiApp | None, cls: type | None = None) -> T:
+        return getattr(self._owner(app), self.name) if app is not None else self  # type: ignore[return-value]
+
+    def __set__(self, app: MemtuiApp, value: T) -> None:
+        setattr(self._owner(app), self.name, value)
