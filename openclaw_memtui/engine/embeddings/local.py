@@ -30,7 +30,10 @@ class LocalE5Provider:
     def __init__(self, model: str = "", threads: int | None = None) -> None:
         self.model = model or LOCAL_MODEL
         if self.model != LOCAL_MODEL:
-            raise EmbeddingError(f"local provider only ships '{LOCAL_MODEL}', not '{self.model}' (drop --model)")
+            from .registry import USE_MODEL
+
+            raise EmbeddingError(f"unknown local model '{self.model}' (choose {LOCAL_MODEL} or {USE_MODEL}, "
+                                 "or drop --model)")
         self._engine = None
         self._threads = threads
 

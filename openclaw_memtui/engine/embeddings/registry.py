@@ -9,6 +9,15 @@ from typing import Any
 from ..settings import API_KEY_ENV, PROVIDERS, REMOTE_PROVIDERS
 from .base import EmbeddingError, EmbeddingProvider
 
+# the opt-in local model, by name: the module itself (and numpy) loads only when it is chosen
+USE_MODEL = "use-multilingual-v3"
+
+
+def is_local_model(model: str) -> bool:
+    """Whether a model string names one of the models that run on this machine."""
+    return model.startswith("multilingual-e5") or model == USE_MODEL
+
+
 # `auto` tries the remote providers that need a key, in the table's order
 REMOTE_KEYS = {name: env for name, env in API_KEY_ENV.items() if env}
 
@@ -24,8 +33,12 @@ def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = No
         for candidate, env in REMOTE_KEYS.items():
             if os.environ.get(env):
                 return make_provider(candidate, model, remote, sleep)
-        return make_provider("local", model if model.startswith("multilingual-e5") else "", remote, sleep)
+        return make_provider("local", model if is_local_model(model) else "", remote, sleep)
     if name == "local":
+        if model == USE_MODEL:
+            from .local_use import LocalUSEProvider
+
+            return LocalUSEProvider(model)
         from .local import LocalE5Provider
 
         return LocalE5Provider(model)

