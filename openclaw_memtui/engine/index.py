@@ -394,7 +394,7 @@ class MemoryIndex:
         `matrix_delta`'s limit reloaded in the background while searches use sqlite-vec. A one-shot
         search of a large index never builds it (sqlite-vec serves, or the matrix file saved beside
         the index, patched if older); this process, unless read-only, saves each matrix it builds
-        (or merges, past `vector.MERGE_SAVE_ROWS` patched rows) there for the next start."""
+        (or merges, past `matrix_cache.MERGE_SAVE_ROWS` patched rows) there for the next start."""
         provider = self.provider
         if provider is None or self.store.missing:
             return
