@@ -119,7 +119,7 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     if args.openclaw_index is not None:
         return cmd_openclaw_index(args, cfg)
     from ..core.session import open_session
-    from ..engine.index import STATUS_DIRTY_BUDGET_S
+    from ..engine.dirty_check import STATUS_DIRTY_BUDGET_S
     from ..interop.agents import memory_search_text
     from ..render import dumps_json, safe
 

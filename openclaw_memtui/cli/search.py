@@ -44,7 +44,7 @@ STALE_WARNING = ("the index is out of date: files changed since its last sync ar
 
 
 def cmd_search(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
-    from ..engine.index import STATUS_DIRTY_BUDGET_S
+    from ..engine.dirty_check import STATUS_DIRTY_BUDGET_S
     from ..engine.search.rank import rank, rank_moves
     from ..render import dumps_json, safe
 
