@@ -120,7 +120,7 @@ def cmd_status(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
         return cmd_openclaw_index(args, cfg)
     from ..core.session import open_session
     from ..engine.dirty_check import STATUS_DIRTY_BUDGET_S
-    from ..interop.agents import memory_search_text
+    from ..interop.memory_slot import memory_search_text
     from ..render import dumps_json, safe
 
     session = open_session(args, cfg, read_only=True)

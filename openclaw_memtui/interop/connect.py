@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import PACKAGE_DIR, data_dir
-from .agents import OpenClawError, json_object
+from .agents import OpenClawError
+from .config_file import json_object
 from .rewrite import read_plain_json  # noqa: F401 - re-exported: cli_connect reads configs through here
 
 PLUGIN_ID = "memtui-memory"

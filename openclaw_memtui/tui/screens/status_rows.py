@@ -63,8 +63,9 @@ def openclaw_rows(agent: Agent | None) -> Rows:
     """With --agent: OpenClaw's own index for that agent, inspected read-only. Reads its SQLite file."""
     if agent is None:
         return []
-    from ...interop.agents import OpenClawError, memory_search_text
+    from ...interop.agents import OpenClawError
     from ...interop.inspect_index import inspect_openclaw_index
+    from ...interop.memory_slot import memory_search_text
 
     search = ("OpenClaw memory", memory_search_text(agent))
     try:
