@@ -49,7 +49,7 @@ def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int |
 def cmd_recalls(args: argparse.Namespace, cfg: dict[str, Any]) -> int:
     from ..core.search import search_request
     from ..engine.search.rank import rank
-    from ..interop.recalls import compare
+    from ..interop.recall_compare import compare
     from ..render import dumps_json, safe
     from .search import STALE_WARNING, params_from, parse_now
 
