@@ -25,7 +25,8 @@ from ..search.rank import Pool
 from ..search.request import SearchRequest
 from ..settings import TIME_MODES, SearchParams
 from .evaluation import score_pool
-from .judgements import Checked, Judgement, Target, check_targets, scoring_targets, stale_count
+from .judgement_targets import Checked, check_targets, scoring_targets, stale_count
+from .judgements import Judgement, Target
 
 if TYPE_CHECKING:
     from ..index import MemoryIndex
