@@ -42,7 +42,7 @@ PLUGIN_ID = "memtui-memory"
 DEFAULT_MEMORY_PLUGIN = "memory-core"  # what OpenClaw uses when plugins.slots.memory is not set
 PLUGIN_FILES = ("openclaw.plugin.json", "package.json", "index.js")
 VERSION_MARK = "__MEMTUI_VERSION__"
-VALIDATE_TIMEOUT_S = 180  # `openclaw config validate` took 34 s on a loaded 2-core machine
+VALIDATE_TIMEOUT_S = 180  # generous: `openclaw config validate` starts node, slow on a loaded machine; this only ends a hung one
 
 
 def plugin_source() -> Path:

@@ -47,8 +47,8 @@ MAX_QUERY_CHARS = 2048  # OpenClaw's own cut (MAX_MEMORY_HOST_EVENT_TEXT_BYTES)
 MAX_PATH_CHARS = 1024
 MAX_HITS = 50
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024  # a JSONL transcript bigger than this is not read for searches
-# a tool call and OpenClaw's record of it are one search when this close (its record follows the answer,
-# 19 s after the call on a loaded machine)
+# a tool call and OpenClaw's record of it are one search when this close: its record follows the answer,
+# which on a loaded machine can come long after the call
 SAME_SEARCH_MS = 5 * 60 * 1000
 MEMORY_SEARCH_TOOLS = ("memory_search", "openclaw:memory-core:memory_search")
 

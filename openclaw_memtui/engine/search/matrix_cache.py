@@ -111,7 +111,7 @@ class MatrixCache:
         the patch is sure (each logged row at most one dropped and one added row; the app after a
         watcher's sync; a row logged by several steps, as inserted then embedded, counts once). A start
         with an older file stays pending even so: its keyword ranking shows while the file's checksum is
-        read (measured at 1M under load: hybrid first waited 1.0–3.0 s, keyword-first showed 0.9–1.0 s)."""
+        read, sooner than the hybrid ranking would (measured at 1M: docs/benchmarks.md, "Scale")."""
         with self._lock:
             base = self._base
         if base is None or (base.stamp.index_id, base.stamp.model, base.stamp.dims) != (stamp.index_id, stamp.model, stamp.dims):
@@ -127,7 +127,7 @@ class MatrixCache:
         background thread loads it).
 
         A large matrix saved beside the index for this very state is mapped in at once even when
-        deferring: that costs a checksum of the file (~0.25 s at 1M rows), not a rebuild."""
+        deferring: that costs a checksum of the file, not a rebuild."""
         with self._lock:
             if self._key == key and self._matrix is not None:
                 return self._matrix, self._labels
@@ -342,7 +342,7 @@ class MatrixCache:
             rows = [r for r in rows if len(r[2]) == dims * 4]
             if not rows:
                 continue
-            # one batch joined (~1.5 MB), never the whole matrix: a copy per row cost 3x more
+            # one batch joined (about 1.5 MB), never the whole matrix: a copy per row cost 3x more
             vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dims)
             rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             label_of = labels.setdefault

@@ -35,16 +35,16 @@ from .matrix_file import saved_stamp
 RESCORE_EXTRA = 50
 # sign-bit shortlist scored with int8 codes. Measured at 1M (README "Scale"): real e5 questions over 1M
 # e5-shaped vectors find 0.85 of the exact top-10 with 4,096, 0.93 with 8,192, 0.97 with 16,384 rows,
-# for about the same CPU up to 8,192 (+15 ms at 16,384)
+# for about the same CPU up to 8,192 (more past it)
 SHORTLIST = 8192
-# up to this many vectors a search loads the matrix itself (~0.3 s); above, it serves from sqlite-vec
+# up to this many vectors a search loads the matrix itself (a short wait); above, it serves from sqlite-vec
 # unless the matrix is loaded: a one-shot CLI search never pays for loading 1M vectors, and a
 # long-lived process (the app) calls `warm_up` once, after which changes are patched in (`matrix_delta`)
 # or, past its limit, reloaded in the background
 LOAD_INLINE_ROWS = 50_000
 # up to this many bytes of float32 vectors the exact matrix is kept (64 MiB: 43k rows of 384 dims): at
-# 10k chunks its whole scan is ~1 ms, where the quantised path's shortlist + SQLite rescore cost ~8 ms
-# (bench/search.py: vector leg p50 14 ms -> see README "Scale")
+# this size its whole scan costs less than the quantised path's shortlist + SQLite rescore
+# (bench/search.py; docs/benchmarks.md has the figures)
 EXACT_MATRIX_BYTES = 64 * 1024 * 1024
 # bytes an in-memory row costs: sign bits, int8 codes, rowid and label
 QUANTIZED_ROW_BYTES = 17  # + dims (int8) + dims / 8 (bits): rowid, label, fingerprint
@@ -101,7 +101,7 @@ class VectorSearcher(MatrixCache):
         """Would a long-lived process build this index's matrix from SQLite at its first start? True for
         a large index (over LOAD_INLINE_ROWS vectors, quantised, kept in memory) with no matrix file of
         this index, model and vector size beside it. A file of an older state of this same index does
-        not count: the app patches it with the rows changed since, in milliseconds to ~2 s at 1M."""
+        not count: the app patches it with the rows changed since, far sooner than a rebuild."""
         if count <= LOAD_INLINE_ROWS or self.matrix_file is None or self.exact:
             return False
         stamp = self._stamp(conn, model)

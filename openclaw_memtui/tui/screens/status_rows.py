@@ -47,7 +47,7 @@ class StatusSnapshot:
 
 
 def read_status(index: MemoryIndex, agent: Agent | None) -> StatusSnapshot:
-    """Counts, integrity and the OpenClaw inspection (~40 ms at 10k files): never on the event loop."""
+    """Counts, integrity and the OpenClaw inspection (each reads the index or OpenClaw's files): never on the event loop."""
     try:
         status = index.status(check_dirty=False)
     except Exception as exc:  # a locked or vanished index: said on the screen, which stays open
