@@ -26,6 +26,7 @@ import re
 import types
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -140,6 +141,17 @@ def lane_of(item: pytest.Item) -> str:
         return "e2e"
     module = getattr(item, "module", None)
     return MODULE_LANES.get(module.__name__.rsplit(".", 1)[-1], "unit") if module is not None else "unit"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The fast lane (`-m unit`) does not import the modules of `MODULE_LANES`, none of whose tests is
+    in it: importing them (and rewriting their asserts) cost every worker collection time for nothing.
+    A module that names a test's lane `unit` itself is collected as any other."""
+    if config.getoption("markexpr", "") != "unit" or collection_path.suffix != ".py":
+        return None
+    if MODULE_LANES.get(collection_path.stem, "unit") == "unit" or "mark.unit" in collection_path.read_text("utf-8"):
+        return None
+    return True
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
