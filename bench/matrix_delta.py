@@ -41,7 +41,7 @@ from _common import memory_mb, table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
-from openclaw_memtui.engine.search import vector as vector_mod  # noqa: E402
+from openclaw_memtui.engine.search import matrix_cache  # noqa: E402
 from openclaw_memtui.engine.search.matrix_delta import diff, fingerprints_of_scan  # noqa: E402
 from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, saved_stamp  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
@@ -127,7 +127,7 @@ def measure(db: Path, ws: Path, queries_file: Path, queries: int, touched: int) 
     searcher = index.vector_searcher
     out["path"], out["matrix"] = searcher.last_path, type(searcher._matrix).__name__
     out["p50_with_delta_ms"] = p50(index, queries)
-    vector_mod.MERGE_SAVE_ROWS = 1  # what the app does past 1,000 rows: merge and save, then no delta
+    matrix_cache.MERGE_SAVE_ROWS = 1  # what the app does past 1,000 rows: merge and save, then no delta
     searcher._persist = True
     out["before_merge"] = memory_mb()
     sampler = PeakSampler()
@@ -200,10 +200,10 @@ def run(db: Path, ws: Path, queries_file: Path, args: argparse.Namespace) -> dic
     hex_ids(db)
     index = open_index(db, ws, np.load(queries_file))
     t = time.perf_counter()
-    merge_rows, vector_mod.MERGE_SAVE_ROWS = vector_mod.MERGE_SAVE_ROWS, 1  # any delta merged: the file is current
+    merge_rows, matrix_cache.MERGE_SAVE_ROWS = matrix_cache.MERGE_SAVE_ROWS, 1  # any delta merged: the file is current
     index.warm_up_vectors()  # the app's warm-up: a current file (built from SQLite, or merged, if it was not)
     index.vector_searcher.join_merge()
-    vector_mod.MERGE_SAVE_ROWS = merge_rows
+    matrix_cache.MERGE_SAVE_ROWS = merge_rows
     prepared = {"chunks": index.reads().count_chunks(), "prepare_s": time.perf_counter() - t,
                 "prepared_from": index.vector_searcher.loaded_from}
     index.close()

@@ -10,7 +10,7 @@ import platformdirs
 
 APP_NAME = "memtui"
 # The package's own folder: memtui is installed as files (its SQLite indexes and themes are read by
-# path), never from a zip, so importlib.resources (~3 ms of imports at every start) adds nothing.
+# path), never from a zip, so importlib.resources (more imports at every start) adds nothing.
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 

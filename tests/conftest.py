@@ -7,7 +7,7 @@ import pytest
 from openclaw_memtui.core.config import index_settings, validate
 
 from .helpers import transcript, write
-from .lanes import pytest_collection_modifyitems  # noqa: F401  (the hook that marks each test unit, app or e2e)
+from .lanes import pytest_collection_modifyitems, pytest_ignore_collect  # noqa: F401  (the hooks that mark each test unit, app or e2e)
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,8 @@ test lands in the right lane without a decorator:
 * `unit` - everything else: the engine, the CLI and MCP tools called in process on small real SQLite files.
 
 What a test does is read from its source, the source of the helper functions of this test package that it
-calls (followed transitively) and the source of the fixtures it requests. A new test module whose unit
+calls (followed transitively, whether it names them from its module or imports them in its own body) and the
+source of the fixtures it requests. A new test module whose unit
 tests take seconds each belongs in `MODULE_LANES` (`python3 -m pytest -m unit --durations=20` shows them).
 `python3 -m pytest -m unit` is the fast lane (docs/development.md). A test can also name its lane itself
 (`@pytest.mark.e2e`): an explicit lane marker wins.
@@ -19,11 +20,13 @@ tests take seconds each belongs in `MODULE_LANES` (`python3 -m pytest -m unit --
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 import types
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +71,27 @@ def _is_ours(obj: object) -> bool:
     return getattr(obj, "__module__", "").split(".")[0] == "tests"
 
 
+# `from .test_mcp import call, server` inside a test's body: the helpers it names are reached as well
+_LOCAL_IMPORT = re.compile(r"^[ \t]+from[ \t]+(\.[\w.]*|tests(?:\.\w+)+)[ \t]+import[ \t]+\(?([\w \t,]+)\)?", re.M)
+
+
+def _imported_inside(func: Callable[..., object]) -> dict[str, object]:
+    """The helpers of this test package a function imports in its own body (a test importing another
+    module's helper where it uses it): they are not in its module's globals, but what they do counts."""
+    found: dict[str, object] = {}
+    package = getattr(func, "__module__", "").rpartition(".")[0] or "tests"
+    for module_name, names in _LOCAL_IMPORT.findall(_source(func)):
+        try:
+            module = importlib.import_module(module_name, package)
+        except ImportError:
+            continue
+        for piece in names.split(","):
+            words = piece.split()
+            if words:  # `name` or `name as alias`
+                found[words[-1]] = getattr(module, words[0], None)
+    return found
+
+
 def _reached_source(func: Callable[..., object], seen: set[int] | None = None) -> str:
     """The source of `func` and of every function (or class) of the test package it reaches by name."""
     seen = set() if seen is None else seen
@@ -78,7 +102,7 @@ def _reached_source(func: Callable[..., object], seen: set[int] | None = None) -
     parts = [_source(func)]
     code = getattr(func, "__code__", None)
     if code is not None:
-        namespace = getattr(func, "__globals__", {})
+        namespace = {**getattr(func, "__globals__", {}), **_imported_inside(func)}
         for name in _names(code):
             obj = namespace.get(name)
             if obj is None or not _is_ours(obj):
@@ -117,6 +141,17 @@ def lane_of(item: pytest.Item) -> str:
         return "e2e"
     module = getattr(item, "module", None)
     return MODULE_LANES.get(module.__name__.rsplit(".", 1)[-1], "unit") if module is not None else "unit"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The fast lane (`-m unit`) does not import the modules of `MODULE_LANES`, none of whose tests is
+    in it: importing them (and rewriting their asserts) cost every worker collection time for nothing.
+    A module that names a test's lane `unit` itself is collected as any other."""
+    if config.getoption("markexpr", "") != "unit" or collection_path.suffix != ".py":
+        return None
+    if MODULE_LANES.get(collection_path.stem, "unit") == "unit" or "mark.unit" in collection_path.read_text("utf-8"):
+        return None
+    return True
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

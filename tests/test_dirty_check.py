@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from openclaw_memtui.cli.main import main
-from openclaw_memtui.engine import index as index_module
+from openclaw_memtui.engine import dirty_check
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.ingest.listing import list_sources
 from openclaw_memtui.engine.ingest.sources import ListingBudget
@@ -68,8 +68,8 @@ def test_status_on_a_large_index_says_unknown_and_check_files_checks_all_without
     assert main(["index", *common]) == 0
     capsys.readouterr()
     same_size_edit(ws / "memory" / "d0" / "n003.md", "# Note 3\nwords ABOUT topic3\n", 1_000)
-    monkeypatch.setattr(index_module, "FULL_DIRTY_CHECK_FILES", 10)  # 30 files count as a large index here
-    monkeypatch.setattr(index_module, "STATUS_DIRTY_BUDGET_S", 0.0)
+    monkeypatch.setattr(dirty_check, "FULL_DIRTY_CHECK_FILES", 10)  # 30 files count as a large index here
+    monkeypatch.setattr(dirty_check, "STATUS_DIRTY_BUDGET_S", 0.0)
     before = snapshot(db.parent, ws)
     assert main(["status", "--json", *common]) == 0
     status = json.loads(capsys.readouterr().out)

@@ -414,12 +414,12 @@ async def test_the_app_status_screen_shows_integrity(tmp_path):
 
 
 def test_integrity_check_runs_once_per_index_change(tmp_path, make_settings, monkeypatch):
-    from openclaw_memtui.engine import index as index_module
+    from openclaw_memtui.engine import index_status
     from openclaw_memtui.engine.index import MemoryIndex
 
     calls = []
-    real = index_module.check_integrity
-    monkeypatch.setattr(index_module, "check_integrity", lambda *a: calls.append(1) or real(*a))
+    real = index_status.check_integrity
+    monkeypatch.setattr(index_status, "check_integrity", lambda *a: calls.append(1) or real(*a))
     ws = tmp_path / "ws"
     write(ws / "memory" / "a.md", "alpha\n")
     index = MemoryIndex(make_settings(ws), provider_name="none")

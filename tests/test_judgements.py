@@ -12,16 +12,9 @@ import pytest
 from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams
-from openclaw_memtui.engine.tuning.judgements import (
-    Judgement,
-    JudgementStore,
-    Target,
-    check_targets,
-    judgements_path,
-    merge,
-    scoring_targets,
-    set_verdict,
-)
+from openclaw_memtui.engine.tuning.judgement_import import merge
+from openclaw_memtui.engine.tuning.judgement_targets import check_targets, scoring_targets
+from openclaw_memtui.engine.tuning.judgements import Judgement, JudgementStore, Target, judgements_path, set_verdict
 from openclaw_memtui.engine.tuning.tuner import (
     MIN_JUDGED,
     JudgedPool,
@@ -444,7 +437,7 @@ def test_cli_import_of_a_device_or_too_many_questions_changes_nothing(tmp_path, 
     assert "/dev/zero is not a regular file" in err and "not found" not in err
     assert main(["eval", "--queries", str(tmp_path), *base]) == 2
     assert "is not a regular file" in capsys.readouterr().err
-    from openclaw_memtui.engine.tuning import judgements as module
+    from openclaw_memtui.engine.tuning import judgement_import as module
 
     monkeypatch.setattr(module, "MAX_STORED", 2)
     three = [json.dumps({"qid": f"q{i}", "question": f"q {i}", "targets": [{"path": "MEMORY.md", "line": 3}]}) for i in range(3)]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.search import matrix_delta, matrix_file, vector
+from openclaw_memtui.engine.search import matrix_cache, matrix_delta, matrix_file, vector
 from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix
 from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
 from openclaw_memtui.engine.search.matrix_file import (
@@ -186,7 +186,7 @@ def test_a_rowid_reused_after_deleting_the_top_rows_is_not_taken_for_the_old_row
 
 
 def test_the_app_saves_the_merged_matrix_and_the_next_start_maps_it_as_current(saved, tmp_path, monkeypatch):
-    monkeypatch.setattr(vector, "MERGE_SAVE_ROWS", 3)
+    monkeypatch.setattr(matrix_cache, "MERGE_SAVE_ROWS", 3)
     path = matrix_path(saved.settings.db_path)
     edit_notes(saved)
     saved.warm_up_vectors()  # the app after a sync: patched, then merged and saved on a thread
@@ -217,7 +217,7 @@ def test_a_small_delta_is_not_saved_and_a_read_command_never_writes(saved, monke
     saved.warm_up_vectors()  # 4 rows: below MERGE_SAVE_ROWS, the file stays as it was
     saved.vector_searcher.join_merge()
     assert (path.stat().st_mtime_ns, path.read_bytes()) == before
-    monkeypatch.setattr(vector, "MERGE_SAVE_ROWS", 1)
+    monkeypatch.setattr(matrix_cache, "MERGE_SAVE_ROWS", 1)
     monkeypatch.setattr(vector, "LOAD_INLINE_ROWS", 10)  # large: only a file can serve a one-shot search
     index = reopen(saved)  # a one-shot search (`memtui search`): patches in memory, writes nothing
     hits = vector_hits(index, "brand new note")
@@ -360,7 +360,7 @@ def test_chunks_left_without_a_vector_do_not_count_as_changed_rows(saved, monkey
 def test_merges_that_add_up_past_the_limit_refit_the_quantisation(saved, monkeypatch):
     """Merged rows are quantised with the first fit's mean and scales; once they add up past the
     rebuild limit the matrix is rebuilt (fitted again) even though each sync's change was small."""
-    monkeypatch.setattr(vector, "MERGE_SAVE_ROWS", 1)
+    monkeypatch.setattr(matrix_cache, "MERGE_SAVE_ROWS", 1)
     monkeypatch.setattr(matrix_delta, "REBUILD_ROWS", 5)
     path, memory = matrix_path(saved.settings.db_path), saved.settings.workspace / "memory"
     unfitted = []

@@ -97,7 +97,7 @@ def test_gives_up_after_retries_with_one_line(api, monkeypatch):
 
 
 def test_timeout_is_retried_then_reported(api, monkeypatch):
-    provider, _ = provider_for(api, monkeypatch, timeoutSeconds=0.3, maxRetries=1)
+    provider, _ = provider_for(api, monkeypatch, timeoutSeconds=0.1, maxRetries=1)  # each answer comes far later
     api.script = [(None, {}, None, 0.8), (None, {}, None, 0.8)]
     with pytest.raises(EmbeddingError, match="timed out after 2 attempts"):
         provider.embed_batch(["slow"])

@@ -82,15 +82,26 @@ def test_punctuation_and_huge_queries_are_harmless(workspace, make_settings):
     assert len(pool.query) <= 2000 and pool.candidates
 
 
-@pytest.fixture
-def vector_index(tmp_path, make_settings):
+def seeded_vector_index(tmp_path, make_settings, notes: int) -> MemoryIndex:
     ws = tmp_path / "vec"
-    for i in range(300):
+    for i in range(notes):
         write(ws / "memory" / f"n{i:03d}.md", f"# Note {i}\nsubject {i % 17} detail {i}\n")
     index = MemoryIndex(make_settings(ws), provider_name="none")
     index._provider, index._provider_ready = SeededVectors(), True
     index.sync()
     return index
+
+
+@pytest.fixture
+def vector_index(tmp_path, make_settings):
+    """300 notes: the paths' top 25 are compared over many more rows than they return."""
+    return seeded_vector_index(tmp_path, make_settings, 300)
+
+
+@pytest.fixture
+def small_vector_index(tmp_path, make_settings):
+    """For tests where the index's size is not the point (a cache following a change, a failing provider)."""
+    return seeded_vector_index(tmp_path, make_settings, 40)
 
 
 def test_numpy_and_sqlite_vec_return_the_same_top_k(vector_index):
@@ -113,24 +124,24 @@ def test_numpy_and_sqlite_vec_return_the_same_top_k(vector_index):
     assert numpy_leg.last_path == "numpy" and vec_leg.last_path == "sqlite-vec" and int8_leg.last_path == "numpy-int8"
 
 
-def test_vector_cache_follows_index_changes(vector_index):
-    ws = vector_index.settings.workspace
+def test_vector_cache_follows_index_changes(small_vector_index):
+    ws = small_vector_index.settings.workspace
     write(ws / "memory" / "fresh.md", "brand new note")
-    vector_index.sync()
-    pool = retrieve(vector_index, "brand new note")
+    small_vector_index.sync()
+    pool = retrieve(small_vector_index, "brand new note")
     best = max(pool.candidates, key=lambda c: c.vector_score or -1)
     assert best.path == "memory/fresh.md" and best.vector_score == pytest.approx(1.0, abs=1e-5)
 
 
-def test_failing_query_embedding_degrades_to_keywords(vector_index):
+def test_failing_query_embedding_degrades_to_keywords(small_vector_index):
     class Broken(SeededVectors):
         def embed_query(self, text):
             from openclaw_memtui.engine.embeddings.base import EmbeddingError
 
             raise EmbeddingError("openai: 401 invalid API key (set OPENAI_API_KEY)")
 
-    vector_index._provider = Broken()
-    pool = vector_index.retrieve("subject 3")
+    small_vector_index._provider = Broken()
+    pool = small_vector_index.retrieve("subject 3")
     assert pool.mode == "keyword" and "invalid API key" in pool.warnings[0]
     assert rank(pool, SearchParams(min_score=0))
 

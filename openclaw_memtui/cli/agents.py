@@ -23,7 +23,8 @@ def default_agent_id() -> str:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
-    from ..interop.agents import OpenClawError, load_installation, memory_search_text
+    from ..interop.agents import OpenClawError, load_installation
+    from ..interop.memory_slot import memory_search_text
     from ..render import dumps_json, safe
 
     try:

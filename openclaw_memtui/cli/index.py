@@ -135,8 +135,8 @@ def cmd_status(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 
 def _status(args: argparse.Namespace, session: Session) -> int:
-    from ..engine.index import STATUS_DIRTY_BUDGET_S
-    from ..interop.agents import memory_search_text
+    from ..engine.dirty_check import STATUS_DIRTY_BUDGET_S
+    from ..interop.memory_slot import memory_search_text
     from ..render import dumps_json, safe
 
     index, agent = session.index, session.agent

@@ -60,7 +60,7 @@ def cmd_recalls(args: argparse.Namespace, cfg: AppConfig) -> int:
 def _recalls(args: argparse.Namespace, session: Session, since: float | None) -> int:
     from ..core.search import search_request
     from ..engine.search.rank import rank
-    from ..interop.recalls import compare
+    from ..interop.recall_compare import compare
     from ..render import dumps_json, safe
     from .search import STALE_WARNING, params_from, parse_now
 

@@ -50,7 +50,7 @@ def cmd_search(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 
 def _search(args: argparse.Namespace, session: Session, started: float) -> int:
-    from ..engine.index import STATUS_DIRTY_BUDGET_S
+    from ..engine.dirty_check import STATUS_DIRTY_BUDGET_S
     from ..engine.search.rank import rank, rank_moves
     from ..render import dumps_json, safe
 

@@ -43,7 +43,7 @@ def load_judgements(session: Session) -> Loaded:
 
 def stored_queries(session: Session) -> list[dict[str, Any]]:
     """The stored judgements as `memtui eval` queries, stale targets left out (and said)."""
-    from ..engine.tuning.judgements import as_queries, check_targets, stale_count
+    from ..engine.tuning.judgement_targets import as_queries, check_targets, stale_count
 
     loaded = load_judgements(session)
     if not loaded.judgements:
@@ -89,7 +89,7 @@ def queries_file(name: str) -> Path:
 
 def _import(args: argparse.Namespace, session: Session, path: Path) -> int:
     from ..engine.tuning.evaluation import load_numbered_queries
-    from ..engine.tuning.judgements import MAX_STORED, merge, vet_import
+    from ..engine.tuning.judgement_import import MAX_STORED, merge, vet_import
     from ..render import safe
 
     shown = safe(str(path), one_line=True)
@@ -147,7 +147,7 @@ def _export(args: argparse.Namespace, session: Session) -> int:
 
 
 def _list(args: argparse.Namespace, session: Session) -> int:
-    from ..engine.tuning.judgements import check_targets
+    from ..engine.tuning.judgement_targets import check_targets
     from ..render import dumps_json, safe
 
     loaded = load_judgements(session)

@@ -1,29 +1,30 @@
 """MemoryIndex: the one object the TUI, the CLI and the tests use.
 
 It owns the writer connection (sync), hands each thread its own read connection (search), creates
-the embedding provider lazily, and never imports Textual.
+the embedding provider lazily, and never imports Textual. Parts of it live apart, each behind a
+method of the same name: `dirty_check` (do the files differ from the index), `index_status` (what
+it holds), `index_vectors` (the vector matrix and its file) and `search.forgotten_filter`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from . import index_vectors
+from .dirty_check import check_dirty
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
-from .embeddings.openclaw_cache import REUSED_META as OPENCLAW_REUSED_META
 from .errors import disk_full, is_disk_full
+from .index_status import IntegrityCache, index_status
 from .ingest.access import index_in_memory
-from .ingest.listing import list_sources
-from .ingest.sources import ListingBudget, SourceFile, stat_stamp
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
-from .scrub import scrub
+from .search.forgotten_filter import without_forgotten
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
-from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout, check_integrity
+from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout
 from .store.reader import IndexReader
 
 if TYPE_CHECKING:
@@ -34,11 +35,6 @@ if TYPE_CHECKING:
     from .search.vector import VectorSearcher
     from .settings import SearchParams
     from .sync.state import CancelFlag
-
-# `status` stats every file of an index of up to this many (~40 ms of CPU here); beyond, only those it
-# reaches within STATUS_DIRTY_BUDGET_S, and says "unknown" when none of them changed (`--check-files`: all)
-FULL_DIRTY_CHECK_FILES = 10_000
-STATUS_DIRTY_BUDGET_S = 0.015
 
 
 class MemoryIndex:
@@ -73,6 +69,7 @@ class MemoryIndex:
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
         self.watcher_state = "off"
         self._vector_searcher: VectorSearcher | None = None
+        self._integrity = IntegrityCache()
 
     def built_with(self) -> tuple[str, str]:
         """(provider, model) the index's vectors were made with, ("", "") for an index never built."""
@@ -237,7 +234,7 @@ class MemoryIndex:
         from .search.matrix_names import any_matrix_file
 
         if self.store.missing or not any_matrix_file(self.settings.db_path):
-            return  # none (a keyword-only index, a small one): numpy is not even loaded (~0.1 s of a sync)
+            return  # none (a keyword-only index, a small one): a sync need not even load numpy
         from .search.matrix_file import matrix_path, remove_foreign
 
         if not self.store.missing:
@@ -263,57 +260,10 @@ class MemoryIndex:
 
     def check_dirty(self, budget_s: float | None = None, full_up_to: int | None = None,
                     hashes: bool = False) -> DirtyCheck:
-        """Compare the files on disk with the index's (mtime, size) stamps; with `hashes` (`status
-        --check-files`) every file is also read and its content hash compared (no budget then), so an
-        edit that kept the size and put the old mtime back is seen.
-
-        With `budget_s` None every file is listed and stat-ed (~0.5 s of CPU at 100,000 files). With a
-        budget the listing stops once it has run that long, unless the index holds at most `full_up_to`
-        (default FULL_DIRTY_CHECK_FILES) files: a change among the files stat-ed by then is still a
-        definite "dirty"; otherwise the answer is None ("unknown"), never a clean bill the check did not
-        earn. Only the stamps of the files listed are read then, so the whole check stays within about
-        twice the budget.
-        """
-        reads = self.reads()
-        skipped = reads.retry_skipped_paths()
-        indexed = reads.count_files()
-        files: list[SourceFile]
-        unchanged: list[str] = []  # files the listing itself found unchanged (see list_sources)
-        if hashes:
-            return self._check_hashes(reads, skipped, indexed)
-        if budget_s is None or indexed <= (FULL_DIRTY_CHECK_FILES if full_up_to is None else full_up_to):
-            known = reads.file_stamps()
-            files, complete = list_sources(self.settings, known=known, unchanged=unchanged), True
-        else:
-            budget = ListingBudget(budget_s)
-            files = list_sources(self.settings, budget)
-            complete = not budget.exhausted
-            known = reads.file_stamps_of([sf.path for sf in files])
-        get = known.get
-        seen = len(unchanged)
-        for checked, sf in enumerate(files, seen + 1):
-            if skipped and sf.path in skipped:
-                continue
-            stamp = get(sf.path)  # the listing stats each file (a transcript in OpenClaw's database: its stamps)
-            if stamp is None or (sf.stamp or stat_stamp(sf.abs_path)) != stamp:
-                return DirtyCheck(True, checked, indexed, complete)
-            seen += 1
-        return DirtyCheck(seen != indexed if complete else None, len(unchanged) + len(files), indexed, complete)
-
-    def _check_hashes(self, reads: IndexReader, skipped: set[str], indexed: int) -> DirtyCheck:
-        from .sync.syncer import content_hash  # reads every file: only on an explicit --check-files
-
-        known, digests = reads.file_stamps(), reads.file_hashes()
-        files = list_sources(self.settings)
-        for checked, sf in enumerate(files, 1):
-            if skipped and sf.path in skipped:
-                continue
-            stamp = known.get(sf.path)
-            if stamp is None or (sf.stamp or stat_stamp(sf.abs_path)) != stamp \
-                    or content_hash(sf, self.settings) != digests.get(sf.path):
-                return DirtyCheck(True, checked, indexed, True)
-        listed = {sf.path for sf in files}
-        return DirtyCheck(any(path not in listed for path in known), len(files), indexed, True)
+        """Compare the files on disk with the index's (mtime, size) stamps, within `budget_s` when
+        given, unless the index holds at most `full_up_to` files; `hashes` compares content hashes
+        too. `dirty` is None ("unknown") when the budget ran out first (see dirty_check.check_dirty)."""
+        return check_dirty(self.settings, self.reads(), budget_s, full_up_to, hashes)
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, check_dirty: bool = True, dirty_budget_s: float | None = None,
@@ -321,72 +271,13 @@ class MemoryIndex:
         """What the index holds; `check_dirty` compares it with the files on disk, all of them, or with
         `dirty_budget_s` those stat-ed within that time (see check_dirty: `dirty` may then be None);
         `check_hashes` reads every file and compares its content hash too."""
-        reads = self.reads()
-        dirty = self.check_dirty(dirty_budget_s, hashes=check_hashes) if check_dirty else None
-        dims_raw = self.store.get_meta("vectorDims")
-        # a vector of another size than the index's is not usable: it does not count as embedded
-        vec_bytes = 4 * int(dims_raw) if dims_raw else 0
-        sources: dict[str, dict[str, int]] = {}
-        for source, files in reads.files_per_source().items():
-            sources.setdefault(source, {"files": 0, "chunks": 0, "embedded": 0})["files"] = files
-        for counts in reads.chunks_per_source(vec_bytes):
-            entry = sources.setdefault(counts.source, {"files": 0, "chunks": 0, "embedded": 0})
-            entry["chunks"], entry["embedded"] = counts.chunks, counts.embedded
-        dates = reads.chunk_dates()
-        skipped = [row._asdict() for row in reads.skipped()]
-        provider = self.provider
-        integrity = self._integrity(reads.conn, int(dims_raw) if dims_raw else None)
-        stored_error = self.store.get_meta("provider_error") or ""
-        backend = self.store.backend
-        return Status(
-            workspace=str(self.settings.workspace),
-            db_path=str(self.settings.db_path),
-            sqlite_binding=backend.name,
-            sqlite_version=backend.sqlite_version,
-            sqlite_vec_version=backend.vec_version if self.store.vec_loaded else None,
-            vector_backend="sqlite-vec" if self.store.vec_loaded else "numpy",
-            fts=True,
-            provider=provider.id if provider else "none",
-            model=provider.model if provider else "fts-only",
-            dims=int(dims_raw) if dims_raw else (provider.dims if provider else None),
-            files=sum(v["files"] for v in sources.values()),
-            chunks=sum(v["chunks"] for v in sources.values()),
-            embedded=sum(v["embedded"] for v in sources.values()),
-            sources=sources,
-            dirty=dirty.dirty if dirty is not None else False,
-            dirty_check=dirty.to_dict() if dirty is not None else {},
-            last_sync=self.store.get_meta("last_sync"),
-            skipped=skipped,
-            chunk_dates=dates,
-            provider_error=scrub(self.provider_error or stored_error),  # an index written before scrubbing may hold a key
-            fallback=self.fallback.to_dict() if self.fallback is not None else None,
-            watcher=self.watcher_state,
-            notices=list(self.notices),
-            integrity=integrity,
-            openclaw_cache_reused=int(self.store.get_meta(OPENCLAW_REUSED_META) or 0),
-        )
-
-    def _integrity(self, conn: Any, dims: int | None) -> dict[str, Any]:
-        """check_integrity, cached until the index changes: the app's status screen refreshes every
-        second during a sync, and the check reads every row."""
-        key = (self.store_generation(), dims)
-        cached = getattr(self, "_integrity_cache", None)
-        if cached is None or cached[0] != key:
-            self._integrity_cache = cached = (key, check_integrity(conn, dims))
-        return dict(cached[1])
+        return index_status(self, check_dirty, dirty_budget_s, check_hashes, self._integrity)
 
     # -- search ---------------------------------------------------------------------------------
     @property
     def vector_searcher(self) -> VectorSearcher:
         if self._vector_searcher is None:
-            from .search.matrix_file import matrix_path
-            from .search.vector import VectorSearcher
-
-            missing = self.store.missing
-            self._vector_searcher = VectorSearcher(self.settings.vector_backend, self.settings.vector_memory_budget_mb,
-                                                   exact=self.settings.vector_exact,
-                                                   open_reader=None if missing else self.store.open_reader,
-                                                   matrix_file=None if missing else matrix_path(self.settings.db_path))
+            self._vector_searcher = index_vectors.new_searcher(self.settings, self.store)
         return self._vector_searcher
 
     def warm_up_vectors(self) -> None:
@@ -395,79 +286,34 @@ class MemoryIndex:
         `matrix_delta`'s limit reloaded in the background while searches use sqlite-vec. A one-shot
         search of a large index never builds it (sqlite-vec serves, or the matrix file saved beside
         the index, patched if older); this process, unless read-only, saves each matrix it builds
-        (or merges, past `vector.MERGE_SAVE_ROWS` patched rows) there for the next start."""
-        provider = self.provider
-        if provider is None or self.store.missing:
-            return
-        persist = not self.read_only
-        conn = self.store.open_reader()  # its own connection: the caller's thread may search meanwhile
-        try:
-            reads = IndexReader(conn)
-            if persist and not reads.index_id():
-                self._ensure_index_id()
-            generation = (self._epoch, reads.generation())
-            embedded = reads.count_embedded(provider.model)
-            if embedded:
-                self.vector_searcher.warm_up(conn, generation, provider.model, embedded, persist=persist)
-        finally:
-            conn.close()
+        (or merges, past `matrix_cache.MERGE_SAVE_ROWS` patched rows) there for the next start."""
+        index_vectors.warm_up(self)
 
     def lacks_vector_file(self) -> bool:
         """Would the next long-lived process (the app, `memtui mcp`) build the vector matrix from SQLite
-        at its first start (~20 s at 1M chunks, its searches on sqlite-vec meanwhile)? Only a large
+        at its first start (seconds at 1M chunks, its searches on sqlite-vec meanwhile)? Only a large
         index without a matrix file of its own does (see VectorSearcher.lacks_file)."""
-        provider = self.provider
-        if provider is None or self.store.missing or self.read_only:
-            return False
-        conn = self.store.open_reader()
-        try:
-            return self.vector_searcher.lacks_file(conn, provider.model, IndexReader(conn).count_embedded(provider.model))
-        finally:
-            conn.close()
+        return index_vectors.lacks_file(self)
 
     def save_vector_file(self) -> bool:
         """Build the vector matrix and save it beside the index now (`memtui index` does, after its
         sync, when `lacks_vector_file`); True when the file saved is for the index's state now. When
         not, `vector_searcher.save_problem` says why (a full disk; a folder at the file's path, found
-        before the build: at 1M chunks building a matrix that cannot be saved costs ~20 s)."""
-        searcher = self.vector_searcher
-        searcher.save_problem = ""
-        path = searcher.matrix_file
-        with contextlib.suppress(OSError):  # nothing there: the usual case
-            if path is not None and stat.S_ISDIR(os.lstat(path).st_mode):
-                searcher.save_problem = f"a folder is in its place ({path.name}): move it away"
-                return False
-        self.warm_up_vectors()
-        saved = searcher.saved
-        return saved is not None and saved.generation == self.reads().generation()
+        before the build: a large matrix that cannot be saved is not built for nothing)."""
+        return index_vectors.save_file(self)
 
     def map_saved_vectors(self) -> bool:
         """Map in the vector matrix saved beside the index, if it is current (a long-lived process
-        calls it on a worker thread at launch: ~0.25 s at 1M chunks, so its first search need not
-        fall back to sqlite-vec). Builds nothing; False when there is no usable file."""
-        provider = self.provider
-        if provider is None or self.store.missing:
-            return False
-        conn = self.store.open_reader()
-        try:
-            reads = IndexReader(conn)
-            generation = (self._epoch, reads.generation())
-            embedded = reads.count_embedded(provider.model)
-            return bool(embedded) and self.vector_searcher.map_file(conn, (generation, provider.model), embedded) is not None
-        finally:
-            conn.close()
+        calls it on a worker thread at launch: a checksum of the file, not a rebuild, so its first
+        search need not fall back to sqlite-vec). Builds nothing; False when there is no usable file."""
+        return index_vectors.map_saved(self)
 
     def vectors_pending(self) -> bool:
         """True when a search now would wait seconds for its vector leg over a large index (a sqlite-vec
-        KNN, or patching an older matrix with a sync's rows: ~2 s at 1M chunks) because the vector
-        matrix is neither in memory nor saved for this state: meanwhile a front end may show keyword
-        results first."""
-        provider = self.provider
-        if provider is None or self.store.missing:
-            return False
-        generation = self.store_generation()
-        embedded, _ = self.chunk_counts(provider.model, generation)
-        return self.vector_searcher.would_defer(self.reader(), (generation, provider.model), embedded, self.store.vec_loaded)
+        KNN, or patching an older matrix with a sync's rows) because the vector matrix is neither in
+        memory nor saved for this state: meanwhile a front end may show keyword results first
+        (docs/benchmarks.md has the figures)."""
+        return index_vectors.pending(self)
 
     def _ensure_index_id(self) -> None:
         """An index an older memtui built has no id until its next change: give it one now, so its
@@ -484,7 +330,7 @@ class MemoryIndex:
     def chunk_counts(self, model: str, generation: tuple[int, int] | None = None) -> tuple[int, int]:
         """(chunks embedded with `model`, all chunks), cached until the index changes.
 
-        Counting scans every row; at 100k chunks that alone cost ~40 ms a search before caching.
+        Counting scans every row: at 100k chunks, uncached, a search would pay for it every time.
         Pass the `store_generation()` you already read to save reading it again.
         """
         key = (generation or self.store_generation(), model)
@@ -537,33 +383,13 @@ class MemoryIndex:
         if sources is not None:
             ctx = replace(ctx, sources=tuple(s for s in ctx.sources if s in sources))
         pool = retrieve(ctx, query, pool_size, keyword_mode, now_ms, use_vectors, time_aware)
-        return self._without_forgotten(pool)
+        return without_forgotten(pool, self.settings)
 
     def pool_for(self, request: SearchRequest) -> Pool:
         """The pool of a front end's request: the one way the TUI, CLI, MCP and tuner retrieve."""
         return self.retrieve(request.query, pool_size=request.pool_size, keyword_mode=request.keyword_mode,
                              now_ms=request.now_ms, use_vectors=request.use_vectors, time_aware=request.time_words,
                              sources=request.sources)
-
-    def _without_forgotten(self, pool: Pool) -> Pool:
-        """The pool without chunks of sessions OpenClaw was told to forget (see engine.ingest.forgotten): an
-        index synced before the forget still holds them until the next sync drops them."""
-        if not any(c.source == "sessions" for c in pool.candidates):
-            return pool
-        from .ingest.forgotten import is_forgotten, settings_forgotten
-
-        forgotten = settings_forgotten(self.settings)
-        if forgotten is not None and not forgotten:
-            return pool
-        prefix = self.settings.sessions_prefix
-        kept = [c for c in pool.candidates if not is_forgotten(c.path, c.source, prefix, forgotten)]
-        if len(kept) != len(pool.candidates):
-            pool.candidates = kept
-            pool._jaccard = None
-            if forgotten is None:
-                pool.warnings.append("OpenClaw's database cannot be read now, so which conversations it was told to "
-                                     "forget is unknown: transcripts are left out of these results")
-        return pool
 
     def browse(self, which: BrowseFilter = "all", offset: int = 0, limit: int = 200,
                now_ms: float | None = None) -> list[BrowseEntry]:

@@ -76,8 +76,8 @@ class DirtyCheck(NamedTuple):
     """Whether files on disk differ from what the index holds, and how much of that was looked at.
 
     `dirty` is None ("unknown") when a time budget ran out before every file was stat-ed and none of
-    those checked had changed: a partial check never passes for a clean one. (A NamedTuple: a dataclass
-    costs ~1 ms of `status`'s start to build.)"""
+    those checked had changed: a partial check never passes for a clean one. (A NamedTuple: building a
+    dataclass costs more of `status`'s start.)"""
 
     dirty: bool | None
     checked: int  # files listed, stat-ed and compared before the answer was known

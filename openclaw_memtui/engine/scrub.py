@@ -41,7 +41,7 @@ def _key_shapes() -> re.Pattern[str]:
 
 @functools.cache
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
-    """Compiled on the first text to scrub: ~10 ms of regex compiling that most runs of `status` never need."""
+    """Compiled on the first text to scrub: regex compiling that most runs of `status` never need."""
     return [
         # "Authorization: Bearer x", "authorization=Basic x", JSON "Authorization": "Bearer x"
         (re.compile(r"((?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)" + _VALUE, re.I),

@@ -15,11 +15,13 @@ Two layouts exist, detected per installation and never mixed:
 
 Workspaces in both: the agent's own, else the defaults' (the default agent gets it, others
 `<defaults.workspace>/<id>`), else `~/.openclaw/workspace` / `<state>/workspace-<id>`.
+
+Each agent's effective search settings are resolved by `memory_search`; who answers its searches
+(the memory slot, `memtui connect`) by `memory_slot`.
 """
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 from dataclasses import asdict, dataclass, field
@@ -28,9 +30,14 @@ from typing import Any, Literal
 
 from ..engine.errors import MemtuiError
 from ..engine.ingest.openclaw_db import AGENT_DB_NAME
-from ..engine.settings import PROVIDERS, SOURCES, IndexSettings
+from ..engine.settings import IndexSettings
 from ..paths import openclaw_state_dir
-from .envrefs import config_env, read_by_memtui, resolve_refs, secret_ref_value
+from .config_file import json_object
+from .envrefs import config_env, read_by_memtui, resolve_refs
+from .memory_search import deep_merge as deep_merge  # core.session imports these two from here
+from .memory_search import effective_memory_search_2026, effective_memory_search_legacy, resolved_key
+from .memory_search import memtui_overrides as memtui_overrides
+from .memory_slot import BUILTIN_MEMORY_PLUGIN, SLOT_BUILTIN, mark_connected, memory_slot, search_disabled_reason
 from .openclaw_scope import scope_inputs
 
 CONFIG_NAMES = ("openclaw.json", "clawdbot.json")
@@ -38,79 +45,10 @@ DEFAULT_AGENT = "main"
 Layout = Literal["2026.9", "legacy"]
 NEW_LAYOUT: Layout = "2026.9"
 LEGACY_LAYOUT: Layout = "legacy"
-# OpenClaw 2026.9 hard-codes these (memory-search.ts); memtui indexes with the same budgets
-NEW_LAYOUT_CHUNKING = {"tokens": 400, "overlap": 80}
 # files at the workspace root that each layout indexes besides memory/**
 ROOT_FILES = {NEW_LAYOUT: ("MEMORY.md", "USER.md"), LEGACY_LAYOUT: ("MEMORY.md", "memory.md")}
 # OpenClaw 2026.9 splits transcript messages longer than this into several lines (session-files.ts)
 NEW_LAYOUT_WRAP_CHARS = 800
-
-
-# OpenClaw's memory engine is a plugin in one slot (`plugins.slots.memory`); memtui's own plugin,
-# installed by `memtui connect`, takes it under this id
-BUILTIN_MEMORY_PLUGIN = "memory-core"
-MEMTUI_MEMORY_PLUGIN = "memtui-memory"
-SLOT_BUILTIN, SLOT_NONE, SLOT_CONNECTED, SLOT_OTHER = "builtin", "none", "connected", "other"
-
-
-def memory_slot(cfg: dict[str, Any]) -> tuple[str, str | None]:
-    """(state, plugin id) of OpenClaw's memory slot, as its `resolveSlotSelection` reads it: unset or
-    blank is the builtin memory-core, "none" (any case) turns memory off, any other id is that plugin
-    (memtui's own is "connected")."""
-    raw = json_object(json_object(json_object(cfg.get("plugins")).get("slots"))).get("memory")
-    value = raw.strip() if isinstance(raw, str) else ""
-    if not value:
-        return SLOT_BUILTIN, BUILTIN_MEMORY_PLUGIN
-    if value.lower() == "none":
-        return SLOT_NONE, None
-    if value.lower() == BUILTIN_MEMORY_PLUGIN:
-        return SLOT_BUILTIN, BUILTIN_MEMORY_PLUGIN
-    if value.lower() == MEMTUI_MEMORY_PLUGIN:
-        return SLOT_CONNECTED, MEMTUI_MEMORY_PLUGIN
-    return SLOT_OTHER, value
-
-
-def search_disabled_reason(slot: tuple[str, str | None], enabled: Any, where: str) -> str:
-    """Why OpenClaw gives an agent no memory search ("" when it does): `enabled` is the effective
-    `memory.search.enabled` (False: off), `where` the key that set it."""
-    from ..render import safe
-
-    state, plugin = slot
-    if state == SLOT_NONE:
-        return 'plugins.slots.memory is "none": OpenClaw has no memory search'
-    if state == SLOT_OTHER:
-        return (f'plugins.slots.memory is "{safe(str(plugin), one_line=True)}": another memory plugin, '
-                "not OpenClaw's builtin memory search, serves this agent")
-    if enabled is False:
-        return f"{where} is false: OpenClaw's memory search is off for this agent"
-    return ""
-
-
-def memory_search_text(agent: Agent) -> str:
-    """One line on who answers this agent's memory searches, for `agents`, `status` and the app."""
-    from ..render import safe
-
-    who = safe(agent.id, one_line=True)
-    if agent.search_disabled:
-        return f"off — {agent.search_disabled}"
-    if agent.connected:
-        return f"connected: memory_search answers from memtui (`memtui disconnect --agent {who}` undoes it)"
-    return f"on: OpenClaw's builtin {BUILTIN_MEMORY_PLUGIN} answers (`memtui connect --agent {who}` hands it to memtui)"
-
-
-def _mark_connected(agents: list[Agent], cfg: dict[str, Any]) -> None:
-    """Which agents `memtui connect` handed to memtui. The slot is one for all agents: while memtui's
-    plugin holds it, an agent it was not connected for has no memory search in OpenClaw at all."""
-    from .connect import connected_agents
-
-    if memory_slot(cfg)[0] != SLOT_CONNECTED:
-        return
-    connected = set(connected_agents(cfg))
-    for agent in agents:
-        agent.connected = agent.id in connected
-        if not agent.connected and not agent.search_disabled:
-            agent.search_disabled = (f"plugins.slots.memory is {MEMTUI_MEMORY_PLUGIN} and this agent is not connected: "
-                                     f"OpenClaw gives it no memory search (`memtui connect --agent {agent.id}`)")
 
 
 class OpenClawError(MemtuiError, ValueError):
@@ -229,45 +167,6 @@ def read_config(path: Path | None) -> dict[str, Any]:
     return data
 
 
-def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(base)
-    for key, value in override.items():
-        if key == "extraPaths" and isinstance(value, list):
-            out[key] = list(dict.fromkeys([*out.get(key, []), *value]))  # concatenated, not replaced
-        elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def _normalize_extra_paths(ms: dict[str, Any]) -> dict[str, Any]:
-    """`extraPaths` as plain paths, with the newer `{path, pattern}` entries' globs in
-    `extraPathPatterns` ([path, pattern] pairs; a path also listed plainly is not filtered)."""
-    paths, patterned, plain = [], [], set()
-    for item in ms.get("extraPaths") or []:
-        raw = item.get("path") if isinstance(item, dict) else item
-        if not isinstance(raw, str) or not raw.strip():
-            continue
-        paths.append(raw.strip())
-        pattern = item.get("pattern") if isinstance(item, dict) else None
-        if isinstance(pattern, str) and pattern.strip():
-            patterned.append([raw.strip(), pattern.strip()])
-        else:
-            plain.add(raw.strip())
-    if "extraPaths" in ms:
-        ms = dict(ms, extraPaths=list(dict.fromkeys(paths)))
-        patterns = [pair for pair in patterned if pair[0] not in plain]
-        if patterns:
-            ms["extraPathPatterns"] = patterns
-    return ms
-
-
-def json_object(value: Any) -> dict[str, Any]:
-    """`value` when it is a JSON object, else an empty one: openclaw.json is hand-edited."""
-    return value if isinstance(value, dict) else {}
-
-
 _INVALID_ID_CHARS = re.compile(r"[^a-z0-9_-]+")
 _VALID_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$", re.I)
 
@@ -350,80 +249,6 @@ def _workspace(entry: dict[str, Any], defaults: dict[str, Any], agent_id: str, i
     return home / ".openclaw" / "workspace" if is_default else state / f"workspace-{agent_id}"
 
 
-def _remember_across_conversations(cfg: dict[str, Any], overrides: dict[str, Any], defaults: dict[str, Any]) -> bool:
-    explicit = overrides.get("rememberAcrossConversations", defaults.get("rememberAcrossConversations"))
-    if isinstance(explicit, bool):
-        return explicit
-    dm_scope = json_object(cfg.get("session")).get("dmScope")
-    raw_bindings = cfg.get("bindings")
-    bindings: list[Any] = raw_bindings if isinstance(raw_bindings, list) else []
-    scoped = any(isinstance(b, dict) and "dmScope" in json_object(b.get("session")) for b in bindings)
-    return dm_scope in (None, "main") and not scoped
-
-
-def _policy_sources(configured: Any, session_memory: bool) -> list[str]:
-    wanted = configured if isinstance(configured, list) and configured else ["memory"]
-    out = [s for s in ("memory", "sessions") if s in wanted and (s == "memory" or session_memory)]
-    return out or ["memory"]
-
-
-def effective_memory_search_2026(cfg: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """OpenClaw 2026.9's `resolveMemorySearchIndexConfig`, as a memorySearch-shaped dict."""
-    defaults = json_object(json_object(cfg.get("memory")).get("search"))
-    overrides = json_object(json_object(entry.get("memory")).get("search"))
-
-    def pick(key: str) -> Any:
-        return overrides[key] if overrides.get(key) is not None else defaults.get(key)
-
-    def pick_in(block: str, key: str) -> Any:
-        value = json_object(overrides.get(block)).get(key)
-        return value if value is not None else json_object(defaults.get(block)).get(key)
-
-    remember = _remember_across_conversations(cfg, overrides, defaults)
-    configured_sessions = bool(pick_in("experimental", "sessionMemory"))
-    configured = pick("sources")
-    search_sources = _policy_sources(configured, configured_sessions or (
-        remember and isinstance(configured, list) and "sessions" in configured))
-    sources = _policy_sources([*search_sources, "sessions"] if remember else configured, remember or configured_sessions)
-    ms: dict[str, Any] = {
-        "enabled": pick("enabled") is not False,
-        "sources": sources,
-        "searchSources": search_sources,
-        "extraPaths": [*(defaults.get("extraPaths") or []), *(overrides.get("extraPaths") or [])],
-        "chunking": dict(NEW_LAYOUT_CHUNKING),
-    }
-    for key in ("provider", "model", "fallback"):
-        if isinstance(pick(key), str) and pick(key).strip():
-            ms[key] = pick(key).strip()
-    remote = {k: pick_in("remote", k) for k in ("baseUrl", "apiKey", "headers") if pick_in("remote", k) is not None}
-    if remote:
-        ms["remote"] = remote
-    query = {k: pick_in("query", k) for k in ("maxResults", "minScore") if pick_in("query", k) is not None}
-    if query:
-        ms["query"] = query
-    return _normalize_extra_paths(ms)
-
-
-def _resolved_key(ms: dict[str, Any], cfg_env: dict[str, str]) -> dict[str, Any]:
-    """`ms` with an env secret reference as `remote.apiKey` (`{source: "env", id: NAME}`) replaced by
-    NAME's value when it is set; any other reference is left for memtui to ignore."""
-    remote = ms.get("remote")
-    if not isinstance(remote, dict) or not isinstance(remote.get("apiKey"), dict):
-        return ms
-    value = secret_ref_value(remote["apiKey"], cfg_env)
-    return ms if value is None else dict(ms, remote=dict(remote, apiKey=value))
-
-
-def _effective_memory_search_legacy(cfg: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    defaults = json_object(json_object(cfg.get("agents")).get("defaults"))
-    newer = json_object(json_object(cfg.get("memory")).get("search"))
-    base = deep_merge(_normalize_extra_paths(newer), _normalize_extra_paths(json_object(defaults.get("memorySearch"))))
-    ms = deep_merge(base, _normalize_extra_paths(json_object(entry.get("memorySearch"))))
-    sources = ms.get("sources")
-    ms["sources"] = [s for s in ("memory", "sessions") if isinstance(sources, list) and s in sources] or ["memory"]
-    return ms
-
-
 def _enabled_key(cfg: dict[str, Any], entry: dict[str, Any], agent_id: str, layout: Layout) -> str:
     """The config key that decided an agent's `enabled` (the agent's own wins over the defaults)."""
     if layout == NEW_LAYOUT:
@@ -464,18 +289,18 @@ def load_installation(state_dir: Path | None = None) -> Installation:
             index = state / "agents" / agent_id / "agent" / AGENT_DB_NAME
             transcripts = "sqlite"
         else:
-            ms = _effective_memory_search_legacy(cfg, entry)
+            ms = effective_memory_search_legacy(cfg, entry)
             store = json_object(ms.get("store")).get("path")
             index = (Path(os.path.expanduser(store.replace("{agentId}", agent_id))) if isinstance(store, str) and store
                      else state / "memory" / f"{agent_id}.sqlite")
             transcripts = "jsonl"
-        ms = _resolved_key(ms, cfg_env)
+        ms = resolved_key(ms, cfg_env)
         scope = scope_inputs(cfg, entry) if layout == NEW_LAYOUT else {}
         off = search_disabled_reason(slot, ms.get("enabled"), _enabled_key(cfg, entry, agent_id, layout))
         agents.append(Agent(agent_id, is_default, str(workspace), str(agent_dir), str(sessions_dir), str(index),
                             layout, transcripts, list(ms["sources"]), ms, scope, slot[0], slot[1], off))
     if layout == NEW_LAYOUT:
-        _mark_connected(agents, cfg)
+        mark_connected(agents, cfg)
     version = json_object(cfg.get("meta")).get("lastTouchedVersion")
     entries = json_object(json_object(cfg.get("agents")).get("entries"))
     warnings = [f"OpenClaw refuses the agent key {key!r} (letters, digits, '-' and '_' only); memtui reads it as "
@@ -503,55 +328,6 @@ def find_agent(agent_id: str, state_dir: Path | None = None) -> Agent:
     known = ", ".join(a.id for a in inst.agents) or "none"
     where = f" in {inst.config}" if inst.config else " (no OpenClaw config found)"
     raise OpenClawError(f"no OpenClaw agent '{safe(agent_id, keep_newlines=False)}'{where}; known agents: {known}")
-
-
-def memtui_overrides(ms: dict[str, Any]) -> dict[str, Any]:
-    """Translate an effective `memorySearch` block into memtui config keys (only those present)."""
-    out: dict[str, Any] = {}
-    if isinstance(ms.get("sources"), list):
-        out["sources"] = [s for s in ms["sources"] if s in SOURCES] or ["memory"]
-    if isinstance(ms.get("extraPaths"), list):
-        out["extraPaths"] = list(ms["extraPaths"])
-    for key in ("provider", "model", "fallback"):
-        if isinstance(ms.get(key), str) and ms[key]:
-            if key == "provider" and (ms[key] not in PROVIDERS or ms[key] in ("none", "auto")):
-                # OpenClaw's "none" (keyword-only), its default "auto" (names no provider: memtui sends notes
-                # to a remote one only when one is named) and providers memtui lacks: memtui's own applies
-                continue
-            if key == "fallback" and (ms[key] not in PROVIDERS or ms[key] == "auto"):
-                continue  # one memtui lacks (bedrock, lmstudio): a failing provider degrades to keywords
-            out[key] = ms[key]
-    remote = json_object(ms.get("remote"))
-    r = {k: remote[k] for k in ("baseUrl", "apiKey") if isinstance(remote.get(k), str)}
-    if isinstance(remote.get("headers"), dict):
-        r["headers"] = {str(k): str(v) for k, v in remote["headers"].items()}
-    if r:
-        out["remote"] = r
-    chunking = json_object(ms.get("chunking"))
-    c = {k: int(chunking[k]) for k in ("tokens", "overlap") if isinstance(chunking.get(k), (int, float))}
-    if c:
-        out["chunking"] = c
-    query = json_object(ms.get("query"))
-    q: dict[str, Any] = {}
-    if isinstance(query.get("maxResults"), (int, float)):
-        q["maxResults"] = int(query["maxResults"])
-    if isinstance(query.get("minScore"), (int, float)):
-        q["minScore"] = float(query["minScore"])
-    hybrid = json_object(query.get("hybrid"))
-    h: dict[str, Any] = {}
-    for key in ("vectorWeight", "textWeight"):
-        if isinstance(hybrid.get(key), (int, float)):
-            h[key] = float(hybrid[key])
-    for block, keys in (("mmr", ("enabled", "lambda")), ("temporalDecay", ("enabled", "halfLifeDays"))):
-        src = json_object(hybrid.get(block))
-        part = {k: (bool(src[k]) if k == "enabled" else float(src[k])) for k in keys if k in src}
-        if part:
-            h[block] = part
-    if h:
-        q["hybrid"] = h
-    if q:
-        out["query"] = q
-    return out
 
 
 def agent_index_settings(settings: IndexSettings, agent: Agent) -> IndexSettings:

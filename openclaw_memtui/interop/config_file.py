@@ -228,3 +228,8 @@ def load_config_tree(path: Path) -> Any:
         data, _ = resolve_includes(data, path)
     refuse_lone_surrogates(data, path)
     return data
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: openclaw.json is hand-edited."""
+    return value if isinstance(value, dict) else {}

@@ -34,14 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import PACKAGE_DIR, data_dir
-from .agents import OpenClawError, json_object
+from .agents import OpenClawError
+from .config_file import json_object
 from .rewrite import read_plain_json  # noqa: F401 - re-exported: cli_connect reads configs through here
 
 PLUGIN_ID = "memtui-memory"
 DEFAULT_MEMORY_PLUGIN = "memory-core"  # what OpenClaw uses when plugins.slots.memory is not set
 PLUGIN_FILES = ("openclaw.plugin.json", "package.json", "index.js")
 VERSION_MARK = "__MEMTUI_VERSION__"
-VALIDATE_TIMEOUT_S = 180  # `openclaw config validate` took 34 s on a loaded 2-core machine
+VALIDATE_TIMEOUT_S = 180  # generous: `openclaw config validate` starts node, slow on a loaded machine; this only ends a hung one
 
 
 def plugin_source() -> Path:

@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.search.rank import SearchParams
-from .agents import NEW_LAYOUT, Layout, OpenClawError, deep_merge, json_object, normalize_agent_id
+from .agents import NEW_LAYOUT, Layout, OpenClawError, normalize_agent_id
+from .config_file import json_object
+from .memory_search import deep_merge
 
 # what OpenClaw 2026.9 ranks with, whatever its config says (memory-search.ts)
 FIXED_2026 = {"vectorWeight": 0.7, "textWeight": 0.3, "mmr": True, "mmrLambda": 0.7, "decay": True, "halfLifeDays": 30.0}

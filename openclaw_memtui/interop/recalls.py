@@ -10,14 +10,15 @@ Two places hold them:
   how an event is tied to an agent. OpenClaw records only the hits from memory files: the dated notes
   in a `memory.recall.recorded` event, the others (MEMORY.md, extra paths) in a `memory.recall.skipped`
   event of the same search, and no transcript hits at all. Both are read and merged.
-* **Transcripts** (any version): the `memory_search` tool calls in the agent's transcripts (the 2026.9
-  agent database's `transcript_events`, and `sessions/*.jsonl`) with the tool's answer. Used when the
-  state holds no recorded search for the agent (older installs). A forgotten session
-  (`memory_session_tombstones`) is skipped whole: its questions are its text.
+* **Transcripts** (any version, `recall_transcripts`): the `memory_search` tool calls in the agent's
+  transcripts (the 2026.9 agent database's `transcript_events`, and `sessions/*.jsonl`) with the
+  tool's answer. Used when the state holds no recorded search for the agent (older installs). A
+  forgotten session (`memory_session_tombstones`) is skipped whole: its questions are its text.
 
 Everything read is untrusted: a row of another plugin is never looked at, a query is cut at
 MAX_QUERY_CHARS, a path that could leave the workspace (absolute, `..`, control characters) is kept
-only to be shown (render.safe) and marked `outside`, never opened or matched.
+only to be shown (render.safe) and marked `outside`, never opened or matched. How memtui ranks the
+same question beside OpenClaw's answer is `recall_compare`'s.
 """
 
 from __future__ import annotations
@@ -27,15 +28,14 @@ import json
 import math
 import os
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ..engine.errors import MemtuiError
-from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl, table_names
-from ..engine.ingest.regular_file import open_regular
+from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, table_names
 
 PLUGIN_ID = "memory-core"
 EVENTS_NAMESPACE = "memory-host.events"
@@ -47,8 +47,8 @@ MAX_QUERY_CHARS = 2048  # OpenClaw's own cut (MAX_MEMORY_HOST_EVENT_TEXT_BYTES)
 MAX_PATH_CHARS = 1024
 MAX_HITS = 50
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024  # a JSONL transcript bigger than this is not read for searches
-# a tool call and OpenClaw's record of it are one search when this close (its record follows the answer,
-# 19 s after the call on a loaded machine)
+# a tool call and OpenClaw's record of it are one search when this close: its record follows the answer,
+# which on a loaded machine can come long after the call
 SAME_SEARCH_MS = 5 * 60 * 1000
 MEMORY_SEARCH_TOOLS = ("memory_search", "openclaw:memory-core:memory_search")
 
@@ -189,7 +189,8 @@ def _hit(raw: Any) -> RecallHit | None:
     return RecallHit(path, start, end, score, path_is_outside(path))
 
 
-def _hits(raw: Any) -> list[RecallHit]:
+def parse_hits(raw: Any) -> list[RecallHit]:
+    """The hits of an answer's `results`, at most MAX_HITS; a malformed one is left out."""
     if not isinstance(raw, list):
         return []
     return [h for h in (_hit(item) for item in raw[:MAX_HITS]) if h is not None]
@@ -209,7 +210,8 @@ def parse_time_ms(value: Any) -> float | None:
     return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
 
 
-def _query(raw: Any) -> str | None:
+def parse_query(raw: Any) -> str | None:
+    """A search's question as shown and matched: cut, whitespace collapsed, secrets masked."""
     if not isinstance(raw, str):
         return None
     from ..engine.redact import redact_secrets
@@ -231,13 +233,13 @@ def parse_event_row(value_json: Any, created_at: Any = None) -> tuple[str, Recal
     event = value.get("event") if isinstance(value, dict) and value.get("kind") == "event" else None
     if not isinstance(event, dict) or event.get("type") not in (RECORDED, SKIPPED):
         return None
-    query = _query(event.get("query"))
+    query = parse_query(event.get("query"))
     if query is None:
         return None
     ts = parse_time_ms(event.get("timestamp"))
     if ts is None:
         ts = parse_time_ms(value.get("recordedAt")) or parse_time_ms(created_at) or 0.0
-    return event["type"], RecallEvent(query, ts, tuple(_hits(event.get("results"))), "event",
+    return event["type"], RecallEvent(query, ts, tuple(parse_hits(event.get("results"))), "event",
                                       truncated=event.get("storageTruncated") is True)
 
 
@@ -287,134 +289,6 @@ def merge_skipped(typed: Iterable[tuple[str, RecallEvent]]) -> list[RecallEvent]
     return sorted(merged.values(), key=lambda e: e.ts_ms)
 
 
-# -- memory_search calls in transcripts --------------------------------------------------------------
-
-def _tool_query(name: Any, arguments: Any) -> str | None:
-    """The query of a memory_search call: direct, or through OpenClaw's `tool_call` dispatcher."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments[:MAX_ROW_BYTES])
-        except (ValueError, RecursionError):
-            return None
-    if not isinstance(arguments, dict) or not isinstance(name, str):
-        return None
-    if name == "tool_call" and isinstance(arguments.get("id"), str):
-        return _tool_query(arguments["id"], arguments.get("args"))
-    if name in MEMORY_SEARCH_TOOLS or name.endswith("__memory_search"):
-        return _query(arguments.get("query"))
-    return None
-
-
-def _result_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-    return ""
-
-
-def _answer_hits(text: str, depth: int = 0) -> list[RecallHit] | None:
-    """The hits of a memory_search answer (`{"results": [...]}`); None when it is no such answer
-    (disabled, an error, another tool's text). Through `tool_call` the answer is wrapped:
-    `{"tool": …, "result": {"content": [{"type": "text", "text": "{\"results\": …}"}]}}`."""
-    if not text or len(text) > MAX_ROW_BYTES * 16 or depth > 3:
-        return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return _hits_in(value, depth)
-
-
-def _hits_in(value: Any, depth: int) -> list[RecallHit] | None:
-    if not isinstance(value, dict):
-        return None
-    if value.get("disabled") is True or value.get("unavailable") is True:
-        return None  # OpenClaw answered no search (search off, or it timed out): nothing was recalled
-    if isinstance(value.get("results"), list):
-        return _hits(value["results"])
-    if isinstance(value.get("result"), dict):
-        return _hits_in(value["result"], depth + 1)
-    if isinstance(value.get("content"), list):
-        return _answer_hits(_result_text(value), depth + 1)
-    return None
-
-
-def transcript_recalls(lines: Iterable[str], session: str = "") -> Iterator[RecallEvent]:
-    """The memory_search calls of one transcript (JSONL lines) that got an answer, in order."""
-    calls: dict[str, tuple[str, float]] = {}
-    for line in lines:
-        if "memory_search" not in line and "toolResult" not in line and "tool_result" not in line:
-            continue  # most lines are plain messages: not parsed
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        message = entry.get("message") if isinstance(entry, dict) else None
-        if not isinstance(message, dict):
-            continue
-        ts = parse_time_ms(entry.get("timestamp")) or parse_time_ms(message.get("timestamp")) or 0.0
-        role = message.get("role")
-        if role == "assistant" and isinstance(message.get("content"), list):
-            for part in message["content"]:
-                if isinstance(part, dict) and part.get("type") in ("toolCall", "tool_use", "toolUse"):
-                    query = _tool_query(part.get("name"), part.get("arguments", part.get("input")))
-                    if query is not None and isinstance(part.get("id"), str):
-                        calls[part["id"]] = (query, ts)
-        elif role in ("toolResult", "tool") and isinstance(message.get("toolCallId"), str):
-            asked = calls.pop(message["toolCallId"], None)
-            hits = _answer_hits(_result_text(message)) if asked is not None else None
-            if asked is not None and hits is not None:
-                yield RecallEvent(asked[0], asked[1] or ts, tuple(hits), "transcript", session)
-
-
-def forgotten_sessions(conn: Any) -> set[str]:
-    """Sessions OpenClaw was told to forget (`openclaw memory forget`): never shown."""
-    if "memory_session_tombstones" not in table_names(conn):
-        return set()
-    return {r[0] for r in conn.execute("SELECT session_id FROM memory_session_tombstones") if isinstance(r[0], str)}
-
-
-def read_transcript_db(db: Path) -> tuple[list[RecallEvent], set[str]]:
-    """memory_search calls in a 2026.9 agent database's transcripts, and its forgotten sessions."""
-    def read(conn: Any) -> tuple[list[RecallEvent], set[str]]:
-        forgotten = forgotten_sessions(conn)
-        if "transcript_events" not in table_names(conn):
-            return [], forgotten
-        sessions = [r[0] for r in conn.execute(
-            "SELECT DISTINCT session_id FROM transcript_events WHERE coalesce(event_json LIKE '%memory_search%', 1)")
-            if isinstance(r[0], str) and r[0] not in forgotten]
-        events: list[RecallEvent] = []
-        for sid in sessions:
-            events += transcript_recalls(read_session_jsonl(conn, sid).split("\n"), sid)
-        return events, forgotten
-
-    return read_consistent(db, read)
-
-
-def read_transcript_files(folder: Path, forgotten: set[str]) -> list[RecallEvent]:
-    """memory_search calls in `sessions/*.jsonl` (regular files only, never followed out of the folder)."""
-    events: list[RecallEvent] = []
-    try:
-        names = sorted(entry.name for entry in os.scandir(folder) if entry.name.endswith(".jsonl"))
-    except OSError:
-        return events
-    for name in names:
-        sid = name[: -len(".jsonl")]
-        if sid in forgotten or sid.split(".", 1)[0] in forgotten:
-            continue
-        try:
-            with open_regular(folder / name, follow_symlinks=False) as fh:  # a link could lead out of the folder
-                data = fh.read(MAX_TRANSCRIPT_BYTES + 1)
-        except OSError:
-            continue
-        if len(data) > MAX_TRANSCRIPT_BYTES:
-            continue
-        events += transcript_recalls(data.decode("utf-8", "replace").split("\n"), sid)
-    return events
-
-
 # -- an agent's searches ---------------------------------------------------------------------------------
 
 def group(events: Iterable[RecallEvent], since_ms: float | None = None, limit: int | None = None) -> list[Recall]:
@@ -438,6 +312,8 @@ def agent_recalls(agent: Any, state_dir: str | os.PathLike[str], since_ms: float
     events, note = read_recorded(state_db, workspace_keys(agent.workspace))
     if note and state_db.is_file():
         notes.append(note)
+    from .recall_transcripts import read_transcript_db, read_transcript_files  # it builds on this module's types
+
     transcript_events: list[RecallEvent] = []
     forgotten: set[str] = set()
     db = Path(agent.transcripts_db) if getattr(agent, "transcripts_db", "") else None
@@ -451,72 +327,3 @@ def agent_recalls(agent: Any, state_dir: str | os.PathLike[str], since_ms: float
         e.query == t.query and abs(e.ts_ms - t.ts_ms) <= SAME_SEARCH_MS for e in events)]
     source = "+".join(name for name, found in (("events", events), ("transcripts", unrecorded)) if found) or "none"
     return RecallSet(group([*events, *unrecorded], since_ms, limit), source, notes)
-
-
-# -- OpenClaw's answer beside memtui's ---------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Compared:
-    """One place either ranking returned, with its rank and score in each (None: not returned)."""
-
-    path: str
-    start_line: int
-    end_line: int
-    openclaw_rank: int | None
-    openclaw_score: float | None
-    memtui_rank: int | None
-    memtui_score: float | None
-    outside: bool = False
-
-    @property
-    def found(self) -> str:
-        """"both", "openclaw" (only OpenClaw returned it) or "memtui" (only memtui does)."""
-        if self.openclaw_rank is not None and self.memtui_rank is not None:
-            return "both"
-        return "openclaw" if self.openclaw_rank is not None else "memtui"
-
-    @property
-    def move(self) -> int | None:
-        """Ranks memtui places it above OpenClaw (negative: below); None unless both returned it."""
-        if self.openclaw_rank is None or self.memtui_rank is None:
-            return None
-        return self.openclaw_rank - self.memtui_rank
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line, "found": self.found,
-                "openclawRank": self.openclaw_rank, "openclawScore": self.openclaw_score,
-                "memtuiRank": self.memtui_rank, "memtuiScore": self.memtui_score, "move": self.move,
-                **({"outside": True} if self.outside else {})}
-
-
-def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
-    return min(a[1], b[1]) - max(a[0], b[0]) + 1
-
-
-def compare(hits: Iterable[RecallHit], results: Iterable[Any]) -> list[Compared]:
-    """OpenClaw's hits beside memtui's results (objects with path, start_line, end_line, score): a hit
-    is the result at the same lines of the same file, else the one overlapping it most (memtui may cut
-    chunks elsewhere). OpenClaw's order first, then what only memtui returns, in its order."""
-    ranked = list(results)
-    taken: set[int] = set()
-    out: list[Compared] = []
-    for n, hit in enumerate(hits, 1):
-        match = None
-        if not hit.outside:
-            same = [i for i, r in enumerate(ranked) if i not in taken and r.path == hit.path]
-            exact = [i for i in same if (ranked[i].start_line, ranked[i].end_line) == (hit.start_line, hit.end_line)]
-            overlapping = sorted((i for i in same if _overlap((ranked[i].start_line, ranked[i].end_line),
-                                                               (hit.start_line, hit.end_line)) > 0),
-                                 key=lambda i: -_overlap((ranked[i].start_line, ranked[i].end_line),
-                                                         (hit.start_line, hit.end_line)))
-            match = exact[0] if exact else overlapping[0] if overlapping else None
-        if match is None:
-            out.append(Compared(hit.path, hit.start_line, hit.end_line, n, hit.score, None, None, hit.outside))
-        else:
-            taken.add(match)
-            r = ranked[match]
-            out.append(Compared(hit.path, hit.start_line, hit.end_line, n, hit.score, match + 1, float(r.score)))
-    for i, r in enumerate(ranked):
-        if i not in taken:
-            out.append(Compared(r.path, r.start_line, r.end_line, None, None, i + 1, float(r.score)))
-    return out

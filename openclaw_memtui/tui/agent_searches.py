@@ -18,7 +18,8 @@ from textual.message import Message
 from ..engine.search.rank import Pool, Result, rank
 from ..engine.store.reader import ChunkRow
 from ..errors import describe
-from ..interop.recalls import Recall, RecallHit, RecallSet, compare, normalize_query
+from ..interop.recall_compare import compare
+from ..interop.recalls import Recall, RecallHit, RecallSet, normalize_query
 from ..render import safe
 from .screens.agent_searches import OPENCLAW_GLYPH, AgentSearchesScreen
 from .teardown import skip_when_torn_down

@@ -35,7 +35,7 @@ class EmbeddingProvider(Protocol):
 
 def fingerprint(data: dict[str, Any]) -> str:
     """A stable hash of what changes vectors (provider, model, base URL, settings) — never a key."""
-    import hashlib  # OpenSSL takes ~3 ms to load: only when a provider is made
+    import hashlib  # loads OpenSSL: only when a provider is made
 
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 

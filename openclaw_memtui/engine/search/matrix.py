@@ -4,7 +4,7 @@ A float32 matrix of 1M × 384 is 1.5 GB; this one keeps two compressed copies (m
 bench/scale.py, README "Scale"):
 
 * sign bits of each vector minus the mean, column-major (48 bytes a row): a Hamming scan of every
-  row in ~11 ms at 1M picks a shortlist;
+  row picks a shortlist (the fastest full scan measured: docs/benchmarks.md, "Scale");
 * int8 codes of each vector minus the mean, one scale per dimension (384 bytes a row): the
   shortlist is scored against the float query.
 

@@ -3,7 +3,7 @@ memory-mapped file, or the matrix already in memory) minus the rows that changed
 float32 matrix of the rows added since.
 
 Every sync bumps the index generation, so without this a saved matrix would be stale after any
-write (a rebuild is 13–80 s at 1M chunks). A chunk's id (sha256 of source, path, lines, text hash
+write (and a rebuild reads every vector). A chunk's id (sha256 of source, path, lines, text hash
 and model) fixes its vector for a model, so comparing the base's (rowid, first 64 bits of the id)
 pairs with the index's finds exactly the rows to drop and the rows to read. The fingerprint, not
 the rowid alone, is what catches a rowid SQLite reused after the highest rows were deleted.
@@ -25,7 +25,7 @@ import numpy as np
 from .matrix import FloatMatrix, QuantizedMatrix
 from .matrix_file import release_pages
 
-REBUILD_FRACTION = 0.05  # 50k of 1M: a delta matrix of 77 MB, scanned in ~5 ms per search
+REBUILD_FRACTION = 0.05  # 50k of 1M: a delta matrix of 77 MB, scanned in full by every search
 REBUILD_ROWS = 50_000
 _HEX_ID = 64  # sync's ids are sha256 hex digests: their first 16 digits are the fingerprint as they stand
 

@@ -1,5 +1,5 @@
 """The quantised vector matrix saved beside the index (`<index>.matrix`), so a restart maps it in
-well under a second instead of rebuilding it from every vector in SQLite (15–36 s at 1M chunks).
+in a fraction of the time rebuilding it from every vector in SQLite takes (docs/benchmarks.md, "Scale").
 
 The file is a cache, never a source of truth: its header names the index state it was built from
 (the index's random id, its generation counter, the model and the vector size), and it is used

@@ -4,7 +4,7 @@
 this module only decides the window's size from the words matched (a day, an ISO week, a month, a
 year, a season) and strips the expression from the query so "last week" does not match text that
 merely says "week". A cheap regex guards the import: queries without time-like words never load
-dateparser (it costs ~0.13 s to import).
+dateparser (slow to import: a one-shot search without time words never pays for it).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ class Backend:
 def vec_extension_path() -> str | None:
     """Where the sqlite-vec package keeps its loadable extension, found without importing it.
 
-    Importing `sqlite_vec` pulls in numpy (~60 ms); a keyword-only CLI search should not pay that.
+    Importing `sqlite_vec` pulls in numpy, a slow import; a keyword-only CLI search should not pay that.
     """
     import importlib.util
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# up to this many chunks every status joins keyword rows with chunks (~0.2 s at 20k on a loaded machine); above, only
+# up to this many chunks every status joins keyword rows with chunks (it reads every row); above, only
 # when the kept counts disagree (a sync repairs keyword rows, and heals the join's cases too)
 DEEP_CHECK_CHUNKS = 10_000
 
@@ -25,7 +25,7 @@ def check_integrity(conn: Any, dims: int | None) -> dict[str, Any]:
     deep = chunks != fts_rows or chunks <= DEEP_CHECK_CHUNKS
     if deep:
         # FTS5 keeps its rows in the shadow table `<name>_content` (id = rowid, c1 = our `id` column):
-        # joining that plain table is ~3x faster than scanning the virtual table (~90 ms at 100k chunks)
+        # joining that plain table is about 3x faster than scanning the virtual table
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_fts_content'").fetchone():
             fts, rowid, fts_id = "chunks_fts_content", "id", "c1"
         else:  # pragma: no cover - an FTS5 build without a content table

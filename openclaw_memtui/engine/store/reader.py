@@ -219,7 +219,7 @@ class IndexReader:
     def newest_chunks(self, sources: tuple[str, ...], limit: int, offset: int = 0) -> list[tuple[ChunkRow, float]]:
         """Chunks of these sources newest first, a page at a time: (row, when in ms). A dated chunk is
         as old as its date; an undated one (MEMORY.md, USER.md) as its file's last change. Ties keep
-        a file's chunks in line order. ~6 ms a page at 10k chunks: one sort, no vectors read."""
+        a file's chunks in line order. One sort, no vectors read."""
         if not sources:
             return []
         rows = self.conn.execute(
@@ -244,7 +244,7 @@ class IndexReader:
     def chunk_id_heads(self) -> tuple[int, int, str, str]:
         """(chunks, chunks whose id has 64 characters, every rowid comma-separated, the first 16
         characters of every id joined), in one order: one covering scan of the id index aggregated by
-        SQLite, so 1M rows cost no Python object each (1.1 s at 1M, the GIL free meanwhile)."""
+        SQLite, so 1M rows cost no Python object each (and the GIL is free meanwhile)."""
         count, long_ids, rowids, heads = self.conn.execute(
             "SELECT count(*), coalesce(sum(length(id) = 64), 0), coalesce(group_concat(rowid, ','), ''),"
             " coalesce(group_concat(substr(id, 1, 16), ''), '') FROM chunks").fetchone()

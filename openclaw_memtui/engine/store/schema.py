@@ -112,7 +112,7 @@ REQUIRED_TABLES = {"meta", "files", "chunks", "embedding_cache", "chunks_fts"}
 
 # Which chunk rows each change of the index touched, by the generation it gave the index and the one
 # before (`connection.bump_generation`): a vector matrix of an earlier generation is patched from these
-# rowids instead of a scan of every chunk id (0.6–1.6 s at 1M). `rowids` is int64s, little-endian, or
+# rowids instead of a scan of every chunk id (slow at 1M chunks). `rowids` is int64s, little-endian, or
 # NULL when there were too many to list; a generation with no row (an older memtui wrote it, or the log
 # was pruned) breaks the chain and the reader scans.
 CHANGES_SQL = """
@@ -130,8 +130,8 @@ def quick_check_tables(conn: Any) -> str:
     """`PRAGMA quick_check` of each ordinary table (its b-tree, indexes and records): "ok" or the first problem.
 
     Not of the whole file: since SQLite 3.44 that also runs each FTS5 table's own consistency check,
-    which re-tokenises every row (0.6-1.2 s of opening the 31 MB index of 10,000 notes, against
-    0.2 s for every table here). FTS5 keeps its rows in ordinary shadow tables, checked like the
+    which re-tokenises every row (several times the cost of checking every table here, at every
+    open). FTS5 keeps its rows in ordinary shadow tables, checked like the
     others; whether the keyword rows match the chunks is what `status` reports (check_integrity).
     """
     tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
@@ -160,7 +160,7 @@ def holds_index(path: Path) -> bool:
         raise InvalidIndex(f"it cannot be opened ({exc})") from None
     try:
         try:
-            # quick_check reads every table's pages: ~0.06 s per 10 MB. Above QUICK_CHECK_BYTES (a 1M-chunk
+            # quick_check reads every table's pages, its cost grows with the file. Above QUICK_CHECK_BYTES (a 1M-chunk
             # index is ~3 GB) opening would take seconds, so it is left out: SQLite still refuses a
             # file shorter than its header says (truncated), and a damaged page inside shows when read.
             check = quick_check_tables(conn) if size <= QUICK_CHECK_BYTES else "ok"

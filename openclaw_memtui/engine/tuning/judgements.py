@@ -16,6 +16,9 @@ line as bytes: a line that does not decode as UTF-8 or parse, or that holds a lo
 line for all of them) and written back byte for byte on every save, so nothing a user wrote is lost
 and the lines that do read are still used. Every question read from the file is written back, one
 with no target left included: only a question a mark of this session created goes with its last mark.
+
+Vetting and merging an import is `judgement_import`'s; checking targets against the index now
+(ok, moved, stale) is `judgement_targets`'s.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -35,7 +38,6 @@ from ..textutil import BOM, has_lone_surrogate, sha256_hex
 from .evaluation import check_query
 
 Verdict = Literal["relevant", "not_relevant"]
-TargetState = Literal["ok", "moved", "stale", "unchecked"]
 SUFFIX = ".judgements.jsonl"
 _RESERVED = ("qid", "question", "targets", "not_relevant")
 
@@ -146,7 +148,7 @@ class Judgement:
         return not self.targets and not self.not_relevant
 
 
-def _check_not_relevant(d: dict[str, Any], where: str) -> None:
+def check_not_relevant(d: dict[str, Any], where: str) -> None:
     nr = d.get("not_relevant")
     if nr is not None:
         check_query({"question": d["question"], "targets": nr}, where)
@@ -183,7 +185,7 @@ def parse_lines(lines: Iterable[bytes], name: str) -> Loaded:
             if has_lone_surrogate(d):  # read, it would crash `judgements list` and every later save
                 raise ValueError("holds a lone surrogate escape")
             check_query(d, f"{name}:{n}")
-            _check_not_relevant(d, f"{name}:{n}")
+            check_not_relevant(d, f"{name}:{n}")
             judgements.append(Judgement.from_json(d))
         except (ValueError, TypeError, RecursionError):  # UnicodeDecodeError is a ValueError
             bad.append(line)
@@ -316,176 +318,3 @@ def set_verdict(judgements: list[Judgement], question: str, target: Target, verd
 def find(judgements: list[Judgement], question: str) -> Judgement | None:
     wanted = normalize_question(question)
     return next((j for j in judgements if normalize_question(j.question) == wanted), None)
-
-
-def merge(existing: list[Judgement], incoming: list[Judgement]) -> tuple[list[Judgement], int, int]:
-    """Imported judgements added to the stored ones: a question already stored gains the new targets
-    (the same place is not added twice). Returns (merged, questions added, targets added)."""
-    out = [replace(j, targets=list(j.targets), not_relevant=list(j.not_relevant)) for j in existing]
-    by_question = {normalize_question(j.question): j for j in out}
-    added_q = added_t = 0
-    for new in incoming:
-        key = normalize_question(new.question)
-        old = by_question.get(key)
-        if old is None:
-            copy = replace(new, targets=list(new.targets), not_relevant=list(new.not_relevant))
-            out.append(copy)
-            by_question[key] = copy
-            added_q += 1
-            added_t += len(new.targets)
-            continue
-        for t in new.targets:
-            if not any(t.same_place(o) for o in old.targets):
-                old.targets.append(t)
-                added_t += 1
-        for t in new.not_relevant:
-            if not any(t.same_place(o) for o in old.not_relevant):
-                old.not_relevant.append(t)
-        old.extra = {**new.extra, **old.extra}
-    return out, added_q, added_t
-
-
-# -- vetting an import -------------------------------------------------------------------------------
-
-MAX_STORED = 10_000  # judged questions per index: every eval/tune/app launch retrieves each one
-MAX_LINE = 10_000_000  # a target line beyond this is a typo or garbage, never a note's line
-
-
-@dataclass
-class Vetted:
-    """What an import may store, and one line per question skipped or target refused."""
-
-    accepted: list[Judgement]
-    skipped: int = 0
-    refused: int = 0
-    notes: list[str] = field(default_factory=list)
-
-
-def _target_problem(t: Target, last_line: dict[str, int] | None) -> str:
-    """Why a target cannot be stored ("" when it can). `last_line`: each indexed path's last chunked
-    line; None when the index is not built (then only what can never be a note is refused)."""
-    if any(ord(c) < 32 for c in t.path):
-        return "its path holds a control character"
-    if t.line > MAX_LINE:
-        return f"line {t.line} is not a line of any note"
-    if last_line is None:
-        return "an absolute path is never a note in the index" if t.path.startswith("/") else ""
-    if t.path not in last_line:
-        return "not a file in the index (run memtui index first if it is new)"
-    if t.line > last_line[t.path]:
-        return f"beyond the file (its last indexed line is {last_line[t.path]})"
-    return ""
-
-
-def vet_import(numbered: list[tuple[int, dict[str, Any]]], name: str, existing: list[Judgement],
-               read_spans: SpanReader | None) -> Vetted:
-    """Check an import before it is stored: targets must be places in the index (`read_spans` None:
-    the index is not built, paths are not checked), a question needs a target left, a qid is given to
-    one question only (a repeat in the file, or a stored qid on another question, is skipped — the
-    first stays: nothing stored is replaced without --replace)."""
-    # a path holding a lone surrogate cannot be looked up (SQLite cannot encode it): its question is
-    # skipped with a note below, so it is left out of the look-up rather than failing the whole import
-    paths = {str(t.get("path", "")) for _, q in numbered for key in ("targets", "not_relevant")
-             for t in q.get(key) or [] if isinstance(t, dict) and not has_lone_surrogate(t.get("path"))}
-    last_line = None
-    if read_spans is not None:
-        last_line = {p: max(e for _, e, _ in spans) for p, spans in read_spans(paths).items() if spans}
-    stored = {j.qid: normalize_question(j.question) for j in existing}
-    seen: dict[str, int] = {}
-    out = Vetted([])
-    for n, q in numbered:
-        where = f"{name}:{n}"
-        _check_not_relevant(q, where)  # raises ValueError, as a bad `targets` does in load_queries
-        if has_lone_surrogate(q):  # eval scores such a question; stored, no save or print could encode it
-            out.skipped += 1
-            out.notes.append(f"{where}: skipped: it holds a lone surrogate escape (like \\ud800), which is no "
-                             "character; fix that line")
-            continue
-        j = Judgement.from_json(q)
-        if j.qid in seen:
-            out.skipped += 1
-            out.notes.append(f"{where}: qid {j.qid} repeats line {seen[j.qid]}; skipped (the first is kept)")
-            continue
-        seen[j.qid] = n
-        if j.qid in stored and stored[j.qid] != normalize_question(j.question):
-            out.skipped += 1
-            out.notes.append(f"{where}: qid {j.qid} is already stored for another question; skipped "
-                             "(give it another qid, or import with --replace)")
-            continue
-        kept: dict[str, list[Target]] = {"targets": [], "not_relevant": []}
-        for key, targets in (("targets", j.targets), ("not_relevant", j.not_relevant)):
-            for t in targets:
-                problem = _target_problem(t, last_line)
-                if problem:
-                    out.refused += 1
-                    out.notes.append(f"{where}: target {t.path}:{t.line} refused: {problem}")
-                else:
-                    kept[key].append(t)
-        if not kept["targets"] and not kept["not_relevant"]:
-            out.skipped += 1
-            had = j.targets or j.not_relevant
-            out.notes.append(f"{where}: question {j.qid} skipped: "
-                             + ("none of its targets can be stored" if had else "it has no targets"))
-            continue
-        out.accepted.append(replace(j, targets=kept["targets"], not_relevant=kept["not_relevant"]))
-    return out
-
-
-# -- stale targets ------------------------------------------------------------------------------------
-
-Span = tuple[int, int, str]  # start_line, end_line, hash of a chunk in the index now
-SpanReader = Callable[[set[str]], dict[str, list[Span]]]
-
-
-@dataclass(frozen=True)
-class Checked:
-    """Where a target stands against the index now; `target` is where to score it (moved: new lines)."""
-
-    state: TargetState
-    target: Target
-
-
-def check_targets(judgements: list[Judgement], read_spans: SpanReader) -> dict[tuple[str, Target], Checked]:
-    """Each hashed target against the chunks its file has now: ok (same text at the same lines),
-    moved (same text at other lines), stale (its text is gone). Keyed by (qid, target)."""
-    paths = {t.path for j in judgements for t in [*j.targets, *j.not_relevant] if t.hash}
-    spans = read_spans(paths) if paths else {}
-    out: dict[tuple[str, Target], Checked] = {}
-    for j in judgements:
-        for t in [*j.targets, *j.not_relevant]:
-            if not t.hash:
-                out[(j.qid, t)] = Checked("unchecked", t)
-                continue
-            now = spans.get(t.path, [])
-            if any((s, e, h) == (t.start_line, t.end_line, t.hash) for s, e, h in now):
-                out[(j.qid, t)] = Checked("ok", t)
-                continue
-            same_text = [(s, e) for s, e, h in now if h == t.hash]
-            if same_text:
-                s, e = min(same_text, key=lambda se: abs(se[0] - t.start_line))
-                out[(j.qid, t)] = Checked("moved", replace(t, start_line=s, end_line=e, line=(s + e) // 2))
-            else:
-                out[(j.qid, t)] = Checked("stale", t)
-    return out
-
-
-def scoring_targets(j: Judgement, checked: dict[tuple[str, Target], Checked]) -> list[dict[str, Any]]:
-    """The targets `score_hits` takes for `j`: stale ones left out, moved ones at their new lines."""
-    out = []
-    for t in j.targets:
-        c = checked.get((j.qid, t))
-        if c is not None and c.state == "stale":
-            continue
-        place = c.target if c is not None else t
-        out.append({"path": place.path, "line": place.line, **({"evidence": place.evidence} if place.evidence else {})})
-    return out
-
-
-def stale_count(checked: dict[tuple[str, Target], Checked]) -> int:
-    return sum(1 for c in checked.values() if c.state == "stale")
-
-
-def as_queries(judgements: list[Judgement], checked: dict[tuple[str, Target], Checked]) -> list[dict[str, Any]]:
-    """The judgements as `memtui eval` queries; a question whose every target is stale has none."""
-    return [{**j.extra, "qid": j.qid, "question": j.question, "targets": scoring_targets(j, checked)}
-            for j in judgements]

@@ -25,7 +25,8 @@ from ..search.rank import Pool
 from ..search.request import SearchRequest
 from ..settings import TIME_MODES, SearchParams
 from .evaluation import score_pool
-from .judgements import Checked, Judgement, Target, check_targets, scoring_targets, stale_count
+from .judgement_targets import Checked, check_targets, scoring_targets, stale_count
+from .judgements import Judgement, Target
 
 if TYPE_CHECKING:
     from ..index import MemoryIndex
@@ -146,7 +147,7 @@ MMR_LAMBDAS = (0.3, 0.5, 0.7, 0.9)
 HALF_LIVES = (7.0, 14.0, 30.0, 90.0, 365.0)
 LINE_WEIGHTS = (0.0, 0.25, 0.5, 0.75)  # keyword score's share from the best-matching line (README "Quality")
 # how far a chunk repeating lines shown above is pushed down; LoCoMo dev plateaus from 0.25 to 1 (README
-# "Quality"), so a question set of one's own may well pick another point of it. Costs ~0.1 ms per rank()
+# "Quality"), so a question set of one's own may well pick another point of it. A small cost per rank()
 OVERLAP_PENALTIES = (0.0, 0.25, 0.5, 1.0)
 MIN_SCORES = (0.0, 0.1, 0.2, 0.3, 0.35, 0.45, 0.6)
 

@@ -27,8 +27,8 @@ def file_title(result: Result) -> Text:
 
 MATCHED = "on #3a3320"
 
-# What the view lays out. Textual wraps every line of the Static on the UI thread, ~0.1 ms a line
-# here: a 5 MB note of 100,000 lines froze the app for minutes, one 5 MB line for 17 s. So the view
+# What the view lays out. Textual wraps every line of the Static on the UI thread, so the cost grows
+# with the lines and their length: a 5 MB note of 100,000 lines, or one 5 MB line, froze the app. So the view
 # shows a window of lines around the match, each cut to a length a screen can show; the editor (e
 # in the result list) has the whole file.
 WINDOW_LINES = 2000

@@ -47,7 +47,7 @@ class StatusSnapshot:
 
 
 def read_status(index: MemoryIndex, agent: Agent | None) -> StatusSnapshot:
-    """Counts, integrity and the OpenClaw inspection (~40 ms at 10k files): never on the event loop."""
+    """Counts, integrity and the OpenClaw inspection (each reads the index or OpenClaw's files): never on the event loop."""
     try:
         status = index.status(check_dirty=False)
     except Exception as exc:  # a locked or vanished index: said on the screen, which stays open
@@ -63,8 +63,9 @@ def openclaw_rows(agent: Agent | None) -> Rows:
     """With --agent: OpenClaw's own index for that agent, inspected read-only. Reads its SQLite file."""
     if agent is None:
         return []
-    from ...interop.agents import OpenClawError, memory_search_text
+    from ...interop.agents import OpenClawError
     from ...interop.inspect_index import inspect_openclaw_index
+    from ...interop.memory_slot import memory_search_text
 
     search = ("OpenClaw memory", memory_search_text(agent))
     try:

@@ -1,0 +1,77 @@
+"""Who answers an agent's memory searches: OpenClaw's memory slot (`plugins.slots.memory`), whether
+its memory search is on, and whether `memtui connect` handed it to memtui."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .config_file import json_object
+
+if TYPE_CHECKING:
+    from .agents import Agent
+
+# OpenClaw's memory engine is a plugin in one slot (`plugins.slots.memory`); memtui's own plugin,
+# installed by `memtui connect`, takes it under this id
+BUILTIN_MEMORY_PLUGIN = "memory-core"
+MEMTUI_MEMORY_PLUGIN = "memtui-memory"
+SLOT_BUILTIN, SLOT_NONE, SLOT_CONNECTED, SLOT_OTHER = "builtin", "none", "connected", "other"
+
+
+def memory_slot(cfg: dict[str, Any]) -> tuple[str, str | None]:
+    """(state, plugin id) of OpenClaw's memory slot, as its `resolveSlotSelection` reads it: unset or
+    blank is the builtin memory-core, "none" (any case) turns memory off, any other id is that plugin
+    (memtui's own is "connected")."""
+    raw = json_object(json_object(json_object(cfg.get("plugins")).get("slots"))).get("memory")
+    value = raw.strip() if isinstance(raw, str) else ""
+    if not value:
+        return SLOT_BUILTIN, BUILTIN_MEMORY_PLUGIN
+    if value.lower() == "none":
+        return SLOT_NONE, None
+    if value.lower() == BUILTIN_MEMORY_PLUGIN:
+        return SLOT_BUILTIN, BUILTIN_MEMORY_PLUGIN
+    if value.lower() == MEMTUI_MEMORY_PLUGIN:
+        return SLOT_CONNECTED, MEMTUI_MEMORY_PLUGIN
+    return SLOT_OTHER, value
+
+
+def search_disabled_reason(slot: tuple[str, str | None], enabled: Any, where: str) -> str:
+    """Why OpenClaw gives an agent no memory search ("" when it does): `enabled` is the effective
+    `memory.search.enabled` (False: off), `where` the key that set it."""
+    from ..render import safe
+
+    state, plugin = slot
+    if state == SLOT_NONE:
+        return 'plugins.slots.memory is "none": OpenClaw has no memory search'
+    if state == SLOT_OTHER:
+        return (f'plugins.slots.memory is "{safe(str(plugin), one_line=True)}": another memory plugin, '
+                "not OpenClaw's builtin memory search, serves this agent")
+    if enabled is False:
+        return f"{where} is false: OpenClaw's memory search is off for this agent"
+    return ""
+
+
+def memory_search_text(agent: Agent) -> str:
+    """One line on who answers this agent's memory searches, for `agents`, `status` and the app."""
+    from ..render import safe
+
+    who = safe(agent.id, one_line=True)
+    if agent.search_disabled:
+        return f"off — {agent.search_disabled}"
+    if agent.connected:
+        return f"connected: memory_search answers from memtui (`memtui disconnect --agent {who}` undoes it)"
+    return f"on: OpenClaw's builtin {BUILTIN_MEMORY_PLUGIN} answers (`memtui connect --agent {who}` hands it to memtui)"
+
+
+def mark_connected(agents: list[Agent], cfg: dict[str, Any]) -> None:
+    """Which agents `memtui connect` handed to memtui. The slot is one for all agents: while memtui's
+    plugin holds it, an agent it was not connected for has no memory search in OpenClaw at all."""
+    from .connect import connected_agents
+
+    if memory_slot(cfg)[0] != SLOT_CONNECTED:
+        return
+    connected = set(connected_agents(cfg))
+    for agent in agents:
+        agent.connected = agent.id in connected
+        if not agent.connected and not agent.search_disabled:
+            agent.search_disabled = (f"plugins.slots.memory is {MEMTUI_MEMORY_PLUGIN} and this agent is not connected: "
+                                     f"OpenClaw gives it no memory search (`memtui connect --agent {agent.id}`)")
