@@ -43,3 +43,22 @@ def test_an_index_openai_built_says_the_local_default_reembeds_it(tmp_path, work
     err = " ".join(capsys.readouterr().err.split())
     assert "embedded by openai (text-embedding-3-small)" in err and "re-embeds every chunk locally" in err
     assert 'provider = "openai"' in err and "--provider openai" in err
+
+
+def test_an_index_the_earlier_default_model_built_says_the_new_default_reembeds_it(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
+    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
+    conn = sqlite3.connect(db)
+    meta = json.loads(conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()[0])
+    meta.update(provider="local", model="multilingual-e5-small-q4")
+    conn.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(meta), META_KEY))
+    conn.commit()
+    conn.close()
+    capsys.readouterr()
+    assert main(["status", "--workspace", str(workspace), "--db", str(db)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "embedded by the earlier default local model multilingual-e5-small-q4" in err
+    assert "re-embeds every chunk" in err and "--model multilingual-e5-small-q4" in err
+    # the old model named: the user's choice, nothing to say
+    assert main(["status", "--workspace", str(workspace), "--db", str(db), "--model", "multilingual-e5-small-q4"]) == 0
+    assert "earlier default" not in capsys.readouterr().err

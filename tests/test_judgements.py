@@ -236,7 +236,7 @@ def test_suggest_finds_better_weights_under_cross_validation():
     assert steps and steps[-1][0] == steps[-1][1]
     text = describe_suggestion(found)
     assert "current    0.631 ± 0.000" in text and "suggested  1.000 ± 0.000" in text
-    assert "vector weight   0.40 → " in text and "keep yours" not in text
+    assert f"vector weight   {SearchParams().vector_weight:.2f} → " in text and "keep yours" not in text
 
 
 def test_suggest_keeps_the_current_setting_when_nothing_beats_it():
@@ -339,7 +339,8 @@ def test_cli_tune_without_vectors_says_so_and_refuses_to_save(tmp_path, capsys):
     out, err = capsys.readouterr()
     report = json.loads(out)
     assert report["vectors"] is False and "tuned with keywords only" in report["note"] and report["saved"] is None
-    assert "vector_weight" not in report["changes"] and report["suggested"]["params"]["vector_weight"] == 0.4
+    assert "vector_weight" not in report["changes"]
+    assert report["suggested"]["params"]["vector_weight"] == SearchParams().vector_weight
     assert "not saved: tuned without vectors" in err and err.count("\n") == 1
     assert config.read_text() == "# mine\n" and list(tmp_path.glob("memtui.toml.bak*")) == []
     assert main(["tune", "--now", "2026-11-30T12:00:00Z", "--config", str(config), *DEMO]) == 0

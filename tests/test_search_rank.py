@@ -172,7 +172,8 @@ def test_line_weight_blends_the_best_line_into_the_keyword_score():
     blended = rank(pool, SearchParams(line_weight=0.5, min_score=0))
     assert [r.path for r in blended] == ["memory/2.md", "memory/1.md"]
     assert blended[0].text_score == pytest.approx(0.5 * 0.75 + 0.5 * 0.70)  # the breakdown shows what was fused
-    assert blended[0].score == pytest.approx(0.4 * 0.5 + 0.6 * 0.725)
+    d = SearchParams()
+    assert blended[0].score == pytest.approx(d.vector_weight * 0.5 + d.text_weight * 0.725)
 
 
 def test_line_weight_zero_ranks_exactly_as_chunk_only_bm25():
@@ -319,7 +320,8 @@ def test_a_chunk_without_a_vector_is_ranked_on_its_keywords_not_as_a_zero():
     assert [r.id for r in results] == ["id2", "id1"]
     by_id = {r.id: r for r in results}
     assert by_id["id2"].hybrid_score == pytest.approx(0.8)  # keyword-only's score: weights renormalised
-    assert by_id["id1"].hybrid_score == pytest.approx(0.4 * 0.9 + 0.6 * 0.3)
+    d = SearchParams()
+    assert by_id["id1"].hybrid_score == pytest.approx(d.vector_weight * 0.9 + d.text_weight * 0.3)
     assert by_id["id2"].vector_missing and not by_id["id1"].vector_missing
     assert by_id["id2"].to_dict()["vector_missing"] is True
 

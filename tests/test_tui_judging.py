@@ -254,7 +254,8 @@ async def test_the_focused_slider_is_drawn_apart_and_left_moves_it(tmp_path):
         await pilot.pause()
         assert "◉" not in "".join(rendered_lines(first))
         await pilot.press("tab", "left")
-        assert await wait_for(pilot, lambda: first.value == 0.35 and app.params.vector_weight == 0.35)
+        moved = round(SearchParams().vector_weight - 0.05, 2)  # left: one step of 0.05
+        assert await wait_for(pilot, lambda: first.value == moved and app.params.vector_weight == moved)
         assert "◉" in "".join(rendered_lines(first))
 
 

