@@ -29,15 +29,20 @@ def test_status_says_where_a_named_remote_provider_sends_the_notes(tmp_path, wor
     assert "remote: notes are sent to openai" in capsys.readouterr().out
 
 
-def test_an_index_openai_built_says_the_local_default_reembeds_it(tmp_path, workspace, capsys):
-    db = tmp_path / "i.sqlite"
+def index_built_by(workspace, db, provider: str, model: str) -> None:
+    """An index whose record says `provider` / `model` made its vectors (as an older memtui's would)."""
     assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
     conn = sqlite3.connect(db)
     meta = json.loads(conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()[0])
-    meta.update(provider="openai", model="text-embedding-3-small")
+    meta.update(provider=provider, model=model)
     conn.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(meta), META_KEY))
     conn.commit()
     conn.close()
+
+
+def test_an_index_openai_built_says_the_local_default_reembeds_it(tmp_path, workspace, capsys):
+    db = tmp_path / "i.sqlite"
+    index_built_by(workspace, db, "openai", "text-embedding-3-small")
     capsys.readouterr()
     assert main(["status", "--workspace", str(workspace), "--db", str(db)]) == 0
     err = " ".join(capsys.readouterr().err.split())
@@ -47,13 +52,7 @@ def test_an_index_openai_built_says_the_local_default_reembeds_it(tmp_path, work
 
 def test_an_index_the_earlier_default_model_built_says_the_new_default_reembeds_it(tmp_path, workspace, capsys):
     db = tmp_path / "i.sqlite"
-    assert main(["index", "--workspace", str(workspace), "--db", str(db), "--provider", "none"]) == 0
-    conn = sqlite3.connect(db)
-    meta = json.loads(conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()[0])
-    meta.update(provider="local", model="multilingual-e5-small-q4")
-    conn.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(meta), META_KEY))
-    conn.commit()
-    conn.close()
+    index_built_by(workspace, db, "local", "multilingual-e5-small-q4")
     capsys.readouterr()
     assert main(["status", "--workspace", str(workspace), "--db", str(db)]) == 0
     err = " ".join(capsys.readouterr().err.split())

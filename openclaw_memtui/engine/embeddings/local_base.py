@@ -1,0 +1,55 @@
+"""What the offline models share: the model is loaded once, on first use, by whichever thread needs it
+first (the app embeds from workers), and every vector leaves unit length.
+
+A subclass says how to make its engine and how it embeds a query and passages; numpy and the model's
+module are imported only then, so `status` and keyword searches never pay for them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .base import normalize_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class LocalModel:
+    id = "local"
+    max_input_tokens = 512
+    batch_max_bytes = 1 << 30
+    dims: int  # set by each model
+
+    def __init__(self) -> None:
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    def _make_engine(self) -> Any:
+        raise NotImplementedError
+
+    def _encode_query(self, engine: Any, text: str) -> Any:
+        raise NotImplementedError
+
+    def _encode_passages(self, engine: Any, texts: list[str]) -> Any:
+        raise NotImplementedError
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            with self._lock:
+                if self._engine is None:
+                    self._engine = self._make_engine()
+        return self._engine
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = normalize_rows(self._encode_query(self._load(), text))[0]
+        return vector
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            import numpy as np
+
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return normalize_rows(self._encode_passages(self._load(), list(texts)))
