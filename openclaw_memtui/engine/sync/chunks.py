@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from ..ingest.chunking import TextChunk, chunk_markdown, remap_lines
 from ..ingest.chunking_v5 import chunk_markdown_v5
+from ..ingest.reading import flatten_transcript
 from ..ingest.sources import SourceFile, is_evergreen, note_date_ms
-from ..ingest.transcripts import flatten_session
 from ..settings import IndexSettings
 from ..textutil import sha256_hex
 
@@ -58,8 +58,7 @@ def build_chunks(sf: SourceFile, text: str, mtime_ms: float, settings: IndexSett
     """Chunks of one file with their dates. Returns (content hash, rows, malformed transcript lines)."""
     ts: float | None  # None: evergreen, never decays
     if sf.source == "sessions":
-        flat = flatten_session(text, wrap_chars=settings.transcript_wrap_chars,
-                               openclaw_filters=settings.chunker == "openclaw-v5")  # 2026.9 agents
+        flat = flatten_transcript(text, settings)  # what the file view and memory_get show of it too
         digest = sha256_hex(
             flat.content + "\n" + ",".join(map(str, flat.line_map)) + "\n" + ",".join(f"{t:.0f}" for t in flat.timestamps_ms)
         )
