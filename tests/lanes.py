@@ -37,7 +37,7 @@ _E2E = re.compile(r"\bsubprocess\b|sys\.executable|\bPopen\b|stdio_client|StdioS
                   r"\bos\.fork\b|multiprocessing|which\(\s*[\"'](?:openclaw|node)[\"']")
 # The real local model (loading and embedding with it takes seconds) and tune's cross-validated search (`memtui tune`,
 # `tuning.suggest`: thousands of rankings).
-_SLOW = re.compile(r"provider(?:_name)?\s*=\s*[\"']local[\"']|[\"']--provider[\"'],\s*[\"']local[\"']|\bLOCAL_MODEL\b|"
+_SLOW = re.compile(r"provider(?:_name)?\s*=\s*[\"']local[\"']|[\"']--provider[\"'],\s*[\"']local[\"']|\b(?:USE|E5)_MODEL\b|"
                    r"\[\s*[\"']tune[\"']|\bsuggest\(")
 _APP = re.compile(r"\brun_test\b|\bpilot\b|\bPilot\b|snap_compare")
 # Modules whose in-process tests are whole paths over large or real inputs: lane e2e unless they drive the app.
@@ -47,6 +47,7 @@ MODULE_LANES = {
     "test_matrix_file": "e2e",  # matrix files of large indexes, saved, damaged and mapped again
     "test_matrix_delta": "e2e",  # patching matrices of 50,000+ rows after syncs
     "test_local_model": "e2e",  # the real embedding model
+    "test_local_use": "e2e",  # both real embedding models, indexing and searching with them
 }
 
 

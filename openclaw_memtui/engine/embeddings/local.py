@@ -11,8 +11,7 @@ from typing import Any
 
 from .base import EmbeddingError, fingerprint
 from .local_base import LocalModel
-
-LOCAL_MODEL = "multilingual-e5-small-q4"
+from .registry import E5_MODEL, unknown_local_model
 
 
 class LocalE5Provider(LocalModel):
@@ -22,12 +21,9 @@ class LocalE5Provider(LocalModel):
 
     def __init__(self, model: str = "", threads: int | None = None) -> None:
         super().__init__()
-        self.model = model or LOCAL_MODEL
-        if self.model != LOCAL_MODEL:
-            from .registry import USE_MODEL
-
-            raise EmbeddingError(f"unknown local model '{self.model}' (choose {LOCAL_MODEL} or {USE_MODEL}, "
-                                 "or drop --model)")
+        self.model = model or E5_MODEL
+        if self.model != E5_MODEL:
+            raise unknown_local_model(self.model)
         self._threads = threads
 
     def _make_engine(self) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .base import EmbeddingError, fingerprint
 from .local_base import LocalModel
-from .registry import USE_MODEL  # one spelling of the name
+from .registry import USE_MODEL, unknown_local_model
 
 
 class LocalUSEProvider(LocalModel):
@@ -26,8 +26,7 @@ class LocalUSEProvider(LocalModel):
     def __init__(self, model: str = USE_MODEL, threads: int | None = None) -> None:
         super().__init__()
         if model != USE_MODEL:
-            raise EmbeddingError(f"unknown local model '{model}' (choose {USE_MODEL} or multilingual-e5-small-q4, "
-                                 "or drop --model)")
+            raise unknown_local_model(model)
         self.model = model
         self._threads = threads or os.cpu_count() or 1
 
