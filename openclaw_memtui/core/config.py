@@ -235,8 +235,11 @@ def _get(tree: dict[str, Any], dotted: str) -> Any:
     return node
 
 
+INDEX_RECORDS_DIR = "index-records"  # under the data dir: which index files memtui made (engine/store/ownership.py)
+
+
 def index_settings(config: AppConfig, workspace: Path, db_path: Path | None = None) -> IndexSettings:
-    from ..paths import default_db_path, is_demo_workspace
+    from ..paths import data_dir, default_db_path, is_demo_workspace
 
     workspace = Path(workspace).expanduser().resolve()
     store_path = config.store.path
@@ -266,6 +269,7 @@ def index_settings(config: AppConfig, workspace: Path, db_path: Path | None = No
         watch_debounce_ms=config.sync.watch_debounce_ms,
         poll_seconds=config.sync.poll_seconds,
         workspace_identity="memtui-demo" if is_demo_workspace(workspace) else "",
+        index_records=data_dir() / INDEX_RECORDS_DIR,
     )
 
 

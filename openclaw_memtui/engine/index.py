@@ -59,7 +59,7 @@ class MemoryIndex:
             raise InvalidIndex(f"index path {settings.db_path} cannot be used: {problem}; memtui will not write "
                                "its index there: pass --db (or [store] path) a file outside the memory folders")
         self.store = Store(settings.db_path, notice=self._notice, tokenize=fts_tokenize_clause(settings),
-                           readonly=read_only, repair=repair)
+                           readonly=read_only, repair=repair, records=settings.index_records)
         self._provider: EmbeddingProvider | None = None
         self._provider_ready = False
         self._provider_lock = threading.Lock()

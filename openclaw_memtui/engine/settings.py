@@ -100,6 +100,9 @@ class IndexSettings:
     # a stable name for the workspace where its path is not stable: the bundled demo moves with the
     # install (site-packages vs a checkout), and its index must not be rebuilt each time it does
     workspace_identity: str = ""
+    # memtui's private folder of records of the index files it made (store/ownership.py): how a damaged
+    # index of its own is still known as its own once garbage covers its header; None keeps no record
+    index_records: Path | None = None
 
 
 # -- ranking --------------------------------------------------------------------------------------

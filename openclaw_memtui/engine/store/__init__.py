@@ -4,6 +4,7 @@
     schema.py           the tables, the schema version, and whether a file holds a memtui index
     files.py            the file and its neighbours on disk: private modes, -wal/-shm, temp and set-aside files
     lock.py             the cross-process sync lock
+    ownership.py        which index files memtui made: a record per index in memtui's own folder
     connection.py       `Store`: the writer's connection, its meta rows and vec table
     swap.py             the atomic rebuild: a temp file beside the live one, swapped in by one rename
     writer.py           `IndexWriter`: the sync's writes to files, chunks, keyword rows and vectors

@@ -23,6 +23,7 @@ from .files import (
     side_files,
 )
 from .lock import SyncLock
+from .ownership import forget_index, record_index, recorded_as_ours
 from .reader import INDEX_ID_KEY
 from .schema import (
     APPLICATION_ID,
@@ -41,15 +42,19 @@ class Store:
     """A connection to one index file with the memtui schema in place."""
 
     def __init__(self, path: Path, *, readonly: bool = False, notice: Callable[[str], None] | None = None,
-                 fresh: bool = False, tokenize: str = "unicode61", repair: bool = True) -> None:
+                 fresh: bool = False, tokenize: str = "unicode61", repair: bool = True,
+                 records: Path | None = None) -> None:
         """`fresh` opens a new file we just named (a rebuild's temp file): nothing to validate or clean.
 
         `readonly` never creates, moves or changes a file: an absent or empty index reads as an
         empty one held in memory (`missing`), an invalid one raises InvalidIndex. Writers with
         `repair` (memtui index, the app) move an invalid file aside and start afresh; without it
         (search) they raise too: only an explicit index may move a file the user pointed us at.
+        `records`: memtui's folder of ownership records (see ownership.py), so a damaged index it made
+        is still known as its own when its header is gone; None keeps no record.
         """
         self.path = Path(path)
+        self.records = None if fresh else records
         self.backend = detect_backend()
         self.readonly = readonly
         self.tokenize = tokenize  # FTS5 tokenizer for a newly created chunks_fts
@@ -62,19 +67,20 @@ class Store:
             try:
                 self.missing = not holds_index(self.path)
             except InvalidIndex as exc:
-                raise _refusal(self.path, exc) from None
+                raise _refusal(self.path, exc, self.records) from None
         elif not fresh:
             try:
                 holds_index(self.path)
                 problem = None
             except InvalidIndex as exc:
-                if not repair or not made_by_memtui(self.path):  # before anything is created beside it
-                    raise _refusal(self.path, exc) from None
+                if not repair or not _ours(self.path, self.records):  # before anything is created beside it
+                    raise _refusal(self.path, exc, self.records) from None
                 problem = exc
             make_private_dirs(self.path.parent)
             self._cleanup_temp_files()
             if problem is not None:
                 aside = move_aside(self.path)
+                forget_index(self.records, self.path)
                 self.notice(f"index {self.path} was not trusted: {problem}; moved it to {aside} "
                             "and rebuilding from the workspace")
         if not readonly:
@@ -89,6 +95,7 @@ class Store:
         self.inode = self.file_inode()
         if not readonly:
             self.ensure_schema()
+            record_index(self.records, self.path)
 
     def file_inode(self) -> int | None:
         """The inode now at our path: differs from `self.inode` once another process swapped the file."""
@@ -109,6 +116,7 @@ class Store:
         self.inode = self.file_inode()
         if not self.readonly:
             self.ensure_schema()
+            record_index(self.records, self.path)  # a rebuild swapped in: a new inode at our path
 
     def recreate(self) -> None:
         """Start an empty index at our path after the file was deleted under us (`rm` of the data dir
@@ -122,6 +130,7 @@ class Store:
             make_private(side)
         self.inode = self.file_inode()
         self.ensure_schema()
+        record_index(self.records, self.path)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -246,10 +255,15 @@ class Store:
         self.conn.execute("DROP TABLE chunks_vec")
 
 
-def _refusal(path: Path, problem: InvalidIndex) -> InvalidIndex:
+def _ours(path: Path, records: Path | None) -> bool:
+    """memtui made the file at `path`: its header says so, or (the header overwritten) its record does."""
+    return made_by_memtui(path) or recorded_as_ours(records, path)
+
+
+def _refusal(path: Path, problem: InvalidIndex, records: Path | None = None) -> InvalidIndex:
     """One line for an index path that cannot be used: a damaged index of ours can be rebuilt by
     `memtui index` (which sets it aside); any other file is never moved, replaced or chmodded."""
-    if made_by_memtui(path):
+    if _ours(path, records):
         return InvalidIndex(f"not a memtui index: {path}: {problem}; run `memtui index` to rebuild")
     return InvalidIndex(f"not a memtui index: {path}: {problem}; memtui will not move or replace a file it did not "
                         "create: pass --db (or [store] path) a new file, or an index memtui built")
