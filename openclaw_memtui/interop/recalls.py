@@ -17,7 +17,9 @@ Two places hold them:
 
 Everything read is untrusted: a row of another plugin is never looked at, a query is cut at
 MAX_QUERY_CHARS, a path that could leave the workspace (absolute, `..`, control characters) is kept
-only to be shown (render.safe) and marked `outside`, never opened or matched. How memtui ranks the
+only to be shown (render.safe) and marked `outside`, never opened or matched. One bad row (not UTF-8,
+not JSON, a search without a query, a time no calendar holds) is skipped and counted, never the whole
+read: the count is said in one line. A damaged file is one line too, with the rows read before the damage. How memtui ranks the
 same question beside OpenClaw's answer is `recall_compare`'s.
 """
 
@@ -27,6 +29,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -35,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.errors import MemtuiError
-from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, table_names
+from ..engine.ingest.openclaw_db import OpenClawDbError, damaged, read_consistent, table_names
 
 PLUGIN_ID = "memory-core"
 EVENTS_NAMESPACE = "memory-host.events"
@@ -46,6 +49,8 @@ MAX_ROW_BYTES = 64 * 1024  # OpenClaw stores at most 8 KiB of event JSON: a bigg
 MAX_QUERY_CHARS = 2048  # OpenClaw's own cut (MAX_MEMORY_HOST_EVENT_TEXT_BYTES)
 MAX_PATH_CHARS = 1024
 MAX_HITS = 50
+# the times a datetime can show (years 1970 to 9999, in ms): a row claiming 1e308 ms is no time at all
+MAX_TIME_MS = 253_402_300_799_999.0
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024  # a JSONL transcript bigger than this is not read for searches
 # a tool call and OpenClaw's record of it are one search when this close: its record follows the answer,
 # which on a loaded machine can come long after the call
@@ -154,6 +159,20 @@ def state_database(state_dir: str | os.PathLike[str]) -> Path:
 
 # -- values from OpenClaw's rows --------------------------------------------------------------------
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (JSON lets `"\\ud800"` through; OpenClaw's cut of a query at a
+    byte limit can split an emoji's pair) as U+FFFD: it is no character, and every print or save of
+    the string would fail on it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # in a str a surrogate is always alone: json.loads joins a valid pair
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def _finite(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -185,8 +204,10 @@ def _hit(raw: Any) -> RecallHit | None:
     if start is None or end is None or end < start:
         return None
     path = raw["path"][:MAX_PATH_CHARS]
+    shown = _no_surrogates(path)
     score = _finite(raw.get("score"))
-    return RecallHit(path, start, end, score, path_is_outside(path))
+    # a path with a lone surrogate names no file OpenClaw could have read: shown, never opened
+    return RecallHit(shown, start, end, score, shown != path or path_is_outside(path))
 
 
 def parse_hits(raw: Any) -> list[RecallHit]:
@@ -197,17 +218,20 @@ def parse_hits(raw: Any) -> list[RecallHit]:
 
 
 def parse_time_ms(value: Any) -> float | None:
-    """An ISO timestamp (OpenClaw's `timestamp`) or epoch milliseconds, as epoch milliseconds."""
+    """An ISO timestamp (OpenClaw's `timestamp`) or epoch milliseconds, as epoch milliseconds; None for
+    anything else, a time before 1970 or after 9999 included (1e308 made every later date format fail)."""
     number = _finite(value)
     if number is not None:
-        return number if number > 1e11 else number * 1000
-    if not isinstance(value, str) or len(value) > 64:
+        ms = number if number > 1e11 else number * 1000
+    elif not isinstance(value, str) or len(value) > 64:
         return None
-    try:
-        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
+    else:
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            ms = (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
+        except (ValueError, OverflowError):
+            return None
+    return ms if 0 <= ms <= MAX_TIME_MS else None
 
 
 def parse_query(raw: Any) -> str | None:
@@ -216,28 +240,53 @@ def parse_query(raw: Any) -> str | None:
         return None
     from ..engine.redact import redact_secrets
 
-    text = normalize_query(raw[:MAX_QUERY_CHARS])
+    text = normalize_query(_no_surrogates(raw[:MAX_QUERY_CHARS]))
     # the query is the agent's words: a key it searched for is masked as transcripts are
     return redact_secrets(text) if text else None
+
+
+class BadRow(ValueError):
+    """A `memory-host.events` row that is no event OpenClaw wrote: skipped, and counted."""
 
 
 def parse_event_row(value_json: Any, created_at: Any = None) -> tuple[str, RecallEvent] | None:
     """One `memory-host.events` row as (event type, event); None for any other kind of event or a
     malformed one."""
-    if not isinstance(value_json, str) or len(value_json) > MAX_ROW_BYTES:
+    try:
+        return event_of_row(value_json, created_at)
+    except BadRow:
         return None
+
+
+def event_of_row(value_json: Any, created_at: Any = None) -> tuple[str, RecallEvent] | None:
+    """One `memory-host.events` row as (event type, event); None for an event that is no search (a
+    promotion, a dream); BadRow for a row that is not an event as OpenClaw writes them (bytes that are
+    not UTF-8, not JSON, a search without a query or with a time no calendar holds)."""
+    if isinstance(value_json, bytes):
+        try:
+            value_json = value_json.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRow("not UTF-8") from None
+    if not isinstance(value_json, str) or len(value_json) > MAX_ROW_BYTES:
+        raise BadRow("not an event")
     try:
         value = json.loads(value_json)
     except (ValueError, RecursionError):
-        return None
+        raise BadRow("not JSON") from None
     event = value.get("event") if isinstance(value, dict) and value.get("kind") == "event" else None
-    if not isinstance(event, dict) or event.get("type") not in (RECORDED, SKIPPED):
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        raise BadRow("not an event")
+    if event["type"] not in (RECORDED, SKIPPED):
         return None
     query = parse_query(event.get("query"))
     if query is None:
-        return None
+        raise BadRow("a search without a query")
     ts = parse_time_ms(event.get("timestamp"))
+    if ts is None and event.get("timestamp") is not None:
+        raise BadRow("a time no calendar holds")
     if ts is None:
+        if isinstance(created_at, bytes):
+            created_at = created_at.decode("utf-8", "replace")
         ts = parse_time_ms(value.get("recordedAt")) or parse_time_ms(created_at) or 0.0
     return event["type"], RecallEvent(query, ts, tuple(parse_hits(event.get("results"))), "event",
                                       truncated=event.get("storageTruncated") is True)
@@ -246,29 +295,61 @@ def parse_event_row(value_json: Any, created_at: Any = None) -> tuple[str, Recal
 # -- recorded searches --------------------------------------------------------------------------------
 
 def read_recorded(state_db: Path, keys: list[str]) -> tuple[list[RecallEvent], str]:
-    """The searches recorded for these workspace keys, oldest first, and a note when there are none
-    to read ("" when the table was read)."""
+    """The searches recorded for these workspace keys, oldest first, and one line on what could not be
+    read: no file or table, rows skipped, a damaged part ("" when every row was read)."""
     if not state_db.is_file():
         return [], f"no recorded searches: {state_db} does not exist (OpenClaw 2026.9 writes it)"
 
-    def read(conn: Any) -> list[tuple[Any, Any, Any]] | None:
+    def read(conn: Any) -> tuple[list[tuple[Any, Any]], str] | None:
         if "plugin_state_entries" not in table_names(conn):
             return None
-        rows: list[tuple[Any, Any, Any]] = []
+        conn.text_factory = bytes  # each row decoded on its own: one that is not UTF-8 fails alone
+        rows: list[tuple[Any, Any]] = []
         for key in keys:
-            rows += conn.execute(
-                "SELECT entry_key, value_json, created_at FROM plugin_state_entries WHERE plugin_id = ? AND namespace = ?"
-                " AND entry_key >= ? AND entry_key < ? ORDER BY entry_key LIMIT ?",
-                (PLUGIN_ID, EVENTS_NAMESPACE, f"{key}:event:", f"{key}:event;", MAX_EVENTS)).fetchall()
-        return rows
+            try:
+                for row in conn.execute(
+                        "SELECT value_json, created_at FROM plugin_state_entries WHERE plugin_id = ? AND namespace = ?"
+                        " AND entry_key >= ? AND entry_key < ? ORDER BY entry_key LIMIT ?",
+                        (PLUGIN_ID, EVENTS_NAMESPACE, f"{key}:event:", f"{key}:event;", MAX_EVENTS)):
+                    rows.append(row)
+            except _sqlite_errors() as exc:  # a damaged page: the rows before it are kept, the damage said once
+                return rows, damaged_line(state_db, exc)
+        return rows, ""
 
     try:
-        rows = read_consistent(state_db, read)
+        read_rows = read_consistent(state_db, read)
     except OpenClawDbError as exc:
         return [], str(exc)
-    if rows is None:
+    if read_rows is None:
         return [], f"no recorded searches: {state_db} has no plugin_state_entries table"
-    return merge_skipped(r for r in (parse_event_row(v, c) for _k, v, c in rows) if r is not None), ""
+    rows, damage = read_rows
+    typed: list[tuple[str, RecallEvent]] = []
+    bad = 0
+    for value, created in rows:
+        try:
+            found = event_of_row(value, created)
+        except BadRow:
+            bad += 1
+            continue
+        if found is not None:
+            typed.append(found)
+    notes = [damage] if damage else []
+    if bad:
+        notes.append(f"skipped {bad} recorded {'search' if bad == 1 else 'searches'} in {state_db} that "
+                     f"{'is' if bad == 1 else 'are'} not as OpenClaw writes them (not UTF-8, not JSON, no query, "
+                     "or an impossible time)")
+    return merge_skipped(typed), "; ".join(notes)
+
+
+def damaged_line(path: Path, exc: BaseException) -> str:
+    """One line for a database SQLite finds damaged mid-read (a bit-rotted page), without the row's text."""
+    return damaged(path, exc) + "; the searches read before the damaged part are shown"
+
+
+def _sqlite_errors() -> tuple[type[BaseException], ...]:
+    from ..engine.store import detect_backend
+
+    return (detect_backend().module.DatabaseError, UnicodeDecodeError)
 
 
 def merge_skipped(typed: Iterable[tuple[str, RecallEvent]]) -> list[RecallEvent]:

@@ -107,7 +107,7 @@ def read_consistent(path: Path, read: Callable[[Any], T]) -> T:
                 result = read(conn)
             except errors as exc:
                 if _stamp(path) == before:
-                    raise OpenClawDbError(f"{path} cannot be read ({exc}); it may be corrupt") from None
+                    raise OpenClawDbError(damaged(path, exc)) from None
                 continue  # a torn read while OpenClaw wrote: read again
             finally:
                 conn.close()
@@ -121,14 +121,25 @@ def read_consistent(path: Path, read: Callable[[Any], T]) -> T:
             try:
                 return read(conn)
             except errors as exc:
-                raise OpenClawDbError(f"{path} cannot be read ({exc}); it may be corrupt") from None
+                raise OpenClawDbError(damaged(path, exc)) from None
             finally:
                 conn.close()
     raise OpenClawDbError(f"{path} kept changing while being read; try again when OpenClaw is idle")
 
 
 def _module_errors() -> tuple[type[BaseException], ...]:
-    return (detect_backend().module.DatabaseError,)
+    # UnicodeDecodeError: text a bit-rotted page turned into bytes that are not UTF-8, where a binding
+    # decodes it itself instead of raising its own error
+    return (detect_backend().module.DatabaseError, UnicodeDecodeError)
+
+
+def damaged(path: Path, exc: BaseException) -> str:
+    """One line for a database that cannot be read: what SQLite said, never the text of the row it
+    quotes (a decode error shows the row, which may be an agent's private words)."""
+    reason = str(exc).split(" with text ", 1)[0]
+    if isinstance(exc, UnicodeDecodeError):
+        reason = "text that is not UTF-8"
+    return f"{path} cannot be read ({reason[:160]}); it may be corrupt"
 
 
 WAL_HEADER_BYTES = 32
@@ -225,11 +236,19 @@ def list_sessions(conn: Any) -> list[SessionStat]:
 def read_session_jsonl(conn: Any, session_id: str) -> str:
     """The session's events as JSONL text: line N is the event at position N (OpenClaw's line map)."""
     lines = []
-    for event_json, event_zstd, size in conn.execute(
-            "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq",
-            (session_id,)):
+    # one row whose text is not UTF-8 (bit rot, another writer) must not hide the whole session:
+    # each is decoded on its own, its bad bytes as U+FFFD (then it is a malformed line, counted as such)
+    text_factory = conn.text_factory
+    conn.text_factory = bytes
+    try:
+        rows = conn.execute("SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events"
+                            " WHERE session_id = ? ORDER BY seq", (session_id,)).fetchall()
+    finally:
+        conn.text_factory = text_factory
+    for event_json, event_zstd, size in rows:
         if event_json is not None:
-            lines.append(event_json.replace("\n", " "))  # one event, one line, whatever it holds
+            text = event_json.decode("utf-8", "replace") if isinstance(event_json, bytes) else str(event_json)
+            lines.append(text.replace("\n", " "))  # one event, one line, whatever it holds
         elif event_zstd is not None:
             lines.append(_decode_zstd(bytes(event_zstd), size))
         else:

@@ -74,8 +74,9 @@ class AgentSearchesScreen(ModalScreen[str | None]):
                     f"(or `openclaw memory search` runs).{notes}")
         where = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls"}.get(
             found.source, "OpenClaw's records and its transcripts")
+        notes = "".join(f"\n{safe(n, one_line=True)}" for n in found.notes)  # rows skipped, a damaged file
         return (f"{len(found.recalls)} queries from {where}, newest first. Enter runs one here with OpenClaw's "
-                f"hits marked {OPENCLAW_GLYPH}; judge them with {self.judge_keys}. Escape closes.")
+                f"hits marked {OPENCLAW_GLYPH}; judge them with {self.judge_keys}. Escape closes.{notes}")
 
     def on_mount(self) -> None:
         self.show(self.found)
