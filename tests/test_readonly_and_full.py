@@ -70,3 +70,57 @@ def test_a_full_disk_under_the_index_is_said_in_one_line_with_what_to_do(tmp_pat
     assert code == 1 and err.count("\n") == 1, err
     assert f"the disk holding the index folder {mnt} is full" in err and "free some space" in err
     assert "Error" not in err and "vector blob" not in err
+
+
+@pytest.mark.parametrize("command", ["eval", "tune"])
+def test_eval_and_tune_on_a_read_only_mount_score_the_index_as_it_is(tmp_path, workspace, capsys, command):
+    """`eval` said "the index file is read-only … pass --db" where search and status read the same index."""
+    queries = write(tmp_path / "q.jsonl", json.dumps({"qid": "q1", "question": "oolong tea",
+                                                      "targets": [{"path": "MEMORY.md", "line": 3}]}) + "\n")
+    with tmpfs(tmp_path / "ro", "8m") as mnt:
+        db = mnt / "i.sqlite"
+        argv = ["--workspace", str(workspace), "--db", str(db), "--provider", "none"]
+        assert main(["index", *argv]) == 0
+        if command == "tune":  # tune reads the judgements stored beside the index
+            assert main(["judgements", "import", str(queries), *argv]) == 0
+        before = sorted(p.name for p in mnt.iterdir())
+        remount_read_only(mnt)
+        capsys.readouterr()
+        write(workspace / "memory" / "2026-12-01.md", "# New\nwritten after the last sync\n")
+        extra = ["--queries", str(queries)] if command == "eval" else []
+        code = main([command, *extra, "--json", *argv])
+        out, err = capsys.readouterr()
+        assert "read-only" not in err and "pass --db" not in err
+        assert "the index is out of date" in err  # what is true: scored as it was last synced
+        if command == "eval":
+            assert code == 0 and json.loads(out)["scored"] == 1
+        else:  # one judged question is too few to tune: the answer says so, not that the disk is read-only
+            assert json.loads(out)["judged"] == 1
+        assert sorted(p.name for p in mnt.iterdir()) == before
+
+
+def test_a_read_only_openclaw_state_folder_is_named_as_such_by_connect(tmp_path, capsys, monkeypatch):
+    from .connect_helpers import make_state
+
+    validator = write(tmp_path / "openclaw", "#!/bin/sh\necho '{\"valid\": true}'\n")
+    validator.chmod(0o755)
+    monkeypatch.setenv("MEMTUI_OPENCLAW", str(validator))
+    with tmpfs(tmp_path / "ro", "8m") as mnt:
+        root = make_state(mnt, monkeypatch)
+        remount_read_only(mnt)
+        code = main(["connect", "--agent", "main"])
+        err = capsys.readouterr().err
+        state = root / "state"
+        assert code != 0 and err.count("\n") == 1
+        assert f"{state} is on a read-only file system" in err
+        assert "index file" not in err and "pass --db" not in err
+
+
+def test_a_read_only_file_system_error_names_the_folder_not_the_index():
+    import errno
+
+    from openclaw_memtui.engine.errors import describe
+
+    line = describe(OSError(errno.EROFS, "Read-only file system", "/mnt/state/.memtui-check-1.json"))
+    assert line == "/mnt/state is on a read-only file system: memtui cannot write .memtui-check-1.json there"
+    assert "index" in describe(Exception("attempt to write a readonly database"))  # SQLite's own: the index

@@ -109,6 +109,22 @@ def _search(args: argparse.Namespace, session: Session, started: float) -> int:
     return 0
 
 
+def sync_before_scoring(index: Any, waiting: dict[str, Any]) -> None:
+    """`eval` and `tune` score the index as the files are now: synced first when it can be written; on a
+    read-only mount (opened read-only, as search is) scored as it is, with a line saying so when stale."""
+    from ..engine.dirty_check import STATUS_DIRTY_BUDGET_S
+
+    if not index.read_only:
+        if index.is_dirty() or index.is_empty():
+            index.sync(**waiting)  # bounded, and said at once, when another process syncs
+        return
+    if index.is_empty():
+        print(f"memtui: the index {index.settings.db_path} was never built and cannot be written here (a read-only "
+              "folder or file system): nothing to score; build it where it can be written, or pass --db", file=sys.stderr)
+    elif index.check_dirty(STATUS_DIRTY_BUDGET_S).dirty:
+        print(f"memtui: {STALE_WARNING}", file=sys.stderr)
+
+
 def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags, 0o600)
 
@@ -132,7 +148,7 @@ def cmd_eval(args: argparse.Namespace, cfg: AppConfig) -> int:
     from .wait import lock_wait
 
     waiting = lock_wait(args)
-    with open_session(SessionOptions.from_args(args), cfg) as session:
+    with open_session(SessionOptions.from_args(args), cfg, read_only_if_unwritable=True) as session:
         return _eval(args, session, queries, waiting)
 
 
@@ -141,8 +157,7 @@ def _eval(args: argparse.Namespace, session: Session, queries: list[dict[str, An
     from ..render import dumps_json, safe
 
     index, cfg = session.index, session.cfg
-    if index.is_dirty() or index.is_empty():
-        index.sync(**waiting)  # bounded, and said at once, when another process syncs
+    sync_before_scoring(index, waiting)
     if not args.queries:  # the judgements stored for this index (marked in the app, or imported)
         from .tune import stored_queries
 

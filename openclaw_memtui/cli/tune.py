@@ -198,7 +198,7 @@ def cmd_tune(args: argparse.Namespace, cfg: AppConfig) -> int:
     from .wait import lock_wait
 
     waiting = lock_wait(args)
-    with open_session(SessionOptions.from_args(args), cfg) as session:
+    with open_session(SessionOptions.from_args(args), cfg, read_only_if_unwritable=True) as session:
         return _tune(args, session, waiting)
 
 
@@ -206,14 +206,13 @@ def _tune(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) -
     from ..core.search import search_request
     from ..engine.tuning.tuner import NeedMore, retrieve_judged, suggest
     from ..render import dumps_json, safe
-    from .search import params_from, parse_now
+    from .search import params_from, parse_now, sync_before_scoring
 
     index, cfg = session.index, session.cfg
     loaded = load_judgements(session)
     if not loaded.judgements:
         raise no_judgements(loaded)
-    if index.is_dirty() or index.is_empty():
-        index.sync(**waiting)  # bounded, and said at once, when another process syncs
+    sync_before_scoring(index, waiting)
     current = params_from(args, cfg)
     judged = retrieve_judged(index, loaded.judgements, search_request(cfg, "", current, now_ms=parse_now(args.now)))
     assert judged is not None  # no cancel event given

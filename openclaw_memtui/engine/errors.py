@@ -7,6 +7,8 @@ engine because the engine uses it too (a file that cannot be indexed is listed w
 
 from __future__ import annotations
 
+import errno
+
 from .scrub import scrub
 
 
@@ -31,8 +33,6 @@ _SQLITE_FULL = 13
 
 def is_disk_full(exc: BaseException) -> bool:
     """`exc` is (or may well be) a write that failed for want of space."""
-    import errno
-
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
         return True
     if getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL:
@@ -55,6 +55,19 @@ def disk_full(folder: str, exc: BaseException) -> DiskFull:
                     "`memtui index` again")
 
 
+def _read_only_place(exc: OSError) -> str:
+    """A write refused by a read-only file system, naming the folder it was in: the file may be an index's
+    lock, an OpenClaw config's temp copy or a judgements file, so the line never guesses which (it said
+    "the index file is read-only" for OpenClaw's state folder, and for an index that could be read)."""
+    import os
+
+    where = os.fsdecode(exc.filename) if exc.filename else ""
+    if not where:
+        return f"the file system is read-only ({exc.strerror or exc}): memtui cannot write there"
+    folder, name = os.path.split(where)
+    return f"{folder or '.'} is on a read-only file system: memtui cannot write {name} there"
+
+
 def _describe(exc: BaseException) -> str:
     name = type(exc).__name__
     text = " ".join(str(exc).split()) or name
@@ -65,7 +78,9 @@ def _describe(exc: BaseException) -> str:
     if "database is locked" in lowered:
         # SQLite cannot say who holds the lock: a memtui sync, or any program with the file open
         return "the index is locked by another process (a memtui sync, or a program holding it open); wait and retry"
-    if "readonly" in lowered or "read-only" in lowered:
+    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
+        return _read_only_place(exc)
+    if "readonly" in lowered or "read-only" in lowered:  # SQLite's "attempt to write a readonly database"
         return f"the index file is read-only ({text}); pass --db to a writable location"
     if isinstance(exc, PermissionError):
         return f"permission denied: {getattr(exc, 'filename', '') or text}"
