@@ -358,7 +358,7 @@ async def test_status_screen_bar_shows_what_the_index_holds_embedded(tmp_path):
         await open_status_screen(pilot, app)
         assert bar().endswith(" 100%")  # provider none: nothing waits for a vector
         status = app.screen.snapshot.status
-        app.screen.snapshot = StatusSnapshot(replace(status, provider="seeded", chunks=40, embedded=10))
+        app.screen.snapshot = StatusSnapshot(replace(status, provider="seeded", chunks=40, embedded=10, unembedded=30))
         assert await wait_for(pilot, lambda: bar().endswith(" 25%"))
         app.screen.sync_state = SyncState(running=True, progress=SyncProgress("embed", 3, 4))
         assert await wait_for(pilot, lambda: bar().endswith(" 75%"))

@@ -187,8 +187,12 @@ def _status(args: argparse.Namespace, session: Session) -> int:
 
 
 def dirty_text(status: Any) -> str:
+    """Dirty as the app says it: chunks waiting for a vector count, whatever the files say."""
+    if status.unembedded:
+        return (f"yes ({status.unembedded:,} of {status.chunks:,} chunks not embedded with {status.model} yet: "
+                "run memtui index)")
     if status.dirty is not None:
-        return "yes" if status.dirty else "no"
+        return "yes (files changed since the last sync)" if status.dirty else "no"
     check = status.dirty_check
     return (f"unknown (no change among {check['checked']:,} of {check['indexed']:,} files checked; "
             "--check-files checks them all)")

@@ -49,6 +49,10 @@ def index_status(index: MemoryIndex, check_dirty: bool, dirty_budget_s: float | 
     provider = index.provider
     integrity = integrity_cache.report(reads.conn, index.store_generation(), int(dims_raw) if dims_raw else None)
     stored_error = store.get_meta("provider_error") or ""
+    # one meaning of dirty everywhere: files changed since the last sync, or chunks still waiting for a
+    # vector of this model (a cancelled sync, a model change); `dirty_check` keeps what the files said
+    unembedded = index.unembedded() if provider is not None and not store.missing else 0
+    files_dirty = dirty.dirty if dirty is not None else False
     backend = store.backend
     fallback = index.fallback
     return Status(
@@ -66,7 +70,7 @@ def index_status(index: MemoryIndex, check_dirty: bool, dirty_budget_s: float | 
         chunks=sum(v["chunks"] for v in sources.values()),
         embedded=sum(v["embedded"] for v in sources.values()),
         sources=sources,
-        dirty=dirty.dirty if dirty is not None else False,
+        dirty=True if unembedded else files_dirty,
         dirty_check=dirty.to_dict() if dirty is not None else {},
         last_sync=store.get_meta("last_sync"),
         skipped=skipped,
@@ -77,4 +81,5 @@ def index_status(index: MemoryIndex, check_dirty: bool, dirty_budget_s: float | 
         notices=list(index.notices),
         integrity=integrity,
         openclaw_cache_reused=int(store.get_meta(OPENCLAW_REUSED_META) or 0),
+        unembedded=unembedded,
     )

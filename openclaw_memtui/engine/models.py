@@ -116,6 +116,9 @@ class Status:
     integrity: dict[str, Any] = field(default_factory=dict)  # store.check_integrity: FTS rows and vectors vs chunks
     dirty_check: dict[str, Any] = field(default_factory=dict)  # DirtyCheck.to_dict(); empty when not checked
     openclaw_cache_reused: int = 0  # vectors taken from OpenClaw's embedding cache since the last full rebuild
+    # chunks without a vector from the current provider's model (0 without a provider): a sync still has
+    # work, so `dirty` is true whatever the files say; the CLI, `--json` and the app read dirty this one way
+    unembedded: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

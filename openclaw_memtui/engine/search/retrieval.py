@@ -107,7 +107,7 @@ def vector_leg(ctx: RetrievalContext, pool: Pool, pool_size: int,
     embedded, total = ctx.chunk_counts(model, generation)
     if not embedded:
         if total:  # an index with no chunks at all: a sync has nothing to embed, so do not advise one
-            pool.warnings.append("keyword-only: no chunk has a vector yet (run a sync)")
+            pool.warnings.append(_no_vectors_for(model, ctx.reads.vector_models()))
         return [], None
     t = time.perf_counter()
     qvec = None
@@ -133,6 +133,17 @@ def vector_leg(ctx: RetrievalContext, pool: Pool, pool_size: int,
     if embedded < total:
         pool.warnings.append(f"vectors still filling in: {embedded}/{total} chunks embedded")
     return hits, qvec
+
+
+def _no_vectors_for(model: str, others: dict[str, int]) -> str:
+    """Why no chunk has a vector for this search: none was made yet, or another model made them (a server
+    or a search configured with another model than the index was built with: "run a sync" was untrue)."""
+    if not others:
+        return "keyword-only: no chunk has a vector yet (run a sync)"
+    made = ", ".join(f"{name} ({n})" for name, n in sorted(others.items(), key=lambda kv: -kv[1])[:3])
+    return (f"keyword-only: this search embeds with model {model}, but the index's vectors were made with {made}; "
+            f"vectors of different models cannot be compared: use that model, or run `memtui index` with {model} "
+            "to re-embed")
 
 
 def date_leg(ctx: RetrievalContext, window: TimeWindow | None, pool_size: int) -> list[int]:

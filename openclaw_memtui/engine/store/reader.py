@@ -150,6 +150,11 @@ class IndexReader:
             f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()} WHERE vector_bytes > 0 AND model = ?",
             (model,)).fetchone()[0])
 
+    def vector_models(self) -> dict[str, int]:
+        """Chunks with a vector, by the model that made it (from the kept counts: no scan)."""
+        return {str(m): int(n) for m, n in self.conn.execute(
+            f"SELECT model, sum(n) FROM {self._chunk_counts()} WHERE vector_bytes > 0 GROUP BY model")}
+
     def count_unembedded(self, model: str) -> int:
         return int(self.conn.execute(
             f"SELECT coalesce(sum(n), 0) FROM {self._chunk_counts()} WHERE vector_bytes = 0 AND model = ?",

@@ -94,8 +94,9 @@ def openclaw_rows(agent: Agent | None) -> Rows:
 
 
 def unembedded(status: Status) -> int:
-    """Chunks still waiting for a vector (none without a provider: keyword-only by choice)."""
-    return max(0, status.chunks - status.embedded) if status.provider != "none" else 0
+    """Chunks still waiting for a vector of the provider's model (none without a provider: keyword-only
+    by choice), as `Status.unembedded` counts them for the CLI and `--json` too."""
+    return status.unembedded
 
 
 def dirty_text(status: Status, sync: SyncState, resume_key: str = "s") -> str:
