@@ -75,8 +75,16 @@ def make_app(ws: Path, tmp_path: Path, provider="none", cfg=None, **kwargs) -> R
     return RecordingApp(index, cfg, origin="test", now_ms=NOW_MS, params=SearchParams(min_score=0.0), **kwargs)
 
 
-async def wait_for(pilot, predicate, seconds=15.0):
-    deadline = time.monotonic() + seconds
+# How long a wait may take before the test is failed as hung. Only a failing test ever reaches it: a passing
+# one returns as soon as its condition holds. On a 2-core machine shared with other suites and a CPU burner
+# a 4 s sync took over 15 s, so a tighter figure failed correct code (the old default of 15 s, and the
+# 20 or 30 s some tests passed). `seconds` above this figure still lengthens a wait.
+HANG_GUARD_S = 180.0
+
+
+async def wait_for(pilot, predicate, seconds=HANG_GUARD_S):
+    """Wait until `predicate()` holds (True), the app running meanwhile; False once the hang guard passes."""
+    deadline = time.monotonic() + max(seconds, HANG_GUARD_S)
     while time.monotonic() < deadline:
         await pilot.pause(0.05)
         if predicate():

@@ -543,13 +543,16 @@ async def test_a_huge_note_opens_at_once_showing_a_window_around_the_match(tmp_p
     write(ws / "MEMORY.md", "# Memory\n")
     write(ws / "memory" / "big.md", "\n".join(lines) + "\n")
     app = make_app(ws, tmp_path)
+    # indexed before the app starts: the test is about the file view, and the app's own sync of 5 MB
+    # (seconds on a loaded machine) raced the search's wait
+    app.index.sync()
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "narwhal budget")
         start = app.selected().start_line
         assert app.selected().path == "memory/big.md" and start > 59_000
         app.query_one(OptionList).focus()
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen", 30)
+        assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen")
         scroll = app.screen.query_one("#file-body")
         text = app.screen.query_one("#file-text", Static)
         assert await wait_for(pilot, lambda: scroll.scroll_y > 0)

@@ -20,6 +20,18 @@ from .app_helpers import SeededProvider, copy_demo, make_app, rendered_lines, us
 DEMO_NOW_MS = 1796040000000.0  # 2026-11-30T12:00Z: the demo's notes are days old
 
 
+def palette_highlights(app, words: str) -> bool:
+    """The command palette is up and its highlighted command is the one named `words`."""
+    from textual.command import CommandList, CommandPalette
+
+    if not isinstance(app.screen, CommandPalette):
+        return False
+    listing = app.screen.query_one(CommandList)
+    if listing.highlighted is None or listing.option_count == 0:
+        return False
+    return words in str(listing.get_option_at_index(listing.highlighted).prompt)
+
+
 async def settled_search(pilot, app, query):
     assert await wait_for(pilot, lambda: not app.sync_running)
     app.query_one("#query", Input).value = query
@@ -120,7 +132,7 @@ async def test_suggest_from_the_palette_is_at_least_as_good_and_saves_with_one_k
         assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
         await pilot.press("ctrl+p")
         await pilot.press(*"Suggest settings")
-        await pilot.pause(0.3)
+        assert await wait_for(pilot, lambda: palette_highlights(app, "Suggest settings"))  # not a fixed pause
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None, 60)
         found = app.screen.result
