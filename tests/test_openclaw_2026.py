@@ -412,6 +412,24 @@ def test_an_unreadable_agent_database_keeps_the_transcripts_already_indexed(oc, 
     assert code == 0 and "0 indexed" in out and "0 removed" in out
 
 
+def test_a_rebuild_while_the_agent_database_is_unreadable_keeps_the_live_index(oc, capsys, tmp_path):
+    """A full rebuild swaps in an index built from what can be read now: with the agent database damaged, the
+    rebuilt file would lack every live transcript. The rebuild is postponed and the live index kept whole."""
+    db = tmp_path / "m.sqlite"
+    assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db))[0] == 0
+    assert SESSION_MAIN in indexed_paths(db)
+    agent_db = oc / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    good = agent_db.read_bytes()
+    agent_db.write_bytes(b"\0" * 100 + good[100:])
+    code, out, err = run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db), "--force")
+    assert code == 0, err
+    assert SESSION_MAIN in indexed_paths(db)
+    assert "postponed" in out + err
+    agent_db.write_bytes(good)  # readable again: the postponed rebuild runs
+    assert run(capsys, "index", "--agent", "main", "--provider", "none", "--db", str(db), "--force")[0] == 0
+    assert SESSION_MAIN in indexed_paths(db)
+
+
 def test_missing_agent_database_says_what_to_run(oc, capsys):
     (oc / "state" / "agents" / "research" / "agent" / "openclaw-agent.sqlite").unlink()
     code, _, err = run(capsys, "status", "--agent", "research", "--openclaw-index")

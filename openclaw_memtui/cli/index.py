@@ -82,7 +82,9 @@ def _index(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) 
     if args.json:
         print(dumps_json({"report": report.to_dict(), "status": status.to_dict(), "vector_file": vector_file}, indent=2))
     else:
-        what = f"full rebuild ({report.rebuild_reason})" if report.full_rebuild else "incremental"
+        # a rebuild postponed (files it would lose cannot be read now) says so: "incremental" hid it
+        what = (f"full rebuild ({report.rebuild_reason})" if report.full_rebuild
+                else f"no rebuild ({report.rebuild_reason})" if report.rebuild_reason else "incremental")
         print(f"Indexed {safe(status.workspace, one_line=True)} — {what} in {report.seconds:.2f}s")
         print(f"  files: {report.files_total} seen, {report.files_indexed} indexed, {report.files_unchanged} unchanged, "
               f"{report.files_removed} removed, {report.files_skipped} skipped")

@@ -14,22 +14,27 @@ if TYPE_CHECKING:
 
 def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
                  known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
-                 unreadable: list[Unreadable] | None = None) -> list[SourceFile]:
+                 unreadable: list[Unreadable] | None = None,
+                 kept: dict[str, tuple[float, int]] | None = None) -> list[SourceFile]:
     """Every file the index should hold, each with its stamp; with a `budget` perhaps only some of them
     (`budget.exhausted` then says so). With `known` and `unchanged` (a re-sync), a memory file whose
     stamp is known may be left out of the list and only named in `unchanged` (see list_memory_files):
-    the list and `unchanged` together name every file. Folders that cannot be read go to `unreadable`."""
+    the list and `unchanged` together name every file. Folders that cannot be read go to `unreadable`.
+    `kept` (default `known`): what the live index holds, listed again for transcripts that cannot be
+    listed now (an agent database or its tombstones unreadable), so a sync keeps them; a rebuild or
+    `--check-files` lists without `known` but must keep them just the same."""
+    kept = known if kept is None else kept
     files: list[SourceFile] = []
     # a bounded listing takes the transcripts first: they are fewer than notes and the likeliest to have grown
     sessions_first = budget is not None
     if "sessions" in settings.sources and sessions_first:
-        files.extend(_list_transcripts(settings, budget, known))
+        files.extend(_list_transcripts(settings, budget, kept))
     if "memory" in settings.sources and not (budget is not None and budget.spent()):
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
                                        settings.root_files, settings.extra_path_patterns, budget, known, unchanged,
                                        unreadable))
     if "sessions" in settings.sources and not sessions_first:
-        files.extend(_list_transcripts(settings, budget, known, unreadable))
+        files.extend(_list_transcripts(settings, budget, kept, unreadable))
     if settings.follow_symlinks:  # without followed links nothing listed can resolve elsewhere
         from .access import may_read, settings_roots
 
@@ -47,7 +52,8 @@ def _list_transcripts(settings: IndexSettings, budget: ListingBudget | None,
     prefix = settings.sessions_prefix
     if forgotten is None:
         # OpenClaw's tombstones cannot be read now: nothing new is listed (it might be forgotten), and
-        # what the index holds stays as it is (retrieval hides it meanwhile) instead of being deleted
+        # what the index holds stays as it is (retrieval hides it meanwhile) instead of being deleted; no
+        # abs_path: such a file is not read now (reading.read_source says so), its rows are kept
         head = f"{prefix}/"
         return [SourceFile("", path, "sessions", stamp) for path, stamp in (known or {}).items()
                 if path.startswith(head) and "/" not in path[len(head):] and ".jsonl" in path]

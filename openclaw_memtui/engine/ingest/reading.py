@@ -134,6 +134,8 @@ def read_source(sf: SourceFile, max_bytes: int, settings: IndexSettings | None =
     """A listed file's text and stat. With `settings`, opened under the access rule (engine/ingest/access.py):
     a file swapped for a link since the listing (outside the roots, or at all without followSymlinks)
     is not read, so the index never holds what memory_get would refuse."""
+    if not sf.abs_path:  # listed only to keep its rows: the listing could not tell what it is now
+        raise ReadFailed("not read now: OpenClaw's record of forgotten sessions cannot be read")
     roots = settings_roots(settings) if settings is not None else None
     follow = settings.follow_symlinks if settings is not None else True
     try:

@@ -114,8 +114,11 @@ class FilePass(SyncState):
         unreadable: list[Unreadable] = []  # folders it could not read: said, or their notes vanish without a word
         with cyclic_gc_paused():
             known = writer.file_stamps()
+            # kept: the live index's stamps (in a rebuild `store` is the new, empty file), so transcripts that
+            # cannot be listed now are listed as they were, read, fail, and keep the live index (runner.py)
+            kept = known if store is self.store else IndexWriter(self.store.conn).file_stamps()
             files = list_sources(self.settings, known=None if force or self.check_files else known,
-                                 unchanged=unchanged, unreadable=unreadable)
+                                 unchanged=unchanged, unreadable=unreadable, kept=kept)
         report.files_total = len(files) + len(unchanged)
         skipped = [SkippedFile(u.path, u.source, f"folder cannot be read ({u.reason}); the files in it are not indexed")
                    for u in unreadable]
