@@ -131,3 +131,17 @@ def test_a_file_memtui_never_opened_as_a_writer_has_no_record(tmp_path):
     assert recorded_as_ours(records, note)
     assert stat.S_IMODE(records.stat().st_mode) == 0o700
     assert {stat.S_IMODE(p.stat().st_mode) for p in records.iterdir()} == {0o600}
+
+
+def test_a_record_that_is_a_link_proves_nothing(tmp_path):
+    """A link in the records folder could point at a record someone else wrote: only a regular file counts."""
+    records = tmp_path / "records"
+    index = tmp_path / "i.sqlite"
+    index.write_bytes(GARBAGE)
+    record_index(records, index)
+    (record,) = records.iterdir()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(record.read_bytes())
+    record.unlink()
+    record.symlink_to(elsewhere)
+    assert not recorded_as_ours(records, index)

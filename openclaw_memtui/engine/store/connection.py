@@ -23,7 +23,7 @@ from .files import (
     side_files,
 )
 from .lock import SyncLock
-from .ownership import forget_index, record_index, recorded_as_ours
+from .ownership import record_index, recorded_as_ours
 from .reader import INDEX_ID_KEY
 from .schema import (
     APPLICATION_ID,
@@ -80,7 +80,6 @@ class Store:
             self._cleanup_temp_files()
             if problem is not None:
                 aside = move_aside(self.path)
-                forget_index(self.records, self.path)
                 self.notice(f"index {self.path} was not trusted: {problem}; moved it to {aside} "
                             "and rebuilding from the workspace")
         if not readonly:

@@ -14,7 +14,6 @@ can neither write such a record nor make our user's inode sit at a path of their
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -72,14 +71,6 @@ def recorded_as_ours(records: Path | None, path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return stat.S_ISREG(st.st_mode) and st.st_uid == _uid() and _read(target) == _record(path, st)
-
-
-def forget_index(records: Path | None, path: Path) -> None:
-    """Drop the record of `path` (its file was moved aside: the inode there now is not the index)."""
-    if records is None:
-        return
-    with contextlib.suppress(OSError, ValueError):
-        _record_path(records, path).unlink(missing_ok=True)
 
 
 def _record(path: Path, st: os.stat_result) -> dict[str, object]:
