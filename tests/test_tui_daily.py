@@ -594,7 +594,8 @@ async def test_the_status_screen_hints_name_its_remapped_keys(tmp_path):
         await open_status_screen(pilot, app)
         assert phase() == "Idle — y: sync now, ctrl+b: full rebuild"
         status = app.screen.snapshot.status
-        app.screen.snapshot = replace(app.screen.snapshot, status=replace(status, provider="seeded", chunks=40, embedded=10))
+        app.screen.snapshot = replace(app.screen.snapshot, status=replace(status, provider="seeded", chunks=40, embedded=10,
+                                                                          unembedded=30))
         assert await wait_for(pilot, lambda: "30 of 40 chunks not embedded yet (y resumes)" in status_screen_text(app))
         await pilot.press("s", "f")  # the default keys do nothing now
         await pilot.pause()

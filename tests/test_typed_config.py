@@ -12,6 +12,7 @@ import pytest
 from openclaw_memtui.core.config import DEFAULTS, AppConfig, ConfigError, index_settings, load_config, search_params, validate
 from openclaw_memtui.core.session import Session, SessionOptions, apply_agent, open_session
 from openclaw_memtui.engine.settings import DEFAULT_SEARCH_PARAMS, IndexSettings
+from openclaw_memtui.paths import data_dir
 
 from .helpers import write
 
@@ -33,8 +34,9 @@ def test_the_defaults_are_the_engines_and_the_toml_tree_is_unchanged(tmp_path):
     config = validate({})
     assert search_params(config) == DEFAULT_SEARCH_PARAMS
     ws = tmp_path.resolve()
-    assert index_settings(config, ws, ws / "i.sqlite") == IndexSettings(workspace=ws, db_path=ws / "i.sqlite",
-                                                                        sessions_dir=ws / "sessions")
+    assert index_settings(config, ws, ws / "i.sqlite") == IndexSettings(
+        workspace=ws, db_path=ws / "i.sqlite", sessions_dir=ws / "sessions",
+        index_records=data_dir() / "index-records")  # memtui's own records of the indexes it made
     # every key, value and nesting of the TOML defaults, read back from the typed value
     assert json.dumps(config.to_tree()) == json.dumps(DEFAULTS)
     assert load_config(tmp_path / "absent.toml") == config  # no file: all defaults

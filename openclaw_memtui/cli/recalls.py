@@ -36,7 +36,10 @@ def parse_since(value: str | None) -> float | None:
 
 
 def when(ms: float) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms > 0 else "unknown time"
+    try:  # a time no calendar holds (OpenClaw's rows are checked when read; this is the last guard)
+        return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms > 0 else "unknown time"
+    except (OverflowError, ValueError, OSError):
+        return "unknown time"
 
 
 def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int | None = None) -> Any:

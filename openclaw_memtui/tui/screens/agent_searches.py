@@ -24,7 +24,10 @@ OPENCLAW_GLYPH = "◆"  # marks OpenClaw's own hits in the result list and here
 
 
 def when(ms: float) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms > 0 else "unknown time"
+    try:  # a time no calendar holds (OpenClaw's rows are checked when read; this is the last guard)
+        return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms > 0 else "unknown time"
+    except (OverflowError, ValueError, OSError):
+        return "unknown time"
 
 
 def recall_row(recall: Recall, width: int) -> Text:
