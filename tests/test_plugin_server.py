@@ -362,3 +362,117 @@ def test_a_hung_server_is_replaced(tmp_path, monkeypatch):
         with contextlib.suppress(ProcessLookupError):
             os.kill(hung.pid, signal.SIGKILL)
         stop_socket(sock)
+
+
+# -- the transport: nothing lost, nothing held ------------------------------------------------------------
+
+def test_a_client_trickling_bytes_is_cut_off_at_the_connection_deadline(tmp_path, monkeypatch):
+    """One byte every so often must not hold a thread for ever: the deadline is for the whole request,
+    not for each read (a per-read timeout would keep this connection open as long as bytes come)."""
+    make_state(tmp_path, monkeypatch)
+    sock = tmp_path / "run" / "main.sock"
+    proc = start_server(sock, "--connection-deadline", "1")
+    try:
+        with socket.socket(socket.AF_UNIX) as slow:
+            slow.connect(str(sock))
+            started = time.monotonic()
+            closed = False
+            while time.monotonic() - started < 20:
+                try:
+                    slow.sendall(b" ")
+                except OSError:
+                    closed = True
+                    break
+                slow.settimeout(0.3)
+                try:
+                    if slow.recv(1) == b"":
+                        closed = True
+                        break
+                except TimeoutError:
+                    pass
+            assert closed, "the server kept a trickling connection open"
+        assert search(sock, query="Kafka")["results"]  # and everyone else is still answered
+    finally:
+        stop(proc)
+
+
+def test_one_server_answers_every_connected_agent(tmp_path, monkeypatch):
+    root = make_state(tmp_path, monkeypatch)
+    # a second file: keyword scores of a one-file corpus are all zero (no term is rarer than another)
+    (root / "ws-research" / "memory" / "graphs.md").write_text("# graphs\n- a note on graph layouts\n", encoding="utf-8")
+    connect_in_config(root, ["main", "research"])
+    sock = tmp_path / "run" / "state.sock"
+    proc = subprocess.Popen([sys.executable, "-m", "openclaw_memtui", "serve", "--socket", str(sock), "--idle-exit", "0",
+                             "--provider", "none"], env=env_for_subprocess(), stdin=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: sock.exists() or proc.poll() is not None, what="the socket")
+        # both agents are opened at start, before any call
+        wait_for(lambda: set(call(sock, {"v": 1, "op": "ping"})["result"]["agents"]) == {"main", "research"},
+                 what="both agents opened")
+        for agent in ("main", "research"):
+            reply = call(sock, {"v": 1, "op": "memory_search", "agent": agent, "args": {"query": "Kafka consumer lag"}})
+            assert reply["ok"] and reply["result"]["results"], (agent, reply["result"].get("warnings"))
+        assert any("2026-11-22" in r["path"] for r in call(sock, {
+            "v": 1, "op": "memory_search", "agent": "main", "args": {"query": "rebalance storm"}})["result"]["results"])
+        assert not any("2026-11-22" in r["path"] for r in call(sock, {
+            "v": 1, "op": "memory_search", "agent": "research", "args": {"query": "rebalance storm"}})["result"]["results"])
+        stranger = call(sock, {"v": 1, "op": "memory_search", "agent": "intruder", "args": {"query": "Kafka"}})["result"]
+        assert stranger["unavailable"] is True and "not connected" in stranger["error"]
+    finally:
+        stop(proc)
+
+
+def test_calls_queued_at_an_idle_exit_are_answered(tmp_path):
+    """The idle exit removes the socket first (a later call starts the next server), then answers
+    every connection already queued: without the drain, these would be reset unanswered."""
+    from openclaw_memtui.plugin.server import Server
+
+    class Echo(__import__("socketserver").BaseRequestHandler):
+        def handle(self) -> None:
+            self.request.makefile("rb").readline()
+            self.request.sendall(b'{"v": 1, "ok": true}\n')
+
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    sock = folder / "s.sock"
+    server = Server(sock, Echo)
+    queued = []
+    for _ in range(8):  # connected, in the listen queue, never accepted by a serve loop
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(str(sock))
+        s.sendall(b'{"v": 1, "op": "ping"}\n')
+        queued.append(s)
+    server.retire()
+    assert not sock.exists()
+    late = socket.socket(socket.AF_UNIX)
+    with pytest.raises(FileNotFoundError):  # a call from now on finds no socket: the plugin starts the next server
+        late.connect(str(sock))
+    server.drain(10)
+    server.server_close()
+    for s in queued:
+        s.settimeout(10)
+        assert s.recv(4096) == b'{"v": 1, "ok": true}\n'
+        s.close()
+
+
+def test_a_new_server_waits_for_a_retiring_one_and_takes_over(tmp_path, monkeypatch):
+    """The lock passes from a server at its idle exit (socket removed, calls still being answered) to
+    the one a call started meanwhile, which must not give up because the lock is still held."""
+    from openclaw_memtui.plugin.server import _claim
+
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    sock = folder / "s.sock"
+    first = _claim(sock)
+    assert first is not None and (folder / "s.sock.lock").read_text().strip() == str(os.getpid())
+    assert _claim(sock, wait=0.2) is None  # held, and no socket yet: waits, then gives up
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(sock))
+    assert _claim(sock, wait=5) is None  # held by a server that answers: nothing to do, at once
+    listener.close()
+    os.unlink(sock)
+    threading.Timer(0.3, first.close).start()  # the retiring server ends
+    second = _claim(sock, wait=10)
+    assert second is not None
+    second.close()

@@ -277,6 +277,7 @@ def _serve_parser(sub: Any) -> None:
                    help="how long a search waits for the index to catch up with the files (default 3)")
     p.add_argument("--embed-wait", type=float, default=5.0, metavar="SECONDS",
                    help="how long a search waits for the provider to embed the query (default 5)")
+    p.add_argument("--connection-deadline", type=float, default=None, help=argparse.SUPPRESS)  # tests: a short one
 
 
 # in the order `memtui --help` has always listed them

@@ -371,6 +371,28 @@ function makeTool(api, ctx, name) {
   };
 }
 
+// Start the server as OpenClaw loads this plugin (a gateway start, an `openclaw agent` run), not at
+// the agent's first call: its index opens and its model loads while OpenClaw prepares the turn, so the
+// first answer is a complete one. Never blocks, never throws; nothing happens when no agent is
+// connected or the server already answers.
+function prewarm(api) {
+  try {
+    const server = serverConfig(api);
+    const agents = pluginConfig(api).agents;
+    const config = liveConfig(api);
+    if (!server || !Array.isArray(agents) || !agents.some((a) => !memoryOff(config, a))) return;
+    checkPrivate(server.socket);
+    const sock = net.createConnection({ path: server.socket });
+    sock.unref();
+    sock.on("connect", () => sock.destroy());
+    sock.on("error", (error) => {
+      if (error?.code === "ENOENT" || error?.code === "ECONNREFUSED") startServer(server);
+    });
+  } catch {
+    // the first call starts it, or says why it cannot
+  }
+}
+
 export default {
   id: PLUGIN_ID,
   name: "memtui memory",
@@ -384,6 +406,7 @@ export default {
           return makeTool(api, ctx, name);
         }, { names: [name] });
       }
+      prewarm(api);
     } catch (error) {
       api.logger?.warn?.(`${PLUGIN_ID}: not registered (${String(error?.message ?? error)}); run memtui connect again`);
     }

@@ -27,12 +27,14 @@ secrets masked, forgotten sessions left out) in OpenClaw's own result shape: `co
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import errno
 import fcntl
 import json
 import logging
 import os
+import signal
 import socket
 import socketserver
 import stat
@@ -248,7 +250,7 @@ def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
         return {"v": PROTOCOL, "ok": True, "result": {"stopping": True}}
     if op == "ping":
         return {"v": PROTOCOL, "ok": True, "result": {"pong": True, "pid": os.getpid(), "memtui": server_state.version,
-                                                      "agents": sorted(server_state.agents)}}
+                                                      "agents": server_state.readiness()}}
     args = request.get("args")
     if op not in ("memory_search", "memory_get") or not isinstance(args, dict):
         return {"v": PROTOCOL, "ok": False, "error": "op must be memory_search, memory_get or ping, with an args object"}
@@ -290,6 +292,13 @@ class AgentServe:
         self.tools: PluginTools | None = None
         self.session: Session | None = None  # closed by close(), as the server ends
         self.open_error = ""
+        self.opened = threading.Event()
+        self.warm: concurrent.futures.Future[Any] | None = None  # the model and vectors loading
+
+    def ready(self) -> dict[str, Any]:
+        """How far this agent is: its index open, its model loaded (for `ping`, the bench, the log)."""
+        return {"open": self.opened.is_set(), "error": self.open_error or None,
+                "warm": self.warm is not None and self.warm.done()}
 
     def open(self) -> None:
         """Open the agent's index and start loading its model. A failure is kept and given as the
@@ -309,8 +318,10 @@ class AgentServe:
             log.exception("cannot open the index of agent %s", self.agent_id)
         else:
             tools.freshness.request()  # catch up with the files before the first search asks
-            tools.warm_up()  # the model loads while the first call is on its way: its answer is hybrid
+            self.warm = tools.warm_up()  # the model loads while the first call is on its way: its answer is hybrid
             self.tools = PluginTools(tools)
+        finally:
+            self.opened.set()
 
     def run(self, op: str, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         if self.tools is None:
@@ -337,11 +348,17 @@ class ServeState:
         self.args, self.cfg = args, cfg
         self.fixed_agent: str | None = args.agent or None  # `--agent`: this one only (a test, an older plugin)
         self.request_wait = request_wait
+        self.connection_deadline: float = getattr(args, "connection_deadline", None) or CONNECTION_DEADLINE_S
         self.version = _version()
         self.agents: dict[str, AgentServe] = {}
         self._lock = threading.Lock()
         self._connected: tuple[float, frozenset[str]] = (0.0, frozenset())
         self.stop_requested = threading.Event()
+
+    def readiness(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            served = dict(self.agents)
+        return {agent_id: one.ready() for agent_id, one in sorted(served.items())}
 
     def connected(self, fresh: bool = False) -> frozenset[str]:
         """The agents `memtui connect` lists in OpenClaw's config now (read at most once a second)."""
@@ -418,7 +435,7 @@ def _handler(state: ServeState) -> Any:
             server: Server = self.server  # type: ignore[assignment]
             server.last_call = time.monotonic()
             sock: socket.socket = self.request
-            line = _read_line(sock, time.monotonic() + CONNECTION_DEADLINE_S)
+            line = _read_line(sock, time.monotonic() + state.connection_deadline)
             if line is None or not line.strip():
                 return
             if len(line) > MAX_REQUEST_BYTES:
@@ -428,7 +445,7 @@ def _handler(state: ServeState) -> Any:
             else:
                 reply = answer_line(state, line)
             with contextlib.suppress(OSError):
-                sock.settimeout(CONNECTION_DEADLINE_S)  # a client that does not read its answer is dropped too
+                sock.settimeout(state.connection_deadline)  # a client that does not read its answer is dropped too
                 sock.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
             server.last_call = time.monotonic()
 
@@ -490,6 +507,17 @@ def _is_socket(path: Path) -> bool:
         return False
 
 
+_STOPS: list[threading.Event] = []
+
+
+def _stop_from_signal() -> None:
+    """SIGTERM (a service manager, `kill`): end as at an idle exit, the queued calls answered first."""
+    for stop in _STOPS:
+        stop.set()
+    if not _STOPS:
+        raise SystemExit(143)
+
+
 def cmd_serve(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.logs import log_to_stderr
 
@@ -497,6 +525,9 @@ def cmd_serve(args: argparse.Namespace, cfg: AppConfig) -> int:
                         ("--idle-exit", args.idle_exit), ("--request-wait", args.request_wait)):
         if not 0 <= value <= 86400:
             raise UserError(f"{flag} must be between 0 and 86400 seconds, got {value:g}")
+    if args.connection_deadline is not None and not 0 < args.connection_deadline <= 3600:
+        raise UserError(f"--connection-deadline must be above 0 and at most 3600 seconds, got {args.connection_deadline:g}")
+    signal.signal(signal.SIGTERM, lambda *_: _stop_from_signal())
     log_to_stderr()
     log.setLevel(logging.INFO)
     from ..interop.connect import socket_path
@@ -507,6 +538,7 @@ def cmd_serve(args: argparse.Namespace, cfg: AppConfig) -> int:
         print(f"memtui serve: another memtui serve answers on {path}; nothing to do", file=sys.stderr)
         return 0
     state = ServeState(args, cfg, args.request_wait)
+    _STOPS.append(state.stop_requested)
     old_umask = os.umask(0o177)  # the socket is created 0600: only this user can call it
     try:
         server = Server(path, _handler(state))
@@ -533,7 +565,7 @@ def cmd_serve(args: argparse.Namespace, cfg: AppConfig) -> int:
     threading.Thread(target=idle_watch, name="memtui-serve-idle", daemon=True).start()
     try:
         server.serve_forever(poll_interval=0.5)
-        server.drain(state.request_wait + CONNECTION_DEADLINE_S)
+        server.drain(state.request_wait + state.connection_deadline)
     except KeyboardInterrupt:
         server.retire()
     finally:
