@@ -174,6 +174,18 @@ def test_an_agent_openclaw_gives_no_memory_search_is_not_connected(state, capsys
     assert code == 2 and "no memory search" in err and "enabled is false" in err and not backups(state)
 
 
+@pytest.mark.parametrize("included", [{"plugins": {"slots": {"memory": "none"}}},
+                                      {"plugins": {"slots": {"memory": "memory-lancedb"}}}])
+def test_the_slot_is_read_through_includes(state, capsys, included):
+    """A memory slot set in a file openclaw.json includes counts as if it were in openclaw.json."""
+    (state / "state" / "plugins.json").write_text(json.dumps(included), encoding="utf-8")
+    data = config(state)
+    data["$include"] = "./plugins.json"
+    (state / "state" / "openclaw.json").write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = run(capsys, "connect", "--agent", "main", "--no-index")
+    assert code == 2 and ("no memory search" in err or "--force" in err) and not backups(state)
+
+
 def test_an_allowlist_gets_the_plugin_and_loses_it_again(state, capsys):
     data = config(state)
     data["plugins"] = {"allow": ["voice-call"]}

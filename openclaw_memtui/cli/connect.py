@@ -118,6 +118,10 @@ def cmd_connect(args: argparse.Namespace, cfg: AppConfig) -> int:
         raise UserError(f"OpenClaw gives agent {agent.id} no memory search ({agent.search_disabled}); memtui answers "
                         "only what OpenClaw would, so connecting changes nothing: turn it on first (or --force to "
                         "connect now, answered once it is on); nothing was changed")
+    if agent.memory_slot == "other" and not args.force:  # the slot as OpenClaw reads it, `$include`s resolved
+        raise UserError(f"OpenClaw's memory slot (plugins.slots.memory) holds plugin {agent.memory_plugin!r}, not OpenClaw's "
+                        f"own memory-core; nothing was changed. `memtui connect --agent {agent.id} --force` makes memtui "
+                        f"answer this agent's memory_search instead of {agent.memory_plugin!r}")
     openclaw = None if args.dry_run else _openclaw(args)
     config = args.config and str(Path(args.config).expanduser().resolve())
     try:
