@@ -476,3 +476,56 @@ def test_a_new_server_waits_for_a_retiring_one_and_takes_over(tmp_path, monkeypa
     second = _claim(sock, wait=10)
     assert second is not None
     second.close()
+
+
+def test_a_burst_of_raw_connections_fits_the_listen_queue(served):
+    """64 clients connecting at the same instant, none retrying: socketserver's default backlog of 5
+    refused most of them (EAGAIN) before the server could accept."""
+    barrier = threading.Barrier(64)
+    replies: list[dict] = []
+    errors: list[str] = []
+
+    def client() -> None:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(120)
+            barrier.wait()
+            try:
+                s.connect(str(served))
+                s.sendall(b'{"v": 1, "op": "ping"}\n')
+                replies.append(json.loads(s.makefile("rb").readline()))
+            except OSError as exc:
+                errors.append(repr(exc))
+
+    threads = [threading.Thread(target=client) for _ in range(64)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(replies) == 64 and all(r["ok"] for r in replies)
+
+
+def test_sigterm_ends_the_server_like_an_idle_exit(tmp_path, monkeypatch):
+    make_state(tmp_path, monkeypatch)
+    sock = tmp_path / "run" / "main.sock"
+    proc = start_server(sock)
+    proc.terminate()
+    assert proc.wait(timeout=60) == 0
+    assert not sock.exists()  # removed, not left stale for the next server to clean
+
+
+def test_a_long_data_dir_gets_a_private_unpredictable_socket_folder(tmp_path, monkeypatch):
+    from openclaw_memtui.interop.connect import socket_path
+
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / ("x" * 120)))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    first, second = socket_path(), socket_path()
+    assert len(os.fsencode(str(first))) <= 107 and first.parent != second.parent  # a fresh mkdtemp name each time
+    for path in (first, second):
+        st = os.lstat(path.parent)
+        assert st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) == 0o700
+    assert socket_path(str(first)) == first  # connect keeps the one it wrote while it is still private
+    first.parent.chmod(0o755)
+    third = socket_path(str(first))
+    assert third.parent != first.parent  # no longer private: never reused
+    for path in (first, second, third):
+        shutil.rmtree(path.parent, ignore_errors=True)
