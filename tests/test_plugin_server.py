@@ -529,3 +529,23 @@ def test_a_long_data_dir_gets_a_private_unpredictable_socket_folder(tmp_path, mo
     assert third.parent != first.parent  # no longer private: never reused
     for path in (first, second, third):
         shutil.rmtree(path.parent, ignore_errors=True)
+
+
+@needs_node
+def test_loading_the_plugin_starts_memtui_before_the_first_call(tmp_path, monkeypatch):
+    """A gateway start or an `openclaw agent` run loads the plugin well before the model's first tool
+    call: the server starts then, so that call finds the index open and the model loaded."""
+    root = make_state(tmp_path, monkeypatch)
+    connect_in_config(root, ["main"])
+    sock = tmp_path / "run" / "state.sock"
+    try:
+        assert run_plugin(tmp_path, serve_config(tmp_path, sock), [])["results"] == []
+        wait_for(lambda: sock.exists(), what="the server the plugin's load started")
+        wait_for(lambda: call(sock, {"v": 1, "op": "ping"})["result"]["agents"].get("main", {}).get("open"),
+                 what="the agent's index opened before any call")
+    finally:
+        stop_socket(sock)
+    off = serve_config(tmp_path, sock)
+    off["server"]["log"] = str(tmp_path / "off.log")  # opened as the plugin spawns the server, before node exits
+    run_plugin(tmp_path, off, [], live={"memory": {"search": {"enabled": False}}})  # nothing to answer: nothing started
+    assert not (tmp_path / "off.log").exists()
