@@ -173,7 +173,7 @@ def main() -> int:
         ["first complete answer from plugin load", med([r["first_complete_ms"] for r in runs]), "-", "-"],
     ]
     print(table(rows, ["step (median of runs)", "ms", "complete", "warnings"]))
-    path = write_json(opts.name, {"provider": opts.provider, "notes": opts.notes, "runs": runs,
+    path = write_json(opts.name, {"provider": opts.provider, "notes": opts.notes, "load": os.getloadavg(), "runs": runs,
                                   "median": {row[0]: row[1] for row in rows}})
     print(f"wrote {path}")
     return 0
