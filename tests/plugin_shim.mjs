@@ -3,7 +3,8 @@
 // all at once; prints one JSON line: [{offered, ms, details}] in the order asked. Used by the tests
 // and by bench/first_answer.py.
 //   node plugin_shim.mjs PLUGIN_INDEX_JS PLUGIN_CONFIG_JSON OPENCLAW_CONFIG_JSON CALLS_JSON
-//   CALLS_JSON: [{"agent": "main", "tool": "memory_search", "args": {...}, "sessionKey": "...", "sandboxed": false}]
+//   CALLS_JSON: [{"agent": "main", "tool": "memory_search", "args": {...}, "sessionKey": "...", "sandboxed": false,
+//                 "delayMs": 0}]   (delayMs: made that long after the plugin loads)
 const [pluginFile, pluginConfigJson, liveConfigJson, callsJson] = process.argv.slice(2);
 const plugin = (await import(pluginFile)).default;
 const factories = {};
@@ -24,6 +25,7 @@ plugin.register({
 const calls = JSON.parse(callsJson);
 const started = Date.now();
 const results = await Promise.all(calls.map(async (c, i) => {
+  if (c.delayMs) await new Promise((resolve) => setTimeout(resolve, c.delayMs));
   const ctx = { agentId: c.agent ?? "main", sessionKey: c.sessionKey ?? `agent:${c.agent ?? "main"}:main`, sandboxed: c.sandboxed === true };
   const made = factories[c.tool ?? "memory_search"](ctx);
   if (!made) return { offered: false };

@@ -549,3 +549,25 @@ def test_loading_the_plugin_starts_memtui_before_the_first_call(tmp_path, monkey
     off["server"]["log"] = str(tmp_path / "off.log")  # opened as the plugin spawns the server, before node exits
     run_plugin(tmp_path, off, [], live={"memory": {"search": {"enabled": False}}})  # nothing to answer: nothing started
     assert not (tmp_path / "off.log").exists()
+
+
+@needs_node
+def test_no_call_is_lost_around_idle_exits(tmp_path, monkeypatch):
+    """A server that exits after half a second idle, and calls spaced to land as it retires, after it
+    is gone, and as the next one starts: every call is answered by memtui (none reset, none lost)."""
+    root = make_state(tmp_path, monkeypatch)
+    connect_in_config(root, ["main"])
+    sock = tmp_path / "run" / "state.sock"
+    config = serve_config(tmp_path, sock)
+    config["server"]["command"][config["server"]["command"].index("--idle-exit") + 1] = "0.5"
+    calls = [{"agent": "main", "args": {"query": f"Kafka consumer lag {i}"}, "delayMs": delay}
+             for i, delay in enumerate([0, 0, 700, 1400, 1450, 2600, 2650, 2700, 4200, 6000])]
+    try:
+        out = run_plugin(tmp_path, config, calls)
+    finally:
+        with contextlib.suppress(AssertionError):
+            stop_socket(sock)
+    answers = [r["details"] for r in out["results"]]
+    assert all(a.get("engine") == "memtui" and a["results"] for a in answers), [a.get("error") for a in answers]
+    starts = (tmp_path / "serve.log").read_text(encoding="utf-8").count("answering connected agents")
+    assert starts >= 2  # the calls did span idle exits

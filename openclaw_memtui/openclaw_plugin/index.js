@@ -220,8 +220,10 @@ function exchange(socketPath, request, timeoutMs) {
 
 function startServer(server) {
   const previous = lastSpawn.get(server.socket);
-  if (previous && Date.now() - previous.at < RESPAWN_AFTER_MS) return previous;
-  const record = { at: Date.now(), error: "" };
+  // one start at a time: a server still coming up is waited for, one that has ended (an idle exit, or
+  // "another server answers") is not, so a call after an idle exit starts the next one at once
+  if (previous && !previous.exited && Date.now() - previous.at < RESPAWN_AFTER_MS) return previous;
+  const record = { at: Date.now(), error: "", exited: false };
   lastSpawn.set(server.socket, record);
   try {
     let out = "ignore";
@@ -233,6 +235,9 @@ function startServer(server) {
       detached: true,
       stdio: ["ignore", out, out],
       env: { ...process.env, ...(server.env && typeof server.env === "object" ? server.env : {}) },
+    });
+    child.on("exit", () => {
+      record.exited = true;
     });
     child.on("error", (error) => {
       record.error = error.code === "ENOENT" ? `${server.command[0]} not found (is memtui still installed?)` : String(error.message);
