@@ -235,6 +235,20 @@ def test_an_install_connected_the_old_way_is_cleaned_by_disconnect(state, capsys
     assert code == 0 and config(state) == original
 
 
+def test_disconnecting_one_agent_of_an_old_install_converts_the_rest(state, capsys):
+    old_way(state)
+    data = config(state)
+    data["plugins"]["entries"][PLUGIN_ID]["config"]["agents"]["research"] = {"socket": "/x/research.sock",
+                                                                             "command": ["python3"]}
+    (state / "state" / "openclaw.json").write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = run(capsys, "disconnect", "--agent", "main")
+    assert code == 0, err
+    plugins = config(state)["plugins"]
+    entry = plugins["entries"][PLUGIN_ID]["config"]
+    assert "slots" not in plugins and entry["agents"] == ["research"] and entry["server"]["socket"].endswith(".sock")
+    assert "kind" not in json.loads((plugin_dir() / "openclaw.plugin.json").read_text(encoding="utf-8"))
+
+
 def test_a_config_openclaw_refuses_is_not_written(state, tmp_path, monkeypatch, capsys):
     refusing = tmp_path / "refusing"
     refusing.mkdir()

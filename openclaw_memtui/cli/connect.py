@@ -103,11 +103,27 @@ def _prove(target: Path, text: str, edit: Any, openclaw: str | None, folder: Pat
                     f"{target} is as it was")
 
 
+def _server_entry(args: argparse.Namespace, data: dict[str, Any]) -> dict[str, Any]:
+    """The plugin's `config.server`: the state's socket (the one written before, while still private),
+    the command that starts `memtui serve`, its log, and the environment it needs."""
+    from ..interop import connect as oc
+    from ..paths import data_dir
+
+    config = getattr(args, "config", None) and str(Path(args.config).expanduser().resolve())
+    existing = oc.json_object(oc.json_object(oc.entry_of(data).get("config")).get("server")).get("socket")
+    sock = oc.socket_path(existing if isinstance(existing, str) else None)
+    server: dict[str, Any] = {"socket": str(sock), "command": oc.server_command(sock, config),
+                              "log": str(data_dir() / "connect" / f"serve-{oc.state_key()}.log")}
+    env = oc.server_env()
+    if env:
+        server["env"] = env
+    return server
+
+
 def cmd_connect(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.session import apply_agent
     from ..interop import connect as oc
     from ..interop.agents import OpenClawError
-    from ..paths import data_dir
 
     if not args.agent:
         raise UserError("pass --agent ID: the OpenClaw agent whose memory_search memtui should answer")
@@ -123,16 +139,9 @@ def cmd_connect(args: argparse.Namespace, cfg: AppConfig) -> int:
                         f"own memory-core; nothing was changed. `memtui connect --agent {agent.id} --force` makes memtui "
                         f"answer this agent's memory_search instead of {agent.memory_plugin!r}")
     openclaw = None if args.dry_run else _openclaw(args)
-    config = args.config and str(Path(args.config).expanduser().resolve())
     try:
         text, data = oc.read_plain_json(target)
-        existing = oc.json_object(oc.json_object(oc.entry_of(data).get("config")).get("server")).get("socket")
-        sock = oc.socket_path(existing if isinstance(existing, str) else None)
-        server: dict[str, Any] = {"socket": str(sock), "command": oc.server_command(sock, config),
-                                  "log": str(data_dir() / "connect" / f"serve-{oc.state_key()}.log")}
-        env = oc.server_env()
-        if env:
-            server["env"] = env
+        server = _server_entry(args, data)
         folder = oc.plugin_dir()
         oc.check_plugin_folder(folder)  # a folder someone else made: refused before anything is written
         edit = oc.connect_edit(data, agent.id, server, folder, [a.id for a in inst.agents], force=args.force)
@@ -195,9 +204,13 @@ def cmd_disconnect(args: argparse.Namespace, cfg: AppConfig) -> int:
     try:
         text, data = oc.read_plain_json(target)
         edit = oc.disconnect_edit(data, agent_id)
+        before, after = oc.connected_agents(data), oc.connected_agents(edit.data)
+        if edit.old_sockets and after:  # an older connect's install, agents left: theirs becomes today's
+            oc.serve_with(edit, _server_entry(args, data))
+            if not args.dry_run:
+                oc.install_plugin()  # the copy that reads today's config
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
-    before, after = oc.connected_agents(data), oc.connected_agents(edit.data)
     if not edit.changes:
         _say(f"agent {agent_id} is not connected: OpenClaw's own memory tools answer it; nothing changed")
         return 0
@@ -213,11 +226,10 @@ def cmd_disconnect(args: argparse.Namespace, cfg: AppConfig) -> int:
     _written(target, backup, warnings, openclaw is not None)
     for note in edit.notes:
         _say(note)
-    if not after:  # no agent left for the server: end it (it would end when idle anyway)
-        server = oc.json_object(oc.json_object(oc.entry_of(data).get("config")).get("server")).get("socket")
-        for sock in [server, *edit.old_sockets]:
-            if isinstance(sock, str):
-                _stop_server(Path(sock))
+    server = oc.json_object(oc.json_object(oc.entry_of(data).get("config")).get("server")).get("socket")
+    for sock in ([] if after else [server]) + edit.old_sockets:  # servers no agent needs any more
+        if isinstance(sock, str):
+            _stop_server(Path(sock))
     return 0
 
 

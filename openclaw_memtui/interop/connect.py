@@ -326,6 +326,16 @@ def connect_edit(data: dict[str, Any], agent_id: str, server: dict[str, Any], fo
     return edit
 
 
+def serve_with(edit: Edit, server: dict[str, Any]) -> None:
+    """Give the edited config's plugin entry `server` (an older install converted by disconnect)."""
+    config = json_object(json_object(json_object(json_object(edit.data.get("plugins")).get("entries")).get(PLUGIN_ID))
+                         .get("config"))
+    if config.get("server") != server:
+        config["server"] = server
+        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.server: added (one memtui serve for every connected "
+                            f"agent, on {server['socket']})")
+
+
 def disconnect_edit(data: dict[str, Any], agent_id: str) -> Edit:
     """`data` with `agent_id` no longer answered by memtui; the last agent out takes the plugin out."""
     data = copy.deepcopy(data)
