@@ -537,7 +537,7 @@ def test_status_names_the_layout_and_version(oc, capsys, tmp_path):
     assert json.loads(out)["openclaw"] | {"index_path": None} == {
         "agent": "research", "layout": "2026.9", "version": "2026.9.6", "index_path": None, "transcripts": "sqlite",
         "sources": ["memory", "sessions"], "memorySlot": "builtin", "memoryPlugin": "memory-core", "searchDisabled": None,
-        "connected": False}
+        "connected": False, "connectProblem": None}
 
 
 def test_whole_file_view_reads_a_live_transcript_from_the_database(oc):

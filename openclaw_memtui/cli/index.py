@@ -221,7 +221,7 @@ def _openclaw_summary(agent: Any) -> dict[str, Any]:
     return {"agent": agent.id, "layout": agent.layout, "version": version, "index_path": agent.index_path,
             "transcripts": agent.transcripts, "sources": agent.sources, "memorySlot": agent.memory_slot,
             "memoryPlugin": agent.memory_plugin, "searchDisabled": agent.search_disabled or None,
-            "connected": agent.connected}
+            "connected": agent.connected, "connectProblem": agent.connect_problem or None}
 
 
 def cmd_openclaw_index(args: argparse.Namespace, cfg: AppConfig) -> int:

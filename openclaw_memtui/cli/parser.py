@@ -249,7 +249,9 @@ def _recalls_parser(sub: Any) -> None:
 def _connect_parser(sub: Any) -> None:
     p = sub.add_parser("connect", help=COMMAND_HELP["connect"])
     _common(p)
-    p.add_argument("--force", action="store_true", help="take the memory slot even when another plugin holds it")
+    p.add_argument("--force", action="store_true",
+                   help="answer the agent even when another memory plugin holds OpenClaw's memory slot")
+    p.add_argument("--dry-run", action="store_true", help="print every change and every agent it affects; write nothing")
     p.add_argument("--no-index", action="store_true", help="do not build the agent's index now (its first search will)")
     p.add_argument("--no-validate", action="store_true", help="write without `openclaw config validate` (openclaw not on PATH)")
 
@@ -259,12 +261,14 @@ def _disconnect_parser(sub: Any) -> None:
     p.add_argument("--agent", metavar="ID", help="the OpenClaw agent to disconnect")
     p.add_argument("--config", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--no-validate", action="store_true", help="write without `openclaw config validate` (openclaw not on PATH)")
+    p.add_argument("--dry-run", action="store_true", help="print every change and every agent it affects; write nothing")
 
 
 def _serve_parser(sub: Any) -> None:
     p = sub.add_parser("serve", help=COMMAND_HELP["serve"])
     _common(p)
     p.add_argument("--socket", metavar="PATH", help="unix socket to listen on (default: the one `memtui connect` wrote)")
+    # --agent (from the common flags): answer that agent only; without it, every connected agent
     p.add_argument("--idle-exit", type=float, default=900.0, metavar="SECONDS",
                    help="exit after this long without a call (default 900; 0 = never)")
     p.add_argument("--request-wait", type=float, default=20.0, metavar="SECONDS",
@@ -273,6 +277,7 @@ def _serve_parser(sub: Any) -> None:
                    help="how long a search waits for the index to catch up with the files (default 3)")
     p.add_argument("--embed-wait", type=float, default=5.0, metavar="SECONDS",
                    help="how long a search waits for the provider to embed the query (default 5)")
+    p.add_argument("--connection-deadline", type=float, default=None, help=argparse.SUPPRESS)  # tests: a short one
 
 
 # in the order `memtui --help` has always listed them

@@ -373,6 +373,20 @@ class MemoryTools:
         return read_memory_file(self.session.index.settings, given["path"], given.get("from", 1), given.get("lines"),
                                 offset=given.get("offset", 0), mask=served_text).to_dict()
 
+    def warm_up(self) -> concurrent.futures.Future[Any]:
+        """Load the embedding model and the vector matrix on the hybrid thread now, so the first
+        search of a long-lived server is hybrid: that search's own embedding queues behind this one
+        (and waits `embed_wait` at most), instead of loading the model itself."""
+        index = self.session.index
+
+        def run() -> None:
+            provider = index.provider
+            if provider is not None:
+                provider.embed_query("memtui warm-up")
+            index.warm_up_vectors()
+
+        return self._hybrid.submit(run)
+
     def close(self) -> None:
         self.freshness.stop()
         self.session.close()

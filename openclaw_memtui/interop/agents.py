@@ -77,6 +77,8 @@ class Agent:
     search_disabled: str = ""
     # `memtui connect`ed: its memory_search / memory_get are answered by memtui (interop/connect.py)
     connected: bool = False
+    # why a connected agent is not answered by memtui after all ("": it is), e.g. the plugin folder is gone
+    connect_problem: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as `memtui agents --json` prints it: credentials in `remote` masked (the values
@@ -88,6 +90,7 @@ class Agent:
         out["memorySlot"] = out.pop("memory_slot")
         out["memoryPlugin"] = out.pop("memory_plugin")
         out["searchDisabled"] = out.pop("search_disabled") or None
+        out["connectProblem"] = out.pop("connect_problem") or None
         return out
 
     @property

@@ -1,34 +1,43 @@
-"""`memtui connect` / `disconnect`: put memtui's plugin in OpenClaw's memory slot, or take it out.
+"""`memtui connect` / `disconnect`: memtui answers an agent's memory_search, beside OpenClaw's memory.
 
-OpenClaw 2026.9 has one memory slot, `plugins.slots.memory`, for all agents; the plugin in it owns
-the agent tools `memory_search` / `memory_get` (reached directly or via `tool_call`) and the system
-prompt's "Memory Recall" section. memtui's plugin `memtui-memory` (openclaw_memtui/openclaw_plugin)
-takes the slot and answers for the agents listed in its config by forwarding each call to
-`memtui serve` (plugin_server.py). So connecting edits, and only edits, in openclaw.json:
+OpenClaw 2026.9 resolves an agent's tools plugin by plugin, and the first plugin factory that returns
+a tool for a name owns it for that agent (`resolvePluginToolsFromRegistry` in its dist/tools-*.mjs),
+plugins from `plugins.load.paths` coming before bundled ones (`discoverOpenClawPlugins`,
+dist/discovery-*.mjs: observed, not documented, so `connect` checks it with OpenClaw each time).
+memtui's plugin `memtui-memory` (openclaw_memtui/openclaw_plugin) has no `kind` and takes no slot: it
+returns memory_search / memory_get for the agents listed in its config (each call forwarded to the
+one `memtui serve` of this state, plugin/server.py) and null for every other agent, which keeps
+OpenClaw's own memory-core, as everything else of OpenClaw's memory (its CLI, forget, dreaming, the
+"Memory Recall" prompt section) stays. Connecting edits, and only edits, in openclaw.json:
 
     plugins.load.paths                            + the plugin folder memtui copied (memtui's data dir)
-    plugins.slots.memory                          "memtui-memory" (the previous value is remembered)
-    plugins.entries.memtui-memory                 enabled, config.agents.<id> = {socket, command, log}
+    plugins.entries.memtui-memory                 enabled, config.agents += id, config.server = {socket, command, log, env}
     plugins.allow                                 + "memtui-memory", only when an allowlist is already set
 
-and disconnecting the last agent takes all of it out again, the slot back to what it was.
+and disconnecting the last agent takes all of it out again. `plugins.slots.memory` is never touched,
+except to give it back to what it held when an older memtui had put its plugin there.
 
 The plugin is a copy, stamped with memtui's version, not a link into the installed package: a pip
 upgrade or uninstall must never leave OpenClaw loading files that moved (a plugin that fails to load
-fails every agent turn). `connect` refreshes the copy; the wire protocol only ever adds fields, so a
-copy older than memtui keeps working until then.
+fails every agent turn). `connect` refreshes the copy, only in a private folder it made itself; the
+wire protocol only ever adds fields, so a copy older than memtui keeps working until then.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import hashlib
 import json
 import os
 import shutil
+import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,8 +50,10 @@ from .rewrite import read_plain_json  # noqa: F401 - re-exported: cli_connect re
 PLUGIN_ID = "memtui-memory"
 DEFAULT_MEMORY_PLUGIN = "memory-core"  # what OpenClaw uses when plugins.slots.memory is not set
 PLUGIN_FILES = ("openclaw.plugin.json", "package.json", "index.js")
+MARKER = ".memtui-plugin"  # in a plugin folder memtui made: connect refreshes no other folder
 VERSION_MARK = "__MEMTUI_VERSION__"
 VALIDATE_TIMEOUT_S = 180  # generous: `openclaw config validate` starts node, slow on a loaded machine; this only ends a hung one
+CHECK_PREFIX = ".memtui-check-"  # the private copy `openclaw config validate` reads
 
 
 def plugin_source() -> Path:
@@ -82,15 +93,73 @@ def installed_plugin_version(folder: Path | None = None) -> str | None:
     return version if isinstance(version, str) else None
 
 
+def _mine_and_private(path: Path, what: str) -> os.stat_result | None:
+    """lstat of `path` (None when it does not exist); OpenClawError unless it is a real folder of
+    this user's that nobody else can write to."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise OpenClawError(f"{what} {path} is not a folder of yours that only you can write to (another user, or "
+                            "a link, may have made it); nothing was changed. Remove it, or point MEMTUI_DATA_DIR "
+                            "at a private folder")
+    return st
+
+
+def check_plugin_folder(folder: Path) -> bool:
+    """Whether memtui may write the plugin into `folder`: True when it is memtui's own (made by
+    connect: private, this user's, with memtui's marker; or a copy an older memtui made, which holds
+    nothing but the plugin's files), False when it does not exist yet; OpenClawError otherwise. Code
+    in that folder runs inside OpenClaw: a folder someone else made first is never used."""
+    base = folder.parent
+    try:
+        top = os.stat(base.parent)
+    except FileNotFoundError:
+        top = None
+    if top is not None and top.st_uid not in (os.getuid(), 0):
+        raise OpenClawError(f"memtui's data folder {base.parent} belongs to another user; nothing was changed")
+    if top is not None and top.st_mode & 0o002 and not top.st_mode & stat.S_ISVTX:
+        raise OpenClawError(f"memtui's data folder {base.parent} can be changed by any user; nothing was changed")
+    _mine_and_private(base, "the plugin folder's parent")
+    st = _mine_and_private(folder, "the plugin folder")
+    if st is None:
+        return False
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        raise OpenClawError(f"the plugin folder {folder} is not private (mode {stat.S_IMODE(st.st_mode):o}, not 700); "
+                            "nothing was changed. Remove it and run `memtui connect` again")
+    marker = folder / MARKER
+    try:
+        mst = os.lstat(marker)
+    except FileNotFoundError:
+        mst = None
+    if mst is not None and stat.S_ISREG(mst.st_mode) and mst.st_uid == os.getuid():
+        return True
+    names = {p.name for p in folder.iterdir() if not p.name.startswith(".")}
+    if mst is None and names <= set(PLUGIN_FILES):
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads((folder / "package.json").read_text(encoding="utf-8")).get("name") == PLUGIN_ID:
+                return True  # made by an older memtui, before the marker: adopted, the marker added
+        if not names:
+            return True
+    raise OpenClawError(f"{folder} was not made by `memtui connect` (no {MARKER} in it); nothing was changed. Remove "
+                        "it (or move it away) and run `memtui connect` again")
+
+
 def install_plugin(folder: Path | None = None, version: str | None = None) -> tuple[Path, list[str]]:
     """Copy the plugin, stamped with `version`, into `folder`; returns the folder and the files that
     changed (none when the copy is current). Each file is replaced in one step, so an OpenClaw
-    loading the plugin meanwhile reads the old file or the new one, never half of one."""
+    loading the plugin meanwhile reads the old file or the new one, never half of one. Refuses
+    (OpenClawError) a folder memtui did not make."""
     from ..engine.store import make_private_dirs
 
     folder = folder or plugin_dir()
     version = version or memtui_version()
+    check_plugin_folder(folder)
     make_private_dirs(folder)
+    check_plugin_folder(folder)  # made now by us, or in between by someone else: checked again
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(folder / MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     changed = []
     for name in PLUGIN_FILES:
         data = _stamped(name, version)
@@ -115,6 +184,16 @@ def install_plugin(folder: Path | None = None, version: str | None = None) -> tu
     return folder, changed
 
 
+def plugin_missing(data: dict[str, Any]) -> str:
+    """Why OpenClaw cannot load memtui's plugin for the agents connected in `data` ("" when it can):
+    its folder is gone. OpenClaw then gives those agents memory-core's tools, so memtui says so."""
+    for p in json_object(json_object(json_object(data.get("plugins")).get("load"))).get("paths") or []:
+        if isinstance(p, str) and _is_our_path(p) and not (Path(p) / "index.js").is_file():
+            return (f"the plugin folder {p} is missing: OpenClaw's memory-core answers instead "
+                    "(`memtui connect` copies it again)")
+    return ""
+
+
 # -- the config edits (pure: a parsed openclaw.json in, the edited copy and what changed out) ------
 
 @dataclass
@@ -122,6 +201,7 @@ class Edit:
     data: dict[str, Any]
     changes: list[str] = field(default_factory=list)  # one line per key changed, for the user
     notes: list[str] = field(default_factory=list)  # what the user should know (other agents, …)
+    old_sockets: list[str] = field(default_factory=list)  # servers of an older connect, to stop
 
 
 def _plugins(data: dict[str, Any]) -> dict[str, Any]:
@@ -149,40 +229,72 @@ def current_slot(data: dict[str, Any]) -> str:
     return slot if isinstance(slot, str) and slot.strip() else DEFAULT_MEMORY_PLUGIN
 
 
+def entry_of(data: dict[str, Any]) -> dict[str, Any]:
+    return json_object(json_object(json_object(data.get("plugins")).get("entries")).get(PLUGIN_ID))
+
+
 def connected_agents(data: dict[str, Any]) -> list[str]:
-    """The agents whose memory_search memtui answers: listed in the plugin's config while it holds the slot."""
-    if current_slot(data) != PLUGIN_ID:
-        return []
-    entry = json_object(json_object(json_object(data.get("plugins")).get("entries")).get(PLUGIN_ID))
+    """The agents whose memory_search memtui answers: listed in the plugin's config while it is enabled
+    (a list since memtui answers beside memory-core; a map of agent → socket when an older memtui held
+    the memory slot, which counted only while it held it)."""
+    entry = entry_of(data)
     if entry.get("enabled") is False:
         return []
-    return sorted(json_object(json_object(entry.get("config")).get("agents")))
+    agents = json_object(entry.get("config")).get("agents")
+    if isinstance(agents, list):
+        return sorted({a for a in agents if isinstance(a, str)})
+    if isinstance(agents, dict) and current_slot(data) == PLUGIN_ID:
+        return sorted(agents)
+    return []
 
 
-def connect_edit(data: dict[str, Any], agent_id: str, agent_entry: dict[str, Any], folder: Path,
+def _is_our_path(p: str) -> bool:
+    return Path(p).name == PLUGIN_ID and "openclaw-plugin" in p
+
+
+def _convert_old(data: dict[str, Any], edit: Edit) -> None:
+    """Undo what an older `memtui connect` did that this one does not: memtui's plugin in the memory
+    slot (given back to what it held, `previousSlot`) and one server per agent (to be stopped)."""
+    plugins = json_object(data.get("plugins"))
+    config = json_object(json_object(json_object(plugins.get("entries")).get(PLUGIN_ID)).get("config"))
+    previous = config.pop("previousSlot", None)
+    slots = json_object(plugins.get("slots"))
+    if slots.get("memory") == PLUGIN_ID:
+        if isinstance(previous, str) and previous:
+            slots["memory"] = previous
+        else:
+            del slots["memory"]
+            if not slots and "slots" in plugins:
+                del plugins["slots"]
+        edit.changes.append(f"plugins.slots.memory: {PLUGIN_ID} → {previous or DEFAULT_MEMORY_PLUGIN} (an older memtui "
+                            "had taken OpenClaw's memory slot; memtui now answers beside it)")
+    agents = config.get("agents")
+    if isinstance(agents, dict):
+        edit.old_sockets += [v["socket"] for v in agents.values() if isinstance(v, dict) and isinstance(v.get("socket"), str)]
+        config["agents"] = sorted(agents)
+        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents: one server per agent → one for all "
+                            f"({', '.join(sorted(agents)) or 'none'})")
+
+
+def connect_edit(data: dict[str, Any], agent_id: str, server: dict[str, Any], folder: Path,
                  all_agents: list[str], force: bool = False) -> Edit:
-    """`data` with `agent_id` connected. Refuses (OpenClawError) when the slot holds a plugin other
-    than OpenClaw's own or memtui's, unless `force`."""
+    """`data` with `agent_id` connected. Refuses (OpenClawError) when the slot holds a memory plugin
+    other than OpenClaw's own (memtui's tools would shadow it for this agent), unless `force`."""
     data = copy.deepcopy(data)
     edit = Edit(data)
     plugins = _plugins(data)
     deny = plugins.get("deny")
     if isinstance(deny, list) and PLUGIN_ID in deny:
         raise OpenClawError(f"plugins.deny lists {PLUGIN_ID}; remove it from plugins.deny to connect, nothing was changed")
-    slots = _obj(plugins, "slots", "plugins.slots")
-    raw_slot = slots.get("memory")
+    _convert_old(data, edit)
     slot = current_slot(data)
-    if slot not in (DEFAULT_MEMORY_PLUGIN, PLUGIN_ID) and not force:
+    if slot.lower() not in (DEFAULT_MEMORY_PLUGIN, "none") and not force:
         raise OpenClawError(f"OpenClaw's memory slot (plugins.slots.memory) holds plugin {slot!r}, not OpenClaw's own "
-                            f"memory-core; nothing was changed. `memtui connect --agent {agent_id} --force` replaces it "
-                            f"(`memtui disconnect` puts {slot!r} back)")
+                            f"memory-core; nothing was changed. `memtui connect --agent {agent_id} --force` makes memtui "
+                            f"answer this agent's memory_search instead of {slot!r}")
     entries = _obj(plugins, "entries", "plugins.entries")
     entry = _obj(entries, PLUGIN_ID, f"plugins.entries.{PLUGIN_ID}")
     config = _obj(entry, "config", f"plugins.entries.{PLUGIN_ID}.config")
-    if slot != PLUGIN_ID:
-        slots["memory"] = PLUGIN_ID
-        config["previousSlot"] = raw_slot if isinstance(raw_slot, str) else ""
-        edit.changes.append(f"plugins.slots.memory: {slot} → {PLUGIN_ID}")
     if entry.get("enabled") is not True:
         entry["enabled"] = True
         edit.changes.append(f"plugins.entries.{PLUGIN_ID}.enabled: true")
@@ -200,50 +312,53 @@ def connect_edit(data: dict[str, Any], agent_id: str, agent_entry: dict[str, Any
         allow.append(PLUGIN_ID)  # an allowlist is exclusive: without this the plugin would not load
         config["addedToAllow"] = True
         edit.changes.append(f"plugins.allow: + {PLUGIN_ID}")
-    agents = _obj(config, "agents", f"plugins.entries.{PLUGIN_ID}.config.agents")
-    if agents.get(agent_id) != agent_entry:
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents.{agent_id}: "
-                            f"{'updated' if agent_id in agents else 'added'} (answered by memtui on {agent_entry['socket']})")
-        agents[agent_id] = agent_entry
-    others = [a for a in all_agents if a not in agents]
-    if others:
-        edit.notes.append(f"OpenClaw has one memory slot for all agents: while {PLUGIN_ID} holds it, agent(s) "
-                          f"{', '.join(others)} have no memory_search/memory_get (connect them too, or "
-                          f"`memtui disconnect --agent {agent_id}` to give every agent OpenClaw's own back)")
+    agents = config.get("agents")
+    if not isinstance(agents, list):
+        agents = config["agents"] = []
+    if agent_id not in agents:
+        agents.append(agent_id)
+        agents.sort()
+        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents: + {agent_id}")
+    if config.get("server") != server:
+        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.server: {'updated' if 'server' in config else 'added'} "
+                            f"(one memtui serve for every connected agent, on {server['socket']})")
+        config["server"] = server
     return edit
 
 
+def serve_with(edit: Edit, server: dict[str, Any]) -> None:
+    """Give the edited config's plugin entry `server` (an older install converted by disconnect)."""
+    config = json_object(json_object(json_object(json_object(edit.data.get("plugins")).get("entries")).get(PLUGIN_ID))
+                         .get("config"))
+    if config.get("server") != server:
+        config["server"] = server
+        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.server: added (one memtui serve for every connected "
+                            f"agent, on {server['socket']})")
+
+
 def disconnect_edit(data: dict[str, Any], agent_id: str) -> Edit:
-    """`data` with `agent_id` no longer answered by memtui; the last agent out gives the slot back."""
+    """`data` with `agent_id` no longer answered by memtui; the last agent out takes the plugin out."""
     data = copy.deepcopy(data)
     edit = Edit(data)
     plugins = json_object(data.get("plugins"))
     entries = json_object(plugins.get("entries"))
+    if PLUGIN_ID not in entries and current_slot(data) != PLUGIN_ID and not any(
+            isinstance(p, str) and _is_our_path(p) for p in json_object(plugins.get("load")).get("paths") or []):
+        return edit  # never connected (or already disconnected): nothing to change
+    _convert_old(data, edit)
     entry = json_object(entries.get(PLUGIN_ID))
     config = json_object(entry.get("config"))
-    agents = json_object(config.get("agents"))
-    if agent_id in agents:
-        del agents[agent_id]
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents.{agent_id}: removed")
-    if agents:
-        edit.notes.append(f"{PLUGIN_ID} keeps the memory slot for agent(s) {', '.join(sorted(agents))}, still connected")
+    agents = config.get("agents")
+    if isinstance(agents, list) and agent_id in agents:
+        agents.remove(agent_id)
+        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents: - {agent_id}")
+    if isinstance(agents, list) and agents:
+        edit.notes.append(f"memtui still answers agent(s) {', '.join(agents)}")
         return edit
-    if PLUGIN_ID not in entries and current_slot(data) != PLUGIN_ID:
-        return edit  # never connected (or already disconnected): nothing to change
-    slots = json_object(plugins.get("slots"))
-    previous = config.get("previousSlot")
-    if slots.get("memory") == PLUGIN_ID:
-        if isinstance(previous, str) and previous:
-            slots["memory"] = previous
-        else:
-            del slots["memory"]
-            if not slots and "slots" in plugins:
-                del plugins["slots"]
-        edit.changes.append(f"plugins.slots.memory: {PLUGIN_ID} → {previous or DEFAULT_MEMORY_PLUGIN}")
     load = json_object(plugins.get("load"))
     paths = load.get("paths")
     if isinstance(paths, list):
-        mine = [p for p in paths if isinstance(p, str) and Path(p).name == PLUGIN_ID and "openclaw-plugin" in p]
+        mine = [p for p in paths if isinstance(p, str) and _is_our_path(p)]
         for p in mine:
             paths.remove(p)
             edit.changes.append(f"plugins.load.paths: - {p}")
@@ -271,26 +386,80 @@ def find_openclaw() -> str | None:
     return os.environ.get("MEMTUI_OPENCLAW") or shutil.which("openclaw")
 
 
+# keys whose string values are secrets: the copy `openclaw config validate` reads gets a stand-in of
+# the same type, so a copy left behind by a connect killed with SIGKILL holds no gateway token or key
+_SECRET_KEYS = {"token", "apikey", "password", "secret", "bottoken", "apptoken", "accesstoken", "refreshtoken",
+                "clientsecret", "webhooksecret", "signingsecret"}
+
+
+def _without_secrets(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict):
+        return {k: _without_secrets(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_secrets(v) for v in value]
+    if isinstance(value, str) and key.lower() in _SECRET_KEYS and value and not value.startswith("${"):
+        return "memtui-validation-stand-in"
+    return value
+
+
+def _sweep_checks(folder: Path) -> None:
+    """Remove validation copies a connect left when it was killed (its pid is in the name and gone)."""
+    with contextlib.suppress(OSError):
+        for old in folder.glob(f"{CHECK_PREFIX}*.json"):
+            pid = old.name[len(CHECK_PREFIX):].split("-", 1)[0]
+            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                old.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _removed_on_signal(tmp: Path) -> Iterator[None]:
+    """While OpenClaw validates (15-40 s), a SIGTERM, SIGHUP or Ctrl-C removes the copy first."""
+    def on_signal(signum: int, frame: Any) -> None:
+        tmp.unlink(missing_ok=True)
+        raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(128 + signum)
+
+    previous = {}
+    with contextlib.suppress(ValueError):  # not the main thread: only the finally below
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            previous[sig] = signal.signal(sig, on_signal)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def validate_config(config_file: Path, text: str, openclaw: str) -> list[str]:
     """`openclaw config validate --json` on `text` as it would be read from `config_file` (a private
-    temp copy beside it, so `$include` and relative paths resolve the same); its warnings, or
-    OpenClawError with OpenClaw's own reason when it refuses the config."""
+    temp copy beside it, so `$include` and relative paths resolve the same, its secrets replaced by
+    stand-ins and removed however connect ends); its warnings, or OpenClawError with OpenClaw's own
+    reason when it refuses the config."""
     folder = Path(os.path.realpath(config_file)).parent
-    fd, tmp = tempfile.mkstemp(prefix=".memtui-check-", suffix=".json", dir=folder)
+    _sweep_checks(folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        env = dict(os.environ, OPENCLAW_CONFIG_PATH=tmp, OPENCLAW_HIDE_BANNER="1", NO_COLOR="1")
-        try:
-            proc = subprocess.run([openclaw, "config", "validate", "--json"], env=env, capture_output=True, text=True,
-                                  timeout=VALIDATE_TIMEOUT_S, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise OpenClawError(f"`openclaw config validate` did not finish within {VALIDATE_TIMEOUT_S}s; nothing was "
-                                "written") from None
-        except OSError as exc:
-            raise OpenClawError(f"cannot run {openclaw}: {exc.strerror}; nothing was written") from None
+        check = json.dumps(_without_secrets(json.loads(text.lstrip("\ufeff"))), indent=2, ensure_ascii=False) + "\n"
+    except ValueError:
+        check = text
+    fd, name = tempfile.mkstemp(prefix=f"{CHECK_PREFIX}{os.getpid()}-", suffix=".json", dir=folder)
+    tmp = Path(name)
+    try:
+        with _removed_on_signal(tmp):
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(check)
+            env = dict(os.environ, OPENCLAW_CONFIG_PATH=str(tmp), OPENCLAW_HIDE_BANNER="1", NO_COLOR="1")
+            proc = _run_openclaw([openclaw, "config", "validate", "--json"], env, "config validate")
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
     report = _last_json(proc.stdout)
     if report is None:
         first = (proc.stderr.strip() or proc.stdout.strip() or f"exit {proc.returncode}").splitlines()[-1]
@@ -299,6 +468,16 @@ def validate_config(config_file: Path, text: str, openclaw: str) -> list[str]:
         problems = report.get("errors") or report.get("issues") or [report.get("error") or "invalid"]
         raise OpenClawError(f"OpenClaw refuses the edited config ({_brief(problems)}); nothing was written")
     return [_brief([w]) for w in report.get("warnings") or []]
+
+
+def _run_openclaw(argv: list[str], env: dict[str, str], what: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=VALIDATE_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise OpenClawError(f"`openclaw {what}` did not finish within {VALIDATE_TIMEOUT_S}s; nothing was written") from None
+    except OSError as exc:
+        raise OpenClawError(f"cannot run {argv[0]}: {exc.strerror}; nothing was written") from None
 
 
 def _brief(items: Any) -> str:
@@ -322,18 +501,24 @@ def _last_json(out: str) -> dict[str, Any] | None:
     return None
 
 
+def _text(data: dict[str, Any], old_text: str) -> str:
+    bom = "\ufeff" if old_text.startswith("\ufeff") else ""
+    return bom + json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
 def write_config(config_file: Path, old_text: str, edit: Edit, openclaw: str | None) -> tuple[Path | None, list[str]]:
-    """Validate the edited config, then write it (mode, owner and symlinks kept, a backup beside it);
-    returns the backup (None when nothing changed) and OpenClaw's warnings."""
+    """Validate the edited config, then write it (mode, owner and symlinks kept, a backup beside it),
+    only if the file still holds `old_text` (what the edit was made from): an edit OpenClaw or the
+    user made meanwhile is never written over. Returns the backup (None when nothing changed) and
+    OpenClaw's warnings."""
     from .safe_rewrite import RewriteError, rewrite_file
 
     if not edit.changes:
         return None, []
-    bom = "\ufeff" if old_text.startswith("\ufeff") else ""
-    text = bom + json.dumps(edit.data, indent=2, ensure_ascii=False) + "\n"
+    text = _text(edit.data, old_text)
     warnings = validate_config(config_file, text, openclaw) if openclaw else []
     try:
-        backup = rewrite_file(config_file, text)
+        backup = rewrite_file(config_file, text, expected=old_text.encode("utf-8"))
     except RewriteError as exc:
         raise OpenClawError(str(exc)) from None
     if backup is None:
@@ -341,30 +526,96 @@ def write_config(config_file: Path, old_text: str, edit: Edit, openclaw: str | N
     return backup, warnings
 
 
-def socket_path(agent_id: str) -> Path:
-    """Where `memtui serve` for `agent_id` listens: memtui's data dir, else (a unix socket path holds
-    at most ~107 bytes) a private folder under the temp dir."""
-    import hashlib
+def undo_write(config_file: Path, old_text: str, written: Edit) -> None:
+    """Put back what was there before `write_config` wrote `written` (if nothing changed it since)."""
+    from .safe_rewrite import RewriteError, rewrite_file
 
-    preferred = data_dir() / "connect" / f"{agent_id}.sock"
+    try:
+        rewrite_file(config_file, old_text, expected=_text(written.data, old_text).encode("utf-8"), backup=False)
+    except RewriteError as exc:
+        raise OpenClawError(f"could not undo the change ({exc}); the backup beside it holds the config as it was") from None
+
+
+def verify_with_openclaw(openclaw: str, folder: Path, agents: list[str]) -> str:
+    """Ask OpenClaw (`openclaw plugins list --json`, its own plugin inventory for this config) whether
+    the connected agents' memory_search now resolves to memtui: the plugin loaded from `folder`,
+    enabled, offering both tools, and ordered before memory-core (the first factory that returns a
+    tool owns its name). "" when it does; otherwise why not, in one line."""
+    env = dict(os.environ, OPENCLAW_HIDE_BANNER="1", NO_COLOR="1")
+    proc = _run_openclaw([openclaw, "plugins", "list", "--json"], env, "plugins list")
+    report = _last_json(proc.stdout)
+    if report is None or not isinstance(report.get("plugins"), list):
+        first = (proc.stderr.strip() or proc.stdout.strip() or f"exit {proc.returncode}").splitlines()[-1]
+        return f"`openclaw plugins list` gave no inventory ({first[:200]})"
+    plugins = [p for p in report["plugins"] if isinstance(p, dict)]
+    errors = [d for d in report.get("diagnostics") or [] if isinstance(d, dict) and d.get("pluginId") == PLUGIN_ID
+              and d.get("level") == "error"]
+    if errors:
+        return f"OpenClaw cannot load {PLUGIN_ID}: {_brief(errors)}"
+    order = [p.get("id") for p in plugins]
+    if PLUGIN_ID not in order:
+        return f"OpenClaw does not list {PLUGIN_ID} among its plugins"
+    ours = plugins[order.index(PLUGIN_ID)]
+    if os.path.realpath(str(ours.get("rootDir") or "")) != os.path.realpath(folder):
+        return f"OpenClaw loads {PLUGIN_ID} from {ours.get('rootDir')}, not from {folder}"
+    if ours.get("enabled") is not True or ours.get("status") not in ("loaded", None):
+        return f"OpenClaw lists {PLUGIN_ID} as {ours.get('status') or 'disabled'}"
+    tools = set(ours.get("toolNames") or [])
+    if not {"memory_search", "memory_get"} <= tools:
+        return f"OpenClaw's inventory gives {PLUGIN_ID} the tools {sorted(tools)}, not memory_search and memory_get"
+    for other in plugins[: order.index(PLUGIN_ID)]:
+        if other.get("enabled") and {"memory_search", "memory_get"} & set(other.get("toolNames") or []):
+            return (f"OpenClaw orders plugin {other.get('id')!r} before {PLUGIN_ID}, so its memory_search answers "
+                    f"agent(s) {', '.join(agents)} (plugins from plugins.load.paths no longer come first)")
+    return ""
+
+
+def state_key() -> str:
+    """A short name for this OpenClaw state: its server and socket are one per state."""
+    from ..paths import openclaw_state_dir
+
+    return hashlib.sha256(os.path.realpath(openclaw_state_dir()).encode()).hexdigest()[:12]
+
+
+def _private_dir(folder: Path) -> bool:
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not stat.S_IMODE(st.st_mode) & 0o077
+
+
+def socket_path(existing: str | None = None) -> Path:
+    """Where this state's `memtui serve` listens: memtui's data dir. A unix socket path holds at most
+    ~107 bytes; past that, `existing` (the path connect wrote before) while its folder is still a
+    private one of this user's, else a private folder in XDG_RUNTIME_DIR, else a new folder with an
+    unpredictable name made now (mkdtemp: 0700, this user's) under the temp dir. Never a name
+    another user could create first: the plugin and the server both refuse a folder not private."""
+    name = f"{state_key()}.sock"
+    preferred = data_dir() / "connect" / name
     if len(os.fsencode(str(preferred))) <= 100:
         return preferred
-    digest = hashlib.sha256(str(preferred).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"memtui-{os.getuid()}" / f"{digest}.sock"
+    if existing and len(os.fsencode(existing)) <= 100 and _private_dir(Path(existing).parent):
+        return Path(existing)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and _private_dir(Path(runtime)) and len(os.fsencode(runtime)) <= 80:
+        return Path(runtime) / "memtui" / name
+    return Path(tempfile.mkdtemp(prefix="memtui-")) / name
 
 
-# what decides which memtui, config and index the server uses: passed on, as OpenClaw's own
-# environment (a gateway started by a service manager) may not have them
-SERVER_ENV = ("MEMTUI_CONFIG", "MEMTUI_CONFIG_DIR", "MEMTUI_DATA_DIR", "PYTHONPATH")
+# what decides which memtui, config, index and OpenClaw state the server uses: passed on, as
+# OpenClaw's own environment (a gateway started by a service manager) may not have them
+SERVER_ENV = ("MEMTUI_CONFIG", "MEMTUI_CONFIG_DIR", "MEMTUI_DATA_DIR", "PYTHONPATH", "OPENCLAW_STATE_DIR",
+              "OPENCLAW_CONFIG_PATH")
 
 
 def server_env() -> dict[str, str]:
     return {name: os.environ[name] for name in SERVER_ENV if os.environ.get(name)}
 
 
-def server_command(agent_id: str, socket: Path, config: str | None) -> list[str]:
+def server_command(socket_file: Path, config: str | None) -> list[str]:
     """How the plugin starts `memtui serve`: this interpreter, so OpenClaw's PATH does not matter."""
-    command = [sys.executable, "-m", "openclaw_memtui", "serve", "--agent", agent_id, "--socket", str(socket)]
+    command = [sys.executable, "-m", "openclaw_memtui", "serve", "--socket", str(socket_file)]
     return command + (["--config", config] if config else [])
 
 

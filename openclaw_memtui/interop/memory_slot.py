@@ -1,5 +1,6 @@
 """Who answers an agent's memory searches: OpenClaw's memory slot (`plugins.slots.memory`), whether
-its memory search is on, and whether `memtui connect` handed it to memtui."""
+its memory search is on, and whether `memtui connect` handed it to memtui (whose plugin answers the
+agents it lists, beside the slot's plugin, which answers all the others)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
     from .agents import Agent
 
 # OpenClaw's memory engine is a plugin in one slot (`plugins.slots.memory`); memtui's own plugin,
-# installed by `memtui connect`, takes it under this id
+# installed by `memtui connect`, answers beside it under this id (an older memtui put it in the slot)
 BUILTIN_MEMORY_PLUGIN = "memory-core"
 MEMTUI_MEMORY_PLUGIN = "memtui-memory"
 SLOT_BUILTIN, SLOT_NONE, SLOT_CONNECTED, SLOT_OTHER = "builtin", "none", "connected", "other"
@@ -56,22 +57,28 @@ def memory_search_text(agent: Agent) -> str:
 
     who = safe(agent.id, one_line=True)
     if agent.search_disabled:
-        return f"off — {agent.search_disabled}"
+        also = " (it is connected, and memtui answers nothing either)" if agent.connected else ""
+        return f"off — {agent.search_disabled}{also}"
+    if agent.connected and agent.connect_problem:
+        return f"connected, but {agent.connect_problem}"
     if agent.connected:
         return f"connected: memory_search answers from memtui (`memtui disconnect --agent {who}` undoes it)"
-    return f"on: OpenClaw's builtin {BUILTIN_MEMORY_PLUGIN} answers (`memtui connect --agent {who}` hands it to memtui)"
+    plugin = agent.memory_plugin if agent.memory_plugin and agent.memory_plugin != MEMTUI_MEMORY_PLUGIN else BUILTIN_MEMORY_PLUGIN
+    if plugin == BUILTIN_MEMORY_PLUGIN:
+        return f"on: OpenClaw's builtin {BUILTIN_MEMORY_PLUGIN} answers (`memtui connect --agent {who}` hands it to memtui)"
+    return f"on: plugin {safe(plugin, one_line=True)} answers"
 
 
 def mark_connected(agents: list[Agent], cfg: dict[str, Any]) -> None:
-    """Which agents `memtui connect` handed to memtui. The slot is one for all agents: while memtui's
-    plugin holds it, an agent it was not connected for has no memory search in OpenClaw at all."""
-    from .connect import connected_agents
+    """Which agents `memtui connect` handed to memtui. Every other agent keeps the memory slot's plugin:
+    OpenClaw's memory-core (also while an older memtui held the slot: OpenClaw then still loads
+    memory-core as its dreaming sidecar, whose tools answer the agents memtui's plugin returns none for)."""
+    from .connect import connected_agents, plugin_missing
 
-    if memory_slot(cfg)[0] != SLOT_CONNECTED:
-        return
     connected = set(connected_agents(cfg))
+    problem = plugin_missing(cfg) if connected else ""
     for agent in agents:
         agent.connected = agent.id in connected
-        if not agent.connected and not agent.search_disabled:
-            agent.search_disabled = (f"plugins.slots.memory is {MEMTUI_MEMORY_PLUGIN} and this agent is not connected: "
-                                     f"OpenClaw gives it no memory search (`memtui connect --agent {agent.id}`)")
+        agent.connect_problem = problem if agent.connected else ""
+        if agent.memory_plugin == MEMTUI_MEMORY_PLUGIN:  # an older connect's slot: memory-core still answers
+            agent.memory_plugin = BUILTIN_MEMORY_PLUGIN

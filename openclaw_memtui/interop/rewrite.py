@@ -15,7 +15,8 @@ def read_plain_json(config_file: Path, instead: str = "nothing was written") -> 
     """The config's text (with any byte order mark as found) and its parsed object. `instead` ends the
     JSON5 refusal: what the user can do rather than have memtui rewrite it."""
     try:
-        text = config_file.read_text(encoding="utf-8")
+        with open(config_file, encoding="utf-8", newline="") as fh:  # as on disk: compared before the rename
+            text = fh.read()
     except OSError as exc:
         raise OpenClawError(f"cannot read {config_file}: {exc.strerror}") from None
     except UnicodeDecodeError:

@@ -74,7 +74,7 @@ def _backup(target: Path, st: os.stat_result) -> Path:
     return backup
 
 
-def rewrite_file(path: Path, text: str) -> Path | None:
+def rewrite_file(path: Path, text: str, expected: bytes | None = None, backup: bool = True) -> Path | None:
     """Replace a config file's content safely; return the backup of the original (None if new).
 
     - a symlink is written through: its target changes and the link stays a link;
@@ -83,7 +83,10 @@ def rewrite_file(path: Path, text: str) -> Path | None:
     - the new text goes to a temp file in the same folder, is fsynced and renamed over the
       original in one step, so a reader sees the old file or the new one, never half of one;
     - on any write failure (a full disk) the temp file and the backup are removed and the original
-      is left as it was; RewriteError says so in one line.
+      is left as it was; RewriteError says so in one line;
+    - with `expected` (the bytes the caller read and edited), the file is replaced only if it still
+      holds them, compared just before the rename: an edit made meanwhile (OpenClaw, the user) is
+      never written over, RewriteError says so and nothing changes.
     """
     from ..engine.store import make_private_dirs
 
@@ -96,13 +99,13 @@ def rewrite_file(path: Path, text: str) -> Path | None:
     except OSError as exc:
         raise RewriteError(f"cannot write {path}: {exc.strerror}") from None
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o600
-    backup: Path | None = None
+    made: Path | None = None
     tmp: Path | None = None
     try:
         if st is None:
             make_private_dirs(target.parent)
-        else:
-            backup = _backup(target, st)
+        elif backup:
+            made = _backup(target, st)
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         tmp = Path(name)
         try:
@@ -113,14 +116,30 @@ def rewrite_file(path: Path, text: str) -> Path | None:
             os.fsync(fd)
         finally:
             os.close(fd)
+        if expected is not None and _current(target) != expected:
+            raise _Changed()
         os.replace(tmp, target)
         tmp = None
         _fsync_dir(target.parent)
-    except OSError as exc:
+    except (OSError, _Changed) as exc:
         if tmp is not None:
             tmp.unlink(missing_ok=True)
-        if backup is not None:
-            backup.unlink(missing_ok=True)  # the original is intact, so this copy of it is not needed
+        if made is not None:
+            made.unlink(missing_ok=True)  # the original is intact, so this copy of it is not needed
+        if isinstance(exc, _Changed):
+            raise RewriteError(f"{path} changed while memtui was preparing its edit (OpenClaw or someone else wrote "
+                               "it); nothing was written: run the command again") from None
         state = "the original is unchanged" if st is not None else "nothing was written"
         raise RewriteError(f"cannot write {path}: {exc.strerror or exc}; {state}") from None
-    return backup
+    return made
+
+
+class _Changed(Exception):
+    """The file no longer holds what the caller read."""
+
+
+def _current(target: Path) -> bytes | None:
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None

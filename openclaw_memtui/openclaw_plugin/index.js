@@ -1,14 +1,21 @@
-// memtui-memory: OpenClaw's memory slot, with memory_search / memory_get answered by memtui.
+// memtui-memory: memory_search / memory_get answered by memtui, for the agents `memtui connect` lists,
+// beside OpenClaw's own memory plugin (memory-core), which keeps the memory slot and everything else.
 //
 // Shipped inside the openclaw-memtui wheel; `memtui connect --agent ID` copies it (stamped with the
-// memtui version) into memtui's data folder, puts that folder in plugins.load.paths, this plugin in
-// plugins.slots.memory, and the agent under plugins.entries.memtui-memory.config.agents.
+// memtui version) into a private folder of memtui's data dir, puts that folder in plugins.load.paths
+// and the agent in plugins.entries.memtui-memory.config.agents. The manifest has no `kind` and this
+// file registers no memory capability: OpenClaw resolves each agent's tools with the first plugin
+// factory that returns one (resolvePluginToolsFromRegistry), plugins from plugins.load.paths come
+// before bundled ones, and memory-core answers every agent this factory returns null for. Its
+// "Memory Recall" prompt section is built from the tool names a run has, so it stays for everyone.
 //
-// Each call goes to `memtui serve` for that agent over its unix socket: one JSON line out, one back.
-// A server that is not running is started (detached, so the next turn finds it warm; it exits when
-// idle). Every wait is bounded: a memtui that is missing, down or slow gives the agent a
-// "memory unavailable" answer within CALL_BUDGET_MS, never a hang, and loading this file can never
-// fail (an error here would fail every agent turn).
+// Each call goes to one `memtui serve` for this OpenClaw state, over a unix socket: one JSON line
+// out, one back. Nothing stands in for it: the socket and its folder must be this user's and private
+// (0700 / 0600), or the call is refused. A server that is not running is started (detached, so the
+// next turn finds it warm; it exits when idle); one that stops answering is replaced. Every wait is
+// bounded: a memtui that is missing, down or slow gives the agent a "memory unavailable" answer within
+// CALL_BUDGET_MS, never a hang, and loading this file can never fail (an error here would fail every
+// agent turn).
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -21,6 +28,7 @@ const PROTOCOL = 1;
 const START_TIMEOUT_MS = 15000; // a cold Python start on a busy 2-core machine
 const CALL_TIMEOUT_MS = 20000;
 const CALL_BUDGET_MS = 25000; // all of one call, below OpenClaw's own 30 s memory-search deadline
+const PING_TIMEOUT_MS = 2000; // a server that accepts but cannot say "pong" in this long is hung
 const RESPAWN_AFTER_MS = 10000; // a server that did not come up is not started again at every retry
 
 // the parameters OpenClaw's own tools take (memory-tool-contract.ts), so a model's call is unchanged
@@ -53,12 +61,12 @@ const SEARCH_DESCRIPTION =
   "`breakdown` of its score). `corpus=memory` restricts hits to memory files, `corpus=sessions` to session " +
   "transcripts. If response has disabled=true or a warning, tell the user and include the warning/action guidance.";
 const GET_DESCRIPTION =
-  "Safe exact excerpt read from MEMORY.md, USER.md, Markdown files under memory/, configured extra paths and " +
-  "session transcripts, by a path memory_search returned. Defaults to a bounded excerpt when lines are " +
-  "omitted and includes truncation/continuation info (nextFrom) when more content exists. status=ok means " +
-  "the excerpt was read; status=not_found means the path is not a memory file; status=error means the read failed.";
+  "Safe exact excerpt read from MEMORY.md, USER.md, Markdown files under memory/ and configured extra paths, " +
+  "by a path memory_search returned. Defaults to a bounded excerpt when lines are omitted and includes " +
+  "truncation/continuation info (nextFrom) when more content exists. status=ok means the excerpt was read; " +
+  "status=not_found means the path is not a memory file; status=error means the read failed.";
 
-const lastSpawn = new Map(); // agent id -> { at, error }
+const lastSpawn = new Map(); // socket path -> { at, error }
 
 function pluginConfig(api) {
   try {
@@ -71,10 +79,35 @@ function pluginConfig(api) {
   return api.pluginConfig ?? {};
 }
 
-function agentConfig(api, agentId) {
+function liveConfig(api) {
+  try {
+    return api.runtime?.config?.current?.() ?? api.config ?? {};
+  } catch {
+    return api.config ?? {};
+  }
+}
+
+function serverConfig(api) {
+  const server = pluginConfig(api).server;
+  return server && typeof server.socket === "string" && Array.isArray(server.command) ? server : undefined;
+}
+
+function isConnected(api, agentId) {
   const agents = pluginConfig(api).agents;
-  const entry = agents && typeof agents === "object" ? agents[agentId] : undefined;
-  return entry && typeof entry.socket === "string" && Array.isArray(entry.command) ? entry : undefined;
+  return Array.isArray(agents) && agents.includes(agentId);
+}
+
+// why OpenClaw gives this agent no memory search ("" when it does): memtui then offers nothing either.
+// The same rules as OpenClaw's resolveMemorySearchConfig / resolveSlotSelection, on its live config
+// (its $include already resolved): the agent's own memory.search.enabled wins over memory.search's,
+// and a memory slot of "none" turns memory off for every agent.
+function memoryOff(config, agentId) {
+  const slot = config?.plugins?.slots?.memory;
+  if (typeof slot === "string" && slot.trim().toLowerCase() === "none") return 'plugins.slots.memory is "none"';
+  const own = config?.agents?.entries?.[agentId]?.memory?.search?.enabled;
+  if (own === false) return `agents.entries.${agentId}.memory.search.enabled is false`;
+  if (own === undefined && config?.memory?.search?.enabled === false) return "memory.search.enabled is false";
+  return "";
 }
 
 function jsonResult(payload) {
@@ -96,19 +129,61 @@ function citationsMode(config) {
   return mode === "on" || mode === "off" ? mode : "auto";
 }
 
-// one request on one connection; rejects with err.code "ENOENT"/"ECONNREFUSED" when nothing listens
+function refused(message) {
+  const error = new Error(message);
+  error.code = "EMEMTUIREFUSED"; // never retried, never answered by starting a server
+  return error;
+}
+
+// The socket's folder and the socket itself must be this user's and private: anyone else who could
+// create either could read the agent's queries and plant answers. A folder that does not exist yet
+// is made by the server (private); one that exists and is not private is refused, never used.
+function checkPrivate(socketPath) {
+  if (typeof process.getuid !== "function") return; // no unix users (Windows): nothing to compare
+  const uid = process.getuid();
+  const folder = path.dirname(socketPath);
+  let st;
+  try {
+    st = fs.lstatSync(folder);
+  } catch (error) {
+    if (error?.code === "ENOENT") return;
+    throw refused(`cannot check memtui's socket folder ${folder}: ${error?.code ?? error}`);
+  }
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) {
+    throw refused(`memtui's socket folder ${folder} is not a private folder of this user (owner ${st.uid}, ` +
+      `mode ${(st.mode & 0o777).toString(8)}); refusing to use it`);
+  }
+  try {
+    st = fs.lstatSync(socketPath);
+  } catch (error) {
+    if (error?.code === "ENOENT") return;
+    throw refused(`cannot check memtui's socket ${socketPath}: ${error?.code ?? error}`);
+  }
+  if (!st.isSocket() || st.uid !== uid || (st.mode & 0o077) !== 0) {
+    throw refused(`memtui's socket ${socketPath} is not a private socket of this user (owner ${st.uid}, ` +
+      `mode ${(st.mode & 0o777).toString(8)}); refusing to use it`);
+  }
+}
+
+// one request on one connection; rejects with err.code "ENOENT"/"ECONNREFUSED" when nothing listens,
+// err.sent = false when the request never reached a server (safe to send again)
 function exchange(socketPath, request, timeoutMs) {
   return new Promise((resolve, reject) => {
     let data = "";
     let settled = false;
+    let sent = false;
+    let answered = false;
     const sock = net.createConnection({ path: socketPath });
     const finish = (error, value) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       sock.destroy();
-      if (error) reject(error);
-      else resolve(value);
+      if (error) {
+        error.sent ??= sent;
+        error.answered = answered;
+        reject(error);
+      } else resolve(value);
     };
     const timer = setTimeout(() => {
       const error = new Error(`memtui did not answer within ${Math.round(timeoutMs / 1000)}s`);
@@ -116,8 +191,12 @@ function exchange(socketPath, request, timeoutMs) {
       finish(error);
     }, Math.max(1, timeoutMs));
     sock.setEncoding("utf8");
-    sock.on("connect", () => sock.write(`${JSON.stringify(request)}\n`));
+    sock.on("connect", () => {
+      sent = true;
+      sock.write(`${JSON.stringify(request)}\n`);
+    });
     sock.on("data", (chunk) => {
+      answered = true;
       data += chunk;
       const end = data.indexOf("\n");
       if (end < 0) {
@@ -131,28 +210,37 @@ function exchange(socketPath, request, timeoutMs) {
       }
     });
     sock.on("error", (error) => finish(error));
-    sock.on("close", () => finish(new Error("memtui closed the connection without an answer")));
+    sock.on("close", () => {
+      const error = new Error("memtui closed the connection without an answer");
+      error.code = "ECLOSED";
+      finish(error);
+    });
   });
 }
 
-function startServer(agentId, entry) {
-  const previous = lastSpawn.get(agentId);
-  if (previous && Date.now() - previous.at < RESPAWN_AFTER_MS) return previous;
-  const record = { at: Date.now(), error: "" };
-  lastSpawn.set(agentId, record);
+function startServer(server) {
+  const previous = lastSpawn.get(server.socket);
+  // one start at a time: a server still coming up is waited for, one that has ended (an idle exit, or
+  // "another server answers") is not, so a call after an idle exit starts the next one at once
+  if (previous && !previous.exited && Date.now() - previous.at < RESPAWN_AFTER_MS) return previous;
+  const record = { at: Date.now(), error: "", exited: false };
+  lastSpawn.set(server.socket, record);
   try {
     let out = "ignore";
-    if (typeof entry.log === "string" && entry.log) {
-      fs.mkdirSync(path.dirname(entry.log), { recursive: true, mode: 0o700 });
-      out = fs.openSync(entry.log, "a", 0o600);
+    if (typeof server.log === "string" && server.log) {
+      fs.mkdirSync(path.dirname(server.log), { recursive: true, mode: 0o700 });
+      out = fs.openSync(server.log, "a", 0o600);
     }
-    const child = spawn(entry.command[0], entry.command.slice(1), {
+    const child = spawn(server.command[0], server.command.slice(1), {
       detached: true,
       stdio: ["ignore", out, out],
-      env: { ...process.env, ...(entry.env && typeof entry.env === "object" ? entry.env : {}) },
+      env: { ...process.env, ...(server.env && typeof server.env === "object" ? server.env : {}) },
+    });
+    child.on("exit", () => {
+      record.exited = true;
     });
     child.on("error", (error) => {
-      record.error = error.code === "ENOENT" ? `${entry.command[0]} not found (is memtui still installed?)` : String(error.message);
+      record.error = error.code === "ENOENT" ? `${server.command[0]} not found (is memtui still installed?)` : String(error.message);
     });
     child.unref();
     if (typeof out === "number") fs.closeSync(out);
@@ -162,26 +250,75 @@ function startServer(agentId, entry) {
   return record;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// A server that took a call and then neither answered nor could say "pong" is hung (stopped, or
+// wedged): end it so a new one can take its lock. Only a process of this user's whose command line is
+// memtui's serve on this very socket is ever signalled (its pid is in the lock file beside the socket).
+function replaceHung(server, api) {
+  try {
+    const pid = Number.parseInt(fs.readFileSync(`${server.socket}.lock`, "utf8").trim(), 10);
+    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return false;
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    if (!cmdline.includes("serve") || !cmdline.includes(server.socket)) return false;
+    process.kill(pid, "SIGKILL");
+    api.logger?.warn?.(`${PLUGIN_ID}: memtui serve (pid ${pid}) stopped answering; started a new one`);
+    lastSpawn.delete(server.socket);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-// the server's reply to one call, starting the server when nothing listens; throws when it cannot
-async function callMemtui(api, agentId, entry, request) {
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const RETRYABLE = new Set(["EAGAIN", "ECONNRESET", "EPIPE", "ECLOSED"]);
+
+// the server's reply to one call, starting the server when nothing listens; throws when it cannot.
+// Both calls only read, so one that never got an answer is safe to send again.
+async function callMemtui(api, server, request) {
   const config = pluginConfig(api);
   const budgetEnd = Date.now() + CALL_BUDGET_MS;
-  const startEnd = Date.now() + Math.min(Number(config.startTimeoutMs) || START_TIMEOUT_MS, CALL_BUDGET_MS);
+  const startWait = Math.min(Number(config.startTimeoutMs) || START_TIMEOUT_MS, CALL_BUDGET_MS);
+  let startEnd = Date.now() + startWait;
   const callTimeout = Number(config.callTimeoutMs) || CALL_TIMEOUT_MS;
   const payload = { v: PROTOCOL, plugin: PLUGIN_VERSION, ...request };
   let started = null;
+  let replaced = false;
+  let pause = 20;
   for (;;) {
+    checkPrivate(server.socket);
+    const left = budgetEnd - Date.now();
+    if (left <= 0) throw new Error(`memtui did not answer within ${Math.round(CALL_BUDGET_MS / 1000)}s`);
     try {
-      return await exchange(entry.socket, payload, Math.min(callTimeout, budgetEnd - Date.now()));
+      const reply = await exchange(server.socket, payload, Math.min(callTimeout, left));
+      if (reply?.busy === true && Date.now() + pause < budgetEnd) { // the server has every thread at work
+        await sleep(pause);
+        pause = Math.min(pause * 2, 500);
+        continue;
+      }
+      return reply;
     } catch (error) {
-      const notListening = error?.code === "ENOENT" || error?.code === "ECONNREFUSED";
-      if (!notListening) throw error;
-      started ??= startServer(agentId, entry);
-      if (started.error) throw new Error(`cannot start memtui: ${started.error}`);
-      if (Date.now() + 100 > startEnd) throw new Error(`memtui did not start within ${Math.round((startEnd - started.at) / 1000)}s`);
-      await sleep(100);
+      const code = error?.code;
+      if (code === "ENOENT" || code === "ECONNREFUSED") { // nothing listens: start one, wait for it
+        started ??= startServer(server);
+        if (started.error) throw new Error(`cannot start memtui: ${started.error}`);
+        if (Date.now() + 100 > startEnd) throw new Error(`memtui did not start within ${Math.round((startEnd - started.at) / 1000)}s`);
+        await sleep(100);
+        continue;
+      }
+      if (RETRYABLE.has(code) && !error.answered && Date.now() + pause < budgetEnd) { // a full backlog, an idle exit
+        await sleep(pause);
+        pause = Math.min(pause * 2, 500);
+        continue;
+      }
+      if (code === "ETIMEDOUT" && !replaced) {
+        replaced = true;
+        const alive = await exchange(server.socket, { v: PROTOCOL, op: "ping" }, PING_TIMEOUT_MS).then(() => true, () => false);
+        if (!alive && replaceHung(server, api)) {
+          started = null;
+          startEnd = Math.min(budgetEnd, Date.now() + startWait);
+          continue; // the socket stays until the new server replaces it: the loop waits for it
+        }
+      }
+      throw error;
     }
   }
 }
@@ -194,12 +331,12 @@ function unavailableSearch(agentId, error) {
     error,
     warning: `Memory search is unavailable: memtui is not answering (${error}).`,
     action: `Tell the user memory is unavailable. The operator can run \`memtui status --agent ${agentId}\`, ` +
-      `refresh the connection with \`memtui connect --agent ${agentId}\`, or restore OpenClaw's own memory ` +
-      `with \`memtui disconnect --agent ${agentId}\`.`,
+      `refresh the connection with \`memtui connect --agent ${agentId}\`, or give the agent OpenClaw's own ` +
+      `memory back with \`memtui disconnect --agent ${agentId}\`.`,
   };
 }
 
-function makeTool(api, ctx, name, entry) {
+function makeTool(api, ctx, name) {
   const agentId = ctx.agentId;
   const isSearch = name === "memory_search";
   return {
@@ -208,12 +345,22 @@ function makeTool(api, ctx, name, entry) {
     description: isSearch ? SEARCH_DESCRIPTION : GET_DESCRIPTION,
     parameters: isSearch ? SEARCH_PARAMETERS : GET_PARAMETERS,
     async execute(_toolCallId, params) {
-      const config = api.runtime?.config?.current?.() ?? api.config;
-      const request = { op: name, agent: agentId, args: params ?? {} };
-      if (isSearch) request.citations = includeCitations(config, ctx.sessionKey);
+      const config = liveConfig(api);
+      // who asks, for memtui's answer policy: the session (its visibility rules, its own transcript)
+      // and whether OpenClaw runs it sandboxed
+      const request = {
+        op: name,
+        agent: agentId,
+        args: params ?? {},
+        sessionKey: typeof ctx.sessionKey === "string" ? ctx.sessionKey : null,
+        sandboxed: ctx.sandboxed === true,
+        citations: includeCitations(config, ctx.sessionKey),
+      };
       let reply;
       try {
-        reply = await callMemtui(api, agentId, agentConfig(api, agentId) ?? entry, request);
+        const server = serverConfig(api);
+        if (!server) throw refused("memtui-memory has no server configured; run `memtui connect` again");
+        reply = await callMemtui(api, server, request);
       } catch (error) {
         const message = String(error?.message ?? error);
         api.logger?.warn?.(`${PLUGIN_ID}: ${name} for agent ${agentId}: ${message}`);
@@ -229,24 +376,26 @@ function makeTool(api, ctx, name, entry) {
   };
 }
 
-// the "Memory Recall" section OpenClaw's memory-core adds (memory-tool-contract.ts), for the same tools
-function buildPromptSection({ availableTools, citationsMode: mode }) {
-  const hasSearch = availableTools.has("memory_search");
-  const hasGet = availableTools.has("memory_get");
-  if (!hasSearch && !hasGet) return [];
-  const guidance = hasSearch
-    ? `Before answering anything about prior work, decisions, dates, people, preferences, or todos: run memory_search${hasGet ? "; for memory-file hits, use memory_get to pull only the needed lines" : ""}. If low confidence after search, say you checked.`
-    : "Before answering anything about prior work, decisions, dates, people, preferences, or todos that point to a specific memory file: run memory_get to pull only the needed lines. If low confidence after reading, say you checked.";
-  const citations = mode === "off"
-    ? "Citations are disabled: do not mention file paths or line numbers in replies unless the user explicitly asks."
-    : "Citations: include Source: <path#line> when it helps the user verify memory snippets.";
-  return [
-    "## Memory Recall",
-    guidance,
-    "Report partial, unavailable, or stale recall to the user, including returned warning and action guidance.",
-    citations,
-    "",
-  ];
+// Start the server as OpenClaw loads this plugin (a gateway start, an `openclaw agent` run), not at
+// the agent's first call: its index opens and its model loads while OpenClaw prepares the turn, so the
+// first answer is a complete one. Never blocks, never throws; nothing happens when no agent is
+// connected or the server already answers.
+function prewarm(api) {
+  try {
+    const server = serverConfig(api);
+    const agents = pluginConfig(api).agents;
+    const config = liveConfig(api);
+    if (!server || !Array.isArray(agents) || !agents.some((a) => !memoryOff(config, a))) return;
+    checkPrivate(server.socket);
+    const sock = net.createConnection({ path: server.socket });
+    sock.unref();
+    sock.on("connect", () => sock.destroy());
+    sock.on("error", (error) => {
+      if (error?.code === "ENOENT" || error?.code === "ECONNREFUSED") startServer(server);
+    });
+  } catch {
+    // the first call starts it, or says why it cannot
+  }
 }
 
 export default {
@@ -255,15 +404,14 @@ export default {
   description: "memory_search and memory_get answered by memtui, with the ranking tuned and saved in memtui",
   register(api) {
     try {
-      api.registerMemoryCapability({
-        promptBuilder: (params) => (agentConfig(api, params.agentId) ? buildPromptSection(params) : []),
-      });
       for (const name of ["memory_search", "memory_get"]) {
+        // null: OpenClaw's own memory plugin answers this agent (or, memory being off, nobody does)
         api.registerTool((ctx) => {
-          const entry = agentConfig(api, ctx.agentId);
-          return entry ? makeTool(api, ctx, name, entry) : null;
+          if (!isConnected(api, ctx?.agentId) || memoryOff(liveConfig(api), ctx.agentId)) return null;
+          return makeTool(api, ctx, name);
         }, { names: [name] });
       }
+      prewarm(api);
     } catch (error) {
       api.logger?.warn?.(`${PLUGIN_ID}: not registered (${String(error?.message ?? error)}); run memtui connect again`);
     }

@@ -1,16 +1,23 @@
 """`memtui serve`: answer the OpenClaw plugin `memtui-memory` on a unix socket.
 
-`memtui connect --agent ID` puts the plugin in OpenClaw's memory slot; the plugin's `memory_search`
-and `memory_get` send each call here and hand the answer to the agent. One process per agent,
-started by the plugin on its first call (detached, so the next `openclaw agent` turn finds it warm)
-and ended after `--idle-exit` seconds without a call.
+`memtui connect --agent ID` loads the plugin beside OpenClaw's own memory plugin; its `memory_search`
+and `memory_get` send each call of a connected agent here and hand the answer to the agent. One
+process serves every connected agent of an OpenClaw state (one index, one worker thread each; the
+embedding model is loaded once); the plugin starts it on its first call (detached, so the next turn
+finds it warm) and it ends after `--idle-exit` seconds without a call.
 
 Wire (version 1): one connection per call; the plugin writes one JSON line
-`{"v": 1, "op": "memory_search" | "memory_get" | "ping", "args": {...}, "citations": bool,
-"plugin": "<its version>"}` and reads one JSON line back: `{"v": 1, "ok": true, "result": {...}}` or
-`{"v": 1, "ok": false, "error": "one line"}`. New fields are only ever added, so an older plugin keeps
-working after a memtui upgrade; a request of a newer version than this server knows is refused with
-a line saying to run `memtui connect` again.
+`{"v": 1, "op": "memory_search" | "memory_get" | "ping", "agent": "<id>", "args": {...},
+"sessionKey": "agent:<id>:…" | null, "sandboxed": bool, "citations": bool, "plugin": "<its version>"}`
+and reads one JSON line back: `{"v": 1, "ok": true, "result": {...}}`, `{"v": 1, "ok": false, "error":
+"one line"}`, or `{"v": 1, "ok": false, "busy": true, …}` (every handler at work: send it again). New
+fields are only ever added, so an older plugin keeps working after a memtui upgrade; a request of a
+newer version than this server knows is refused with a line saying to run `memtui connect` again.
+
+Nothing lost, nothing held: the listen backlog takes a burst of calls; each connection has one total
+deadline (a client trickling bytes cannot hold a thread); at an idle exit the socket is removed
+first, then every connection already queued is answered, so a call either reaches this server or
+finds no socket and starts the next one (which waits for this one's lock).
 
 Answers are what `memtui mcp` serves (mcp_tools.MemoryTools: the saved ranking re-read on change,
 secrets masked, forgotten sessions left out) in OpenClaw's own result shape: `corpus`, the
@@ -20,12 +27,15 @@ secrets masked, forgotten sessions left out) in OpenClaw's own result shape: `co
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import errno
 import fcntl
 import json
 import logging
 import os
+import signal
+import socket
 import socketserver
 import stat
 import sys
@@ -37,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UserError
 
 if TYPE_CHECKING:
+    from ..core.caller import Caller
     from ..core.config_types import AppConfig
     from ..core.session import Session
 
@@ -44,6 +55,10 @@ log = logging.getLogger("memtui.serve")
 
 PROTOCOL = 1
 MAX_REQUEST_BYTES = 1 << 20  # a query is at most 2,000 characters: anything this long is not ours
+CONNECTION_DEADLINE_S = 10.0  # all of reading one request: a trickling client is cut off here
+MAX_HANDLERS = 256  # connections handled at once; more are told "busy" (the plugin sends again)
+LISTEN_BACKLOG = 512  # connections the kernel queues before accept: a burst of calls is never refused
+CLAIM_WAIT_S = 30.0  # how long a new server waits for a retiring one to let go of the lock
 REQUEST_WAIT_S = 20.0  # a call waiting longer for the index is answered "unavailable" (OpenClaw waits 30 s)
 SEARCH_CORPORA = ("memory", "wiki", "all", "sessions")  # what OpenClaw's memory_search takes
 GET_CORPORA = ("memory", "wiki", "all")
@@ -85,7 +100,7 @@ class PluginTools:
     def __init__(self, tools: Any) -> None:
         self.tools = tools
 
-    def memory_search(self, args: dict[str, Any], citations: bool) -> dict[str, Any]:
+    def memory_search(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         from ..core.tools import BadArguments
 
         args = dict(args)
@@ -103,9 +118,9 @@ class PluginTools:
             answer = {"results": [], "warnings": ["memtui has no compiled-wiki corpus; nothing was searched"]}
         else:
             answer = self.tools.call("memory_search", args, sources=sources)
-        return present_search(answer, citations)
+        return present_search(answer, caller.citations)
 
-    def memory_get(self, args: dict[str, Any]) -> dict[str, Any]:
+    def memory_get(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         from ..core.tools import BadArguments
         from ..engine.ingest.memory_files import AccessRefused
 
@@ -124,14 +139,17 @@ class PluginTools:
         return {"status": "ok", **piece}
 
 
-# -- the server ----------------------------------------------------------------------------------
+# -- the server ---------------------------------------------------------------------------------
 
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     allow_reuse_address = False
+    request_queue_size = LISTEN_BACKLOG  # socketserver's 5 refused most of a burst of 64 calls (EAGAIN)
 
     def __init__(self, path: Path, handler: Any) -> None:
         self.last_call = time.monotonic()
+        self.active = 0  # connections being handled now
+        self.active_changed = threading.Condition()
         # Bound beside the path and renamed into place once listening: a socket file that exists
         # always accepts (bind creates the file before listen, and a client connecting in between
         # was refused). The rename replaces only memtui's own stale socket: _claim holds the lock.
@@ -143,12 +161,64 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             self.server_bind()
             self.server_activate()
             os.replace(staging, path)
+            self.inode = os.lstat(path).st_ino
+            self.path = path
         except BaseException:
             self.server_close()
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(staging)
             raise
         self.server_address = str(path)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.active_changed:
+            self.active += 1
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        with self.active_changed:
+            self.active -= 1
+            self.active_changed.notify_all()
+
+    def retire(self) -> None:
+        """Stop being reachable: remove the socket file (only this server's own), so a call from now
+        on finds no socket and starts the next server, instead of queuing on one about to close."""
+        with contextlib.suppress(OSError):
+            if os.lstat(self.path).st_ino == self.inode:
+                os.unlink(self.path)
+
+    def drain(self, wait: float) -> None:
+        """Answer every connection that reached the listen queue before `retire`, then wait (at most
+        `wait` seconds) for the calls being answered: at an idle exit no accepted call is dropped."""
+        self.socket.setblocking(False)
+        while True:
+            try:
+                request, address = self.socket.accept()
+            except OSError:  # BlockingIOError: the queue is empty (nothing new can arrive: no socket file)
+                break
+            request.setblocking(True)
+            self.process_request(request, address)
+        with self.active_changed:
+            self.active_changed.wait_for(lambda: self.active <= 0, wait)
+
+
+def _caller(request: dict[str, Any], agent_id: str) -> Caller:
+    """Who asks, from what the plugin sends (an older plugin sends no session: None, not sandboxed)."""
+    from ..core.caller import Caller
+
+    key = request.get("sessionKey")
+    return Caller(front_end="plugin", agent_id=agent_id, session_key=key if isinstance(key, str) and key else None,
+                  sandboxed=request.get("sandboxed") is True, citations=request.get("citations") is True)
 
 
 def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
@@ -166,22 +236,30 @@ def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
     version = request.get("v")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         return {"v": PROTOCOL, "ok": False, "error": "the request has no protocol version 'v'"}
+    asked = request.get("agent")
+    agent_id = asked if isinstance(asked, str) and asked else server_state.fixed_agent or ""
+    who = agent_id or "ID"
     if version > PROTOCOL:  # a plugin newer than this memtui (memtui downgraded): the agent is told, nothing breaks
         return {"v": PROTOCOL, "ok": True, "result": unavailable(
             f"this memtui speaks protocol {PROTOCOL}, OpenClaw's memtui-memory plugin {version}",
             "Memory search is unavailable: the memtui-memory plugin is newer than memtui.",
-            f"Run `memtui connect --agent {server_state.agent_id}` with the memtui now installed.")}
+            f"Run `memtui connect --agent {who}` with the memtui now installed.")}
     op = request.get("op")
-    if op == "stop":  # `memtui disconnect`: this agent's calls go to OpenClaw's own tools from now on
+    if op == "stop":  # `memtui disconnect` of the last agent: OpenClaw's own tools answer from now on
         server_state.stop_requested.set()
         return {"v": PROTOCOL, "ok": True, "result": {"stopping": True}}
     if op == "ping":
-        return {"v": PROTOCOL, "ok": True, "result": {"pong": True, "agent": server_state.agent_id,
-                                                      "memtui": server_state.version}}
+        return {"v": PROTOCOL, "ok": True, "result": {"pong": True, "pid": os.getpid(), "memtui": server_state.version,
+                                                      "agents": server_state.readiness()}}
     args = request.get("args")
     if op not in ("memory_search", "memory_get") or not isinstance(args, dict):
         return {"v": PROTOCOL, "ok": False, "error": "op must be memory_search, memory_get or ping, with an args object"}
-    job = server_state.worker.submit(server_state.run, op, args, request.get("citations") is True)
+    served = server_state.agent(agent_id)
+    if isinstance(served, str):
+        return {"v": PROTOCOL, "ok": True, "result": unavailable(
+            served, "Memory search is unavailable: memtui does not answer this agent.",
+            f"Run `memtui connect --agent {who}` (or `memtui disconnect --agent {who}` for OpenClaw's own memory).")}
+    job = served.worker.submit(served.run, op, args, _caller(request, served.agent_id))
     try:
         result = job.result(timeout=server_state.request_wait)
     except TimeoutError:
@@ -198,52 +276,60 @@ def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
         # an older copy keeps working (the wire only gains fields); the agent's answer says how to refresh it
         result.setdefault("warnings", []).append(
             f"OpenClaw loaded the memtui-memory plugin of memtui {plugin}; memtui is {server_state.version}: run "
-            f"`memtui connect --agent {server_state.agent_id}` to refresh it")
+            f"`memtui connect --agent {served.agent_id}` to refresh it")
     return {"v": PROTOCOL, "ok": True, "result": result}
 
 
-class ServeState:
-    """What the handlers share: the one worker thread that owns the index, and how to open it."""
+class AgentServe:
+    """One agent's index, opened on its own worker thread, which also runs every call for it: a slow
+    search of one agent never holds up another's."""
 
-    def __init__(self, args: argparse.Namespace, cfg: AppConfig, request_wait: float) -> None:
+    def __init__(self, state: ServeState, agent_id: str) -> None:
         from ..core.tools import DaemonWorker
 
-        self.args, self.cfg = args, cfg
-        self.agent_id: str = args.agent
-        self.request_wait = request_wait
-        self.version = _version()
-        self.worker = DaemonWorker("memtui-serve")
+        self.state, self.agent_id = state, agent_id
+        self.worker = DaemonWorker(f"memtui-serve-{agent_id}")
         self.tools: PluginTools | None = None
         self.session: Session | None = None  # closed by close(), as the server ends
         self.open_error = ""
-        self.stop_requested = threading.Event()
+        self.opened = threading.Event()
+        self.warm: concurrent.futures.Future[Any] | None = None  # the model and vectors loading
+
+    def ready(self) -> dict[str, Any]:
+        """How far this agent is: its index open, its model loaded (for `ping`, the bench, the log)."""
+        return {"open": self.opened.is_set(), "error": self.open_error or None,
+                "warm": self.warm is not None and self.warm.done()}
 
     def open(self) -> None:
-        """Open the agent's index (on the worker thread, as every later call). A failure is kept and
-        given as the answer to every call: the agent learns why, the server stays up."""
+        """Open the agent's index and start loading its model. A failure is kept and given as the
+        answer to every call: the agent learns why, the server stays up."""
         from ..core.session import SessionOptions, open_session
         from ..core.tools import MemoryTools
         from ..engine.errors import describe
 
+        args = argparse.Namespace(**dict(vars(self.state.args), agent=self.agent_id))
         try:
-            self.session = session = open_session(SessionOptions.from_args(self.args), self.cfg)
-            tools = MemoryTools(self.args, session, self.args.sync_wait, self.args.embed_wait)
+            self.session = session = open_session(SessionOptions.from_args(args), self.state.cfg)
+            tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)
         except UserError as exc:
             self.open_error = str(exc)
         except Exception as exc:
             self.open_error = describe(exc)
-            log.exception("cannot open the index")
+            log.exception("cannot open the index of agent %s", self.agent_id)
         else:
             tools.freshness.request()  # catch up with the files before the first search asks
+            self.warm = tools.warm_up()  # the model loads while the first call is on its way: its answer is hybrid
             self.tools = PluginTools(tools)
+        finally:
+            self.opened.set()
 
-    def run(self, op: str, args: dict[str, Any], citations: bool) -> dict[str, Any]:
+    def run(self, op: str, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         if self.tools is None:
             return unavailable(self.open_error, "Memory search is unavailable: memtui cannot open this agent's memory.",
                                f"Run `memtui status --agent {self.agent_id}` to see why.")
         if op == "memory_search":
-            return self.tools.memory_search(args, citations)
-        return self.tools.memory_get(args)
+            return self.tools.memory_search(args, caller)
+        return self.tools.memory_get(args, caller)
 
     def close(self) -> None:
         if self.tools is not None:
@@ -255,25 +341,113 @@ class ServeState:
                 self.session.close()
 
 
-def _handler(state: ServeState) -> Any:
-    class Handler(socketserver.StreamRequestHandler):
-        timeout = 10  # a client that connects and sends nothing does not hold a thread for ever
+class ServeState:
+    """What the handlers share: one AgentServe per agent answered, and which agents those may be."""
 
-        def handle(self) -> None:
-            self.server.last_call = time.monotonic()  # type: ignore[attr-defined]
+    def __init__(self, args: argparse.Namespace, cfg: AppConfig, request_wait: float) -> None:
+        self.args, self.cfg = args, cfg
+        self.fixed_agent: str | None = args.agent or None  # `--agent`: this one only (a test, an older plugin)
+        self.request_wait = request_wait
+        self.connection_deadline: float = getattr(args, "connection_deadline", None) or CONNECTION_DEADLINE_S
+        self.version = _version()
+        self.agents: dict[str, AgentServe] = {}
+        self._lock = threading.Lock()
+        self._connected: tuple[float, frozenset[str]] = (0.0, frozenset())
+        self.stop_requested = threading.Event()
+
+    def readiness(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            served = dict(self.agents)
+        return {agent_id: one.ready() for agent_id, one in sorted(served.items())}
+
+    def connected(self, fresh: bool = False) -> frozenset[str]:
+        """The agents `memtui connect` lists in OpenClaw's config now (read at most once a second)."""
+        from ..interop.agents import OpenClawError, load_installation
+
+        at, agents = self._connected
+        if fresh or time.monotonic() - at > 1.0:
             try:
-                line = self.rfile.readline(MAX_REQUEST_BYTES + 1)
-            except OSError:
-                return
-            if not line.strip():
+                agents = frozenset(a.id for a in load_installation().agents if a.connected)
+            except (OpenClawError, OSError) as exc:
+                log.warning("cannot read OpenClaw's config: %s", exc)
+            self._connected = (time.monotonic(), agents)
+        return agents
+
+    def agent(self, agent_id: str) -> AgentServe | str:
+        """The agent's AgentServe (opened on first use), or why this server does not answer it."""
+        from ..render import safe
+
+        if not agent_id:
+            return "the request names no agent"
+        if self.fixed_agent and agent_id != self.fixed_agent:
+            return f"this memtui serve answers agent {self.fixed_agent} only, not {safe(agent_id, one_line=True)}"
+        with self._lock:
+            served = self.agents.get(agent_id)
+        if served is not None:
+            return served
+        if not self.fixed_agent and agent_id not in self.connected():
+            return f"agent {safe(agent_id, one_line=True)} is not connected to memtui"
+        return self.start(agent_id)
+
+    def start(self, agent_id: str) -> AgentServe:
+        with self._lock:
+            served = self.agents.get(agent_id)
+            if served is None:
+                served = self.agents[agent_id] = AgentServe(self, agent_id)
+                served.worker.submit(served.open)
+        return served
+
+    def warm(self) -> None:
+        """Open every agent this server answers now, so no agent's first call waits for its index."""
+        for agent_id in [self.fixed_agent] if self.fixed_agent else sorted(self.connected(fresh=True)):
+            self.start(agent_id)
+
+    def close(self) -> None:
+        with self._lock:
+            served = list(self.agents.values())
+        for one in served:
+            one.close()
+
+
+def _read_line(sock: socket.socket, deadline: float) -> bytes | None:
+    """One request line, read before `deadline` (the whole request, not each byte: a client sending
+    a byte every few seconds is cut off like a silent one); None when it does not come in time."""
+    data = bytearray()
+    while b"\n" not in data and len(data) <= MAX_REQUEST_BYTES:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(65536)
+        except OSError:  # a timeout, a reset
+            return None
+        if not chunk:
+            break
+        data += chunk
+    end = data.find(b"\n")
+    return bytes(data[: end + 1] if end >= 0 else data)
+
+
+def _handler(state: ServeState) -> Any:
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            server: Server = self.server  # type: ignore[assignment]
+            server.last_call = time.monotonic()
+            sock: socket.socket = self.request
+            line = _read_line(sock, time.monotonic() + state.connection_deadline)
+            if line is None or not line.strip():
                 return
             if len(line) > MAX_REQUEST_BYTES:
                 reply: dict[str, Any] = {"v": PROTOCOL, "ok": False, "error": "the request is larger than 1 MiB"}
+            elif server.active > MAX_HANDLERS:
+                reply = {"v": PROTOCOL, "ok": False, "busy": True, "error": "memtui is answering too many calls; retry"}
             else:
                 reply = answer_line(state, line)
             with contextlib.suppress(OSError):
-                self.wfile.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
-            self.server.last_call = time.monotonic()  # type: ignore[attr-defined]
+                sock.settimeout(state.connection_deadline)  # a client that does not read its answer is dropped too
+                sock.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+            server.last_call = time.monotonic()
 
     return Handler
 
@@ -287,24 +461,36 @@ def _version() -> str:
         return "0"
 
 
-def _claim(path: Path) -> Any:
-    """The lock that makes this the agent's only server; None when another one holds it. A stale
-    socket file left by a killed server is removed (only a socket: never another kind of file)."""
+def _claim(path: Path, wait: float = CLAIM_WAIT_S) -> Any:
+    """The lock that makes this the state's only server (its pid written in it, for the plugin to
+    replace a hung one); None when another server answers. A server retiring at its idle exit has
+    removed its socket but still holds the lock while it answers its last calls: wait for it. A
+    stale socket file left by a killed server is removed (only a socket: never another kind of file)."""
     from ..engine.store import make_private_dirs
 
     make_private_dirs(path.parent)
     st = os.lstat(path.parent)
-    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
         raise UserError(f"{path.parent} must be a folder of yours that only you can open (mode 0700); fix it or remove it")
-    lock = open(path.with_name(path.name + ".lock"), "a")  # noqa: SIM115 - held for the process's life
-    os.chmod(lock.name, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        lock.close()
-        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    lock = os.fdopen(fd, "r+")  # held for the process's life
+    os.fchmod(fd, 0o600)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                lock.close()
+                raise
+        if _is_socket(path) or time.monotonic() > deadline:  # the holder answers (or never lets go)
+            lock.close()
             return None
-        raise
+        time.sleep(0.05)
+    lock.truncate(0)
+    lock.write(f"{os.getpid()}\n")
+    lock.flush()
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISSOCK(os.lstat(path).st_mode):
             os.unlink(path)
@@ -314,25 +500,45 @@ def _claim(path: Path) -> Any:
     return lock
 
 
+def _is_socket(path: Path) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+_STOPS: list[threading.Event] = []
+
+
+def _stop_from_signal() -> None:
+    """SIGTERM (a service manager, `kill`): end as at an idle exit, the queued calls answered first."""
+    for stop in _STOPS:
+        stop.set()
+    if not _STOPS:
+        raise SystemExit(143)
+
+
 def cmd_serve(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.logs import log_to_stderr
 
-    if not args.agent:
-        raise UserError("pass --agent ID: the OpenClaw agent whose memory this server answers")
     for flag, value in (("--sync-wait", args.sync_wait), ("--embed-wait", args.embed_wait),
                         ("--idle-exit", args.idle_exit), ("--request-wait", args.request_wait)):
         if not 0 <= value <= 86400:
             raise UserError(f"{flag} must be between 0 and 86400 seconds, got {value:g}")
+    if args.connection_deadline is not None and not 0 < args.connection_deadline <= 3600:
+        raise UserError(f"--connection-deadline must be above 0 and at most 3600 seconds, got {args.connection_deadline:g}")
+    signal.signal(signal.SIGTERM, lambda *_: _stop_from_signal())
     log_to_stderr()
     log.setLevel(logging.INFO)
     from ..interop.connect import socket_path
 
-    path = Path(args.socket).expanduser() if args.socket else socket_path(args.agent)
+    path = Path(args.socket).expanduser() if args.socket else socket_path()
     lock = _claim(path)
     if lock is None:
-        print(f"memtui serve: another memtui serve answers agent {args.agent} on {path}; nothing to do", file=sys.stderr)
+        print(f"memtui serve: another memtui serve answers on {path}; nothing to do", file=sys.stderr)
         return 0
     state = ServeState(args, cfg, args.request_wait)
+    _STOPS.append(state.stop_requested)
     old_umask = os.umask(0o177)  # the socket is created 0600: only this user can call it
     try:
         server = Server(path, _handler(state))
@@ -340,30 +546,31 @@ def cmd_serve(args: argparse.Namespace, cfg: AppConfig) -> int:
         os.umask(old_umask)
     # listen first, open second: the plugin can connect at once and its first call waits in the
     # worker's queue behind the opening, instead of polling a socket that is not there yet
-    state.worker.submit(state.open)
-    log.info("answering agent %s on %s (idle exit after %gs)", args.agent, path, args.idle_exit)
+    state.warm()
+    log.info("answering %s on %s (idle exit after %gs)", f"agent {args.agent}" if args.agent else "connected agents",
+             path, args.idle_exit)
 
     def idle_watch() -> None:
         while True:
             state.stop_requested.wait(min(1.0, max(args.idle_exit / 4, 0.05)) if args.idle_exit > 0 else 1.0)
             if state.stop_requested.is_set():
                 log.info("asked to stop; exiting")
-                server.shutdown()
-                return
-            if args.idle_exit > 0 and time.monotonic() - server.last_call > args.idle_exit:
+                break
+            if args.idle_exit > 0 and time.monotonic() - server.last_call > args.idle_exit and server.active == 0:
                 log.info("no call for %gs; exiting", args.idle_exit)
-                server.shutdown()
-                return
+                break
+        server.retire()
+        server.shutdown()
 
     threading.Thread(target=idle_watch, name="memtui-serve-idle", daemon=True).start()
     try:
         server.serve_forever(poll_interval=0.5)
+        server.drain(state.request_wait + state.connection_deadline)
     except KeyboardInterrupt:
-        pass
+        server.retire()
     finally:
         server.server_close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
+        server.retire()
         state.close()
         lock.close()
     return 0
