@@ -450,7 +450,11 @@ def validate_config(config_file: Path, text: str, openclaw: str) -> list[str]:
         check = json.dumps(_without_secrets(json.loads(text.lstrip("\ufeff"))), indent=2, ensure_ascii=False) + "\n"
     except ValueError:
         check = text
-    fd, name = tempfile.mkstemp(prefix=f"{CHECK_PREFIX}{os.getpid()}-", suffix=".json", dir=folder)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"{CHECK_PREFIX}{os.getpid()}-", suffix=".json", dir=folder)
+    except OSError as exc:  # a read-only mount or a folder not ours: name the folder, not the temp file
+        raise OpenClawError(f"OpenClaw's folder {folder} cannot be written ({exc.strerror or exc}): memtui "
+                            "connect checks and writes openclaw.json there; nothing was changed") from None
     tmp = Path(name)
     try:
         with _removed_on_signal(tmp):
