@@ -23,8 +23,9 @@ from typing import Any
 from ..engine.errors import MemtuiError, describe
 from ..engine.scrub import replace_known, scrub
 from ..engine.search.request import SearchRequest
-from ..engine.served import served_chunk, served_text
+from ..engine.served import served_text
 from ..errors import UserError
+from .caller import Caller
 from .config_types import AppConfig
 from .session import Session
 
@@ -277,32 +278,43 @@ class DaemonWorker:
 
 
 class MemoryTools:
-    """The tools over one open session. Methods are synchronous: call them from one worker thread."""
+    """The tools over one open session. Methods are synchronous: call them from one worker thread.
+    Every answer passes the gate (core/gate.py) for the `Caller` it is for."""
 
-    def __init__(self, args: argparse.Namespace, session: Session, sync_wait: float, embed_wait: float) -> None:
+    def __init__(self, args: argparse.Namespace, session: Session, sync_wait: float, embed_wait: float,
+                 *, serve_disabled: bool = False) -> None:
+        from .gate import Gate
+
         self.session = session
         self.settings = SavedSettings(args, session)
         self.freshness = Freshness(session, sync_wait)
         self.embed_wait = embed_wait
+        self.agent_id = session.agent.id if session.agent is not None else None
+        self.gate = Gate(session.index, self.agent_id, serve_disabled=serve_disabled)
         # hybrid retrievals run on their own thread, so a provider that hangs (its timeout × retries can
         # be minutes) costs a search `embed_wait` seconds, never the agent's whole turn
         self._hybrid = DaemonWorker("memtui-mcp-embed")
         self._stuck: concurrent.futures.Future[Any] | None = None
 
-    def call(self, tool: str, arguments: dict[str, Any] | None, sources: tuple[str, ...] | None = None) -> dict[str, Any]:
-        """The tool's answer; BadArguments or another MemtuiError for an error result. `sources`
-        narrows a search to those sources (the OpenClaw plugin's `corpus`)."""
+    def call(self, tool: str, arguments: dict[str, Any] | None, caller: Caller | None = None,
+             sources: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The tool's answer for `caller` (default: an MCP client of this agent), through the gate;
+        BadArguments, Refused or another MemtuiError for an error result. `sources` narrows a search
+        to those sources (the OpenClaw plugin's `corpus`)."""
         if tool not in TOOLS:
             raise BadArguments(f"there is no tool {tool!r}; the tools are: {', '.join(TOOLS)}")
         given = check_arguments(tool, arguments)
-        return self.search(given, sources) if tool == "memory_search" else self.get(given)
+        caller = caller or Caller("mcp", self.agent_id)
+        return self.search(given, caller, sources) if tool == "memory_search" else self.get(given, caller)
 
-    def search(self, given: dict[str, Any], sources: tuple[str, ...] | None = None) -> dict[str, Any]:
+    def search(self, given: dict[str, Any], caller: Caller, sources: tuple[str, ...] | None = None) -> dict[str, Any]:
         from ..engine.models import InvalidParams
         from ..engine.search.rank import rank
         from .config import search_params
+        from .gate import mask_answer
         from .search import search_request
 
+        self.gate.admit(caller)
         warnings = self.freshness.ensure()
         workspace = self.session.index.settings.workspace
         if not workspace.is_dir():  # deleted or moved: the sync emptied the index, say why nothing comes back
@@ -318,37 +330,23 @@ class MemoryTools:
             raise BadArguments(f"memory_search: {exc}") from None
         index = self.session.index
         pool = self._retrieve(search_request(cfg, given["query"], params, sources=sources or None))
-        results = answerable(rank(pool, params), given.get("minScore"))
+        gated = self.gate.pool(caller, pool)
+        results = self.gate.results(answerable(rank(gated.pool, params), given.get("minScore")))
         provider = index.provider
-        return {
-            "results": [_result(r, snippet) for r, snippet in zip(results, self._snippets(results), strict=True)],
-            "mode": pool.mode,
+        hits = [_result(r) for r in results]
+        if caller.front_end in ("plugin", "mcp"):
+            for hit, provenance in zip(hits, self.gate.provenance(results, gated), strict=True):
+                hit["provenance"] = provenance
+        return mask_answer({
+            "results": hits,
+            "mode": gated.pool.mode,
             "provider": provider.id if provider is not None else "none",
             "model": provider.model if provider is not None else "fts-only",
-            "warnings": [scrub(w) for w in warnings + pool.warnings],
-            "timeWindow": pool.time_window.to_dict() if pool.time_window is not None else None,
+            "warnings": [scrub(w) for w in warnings + gated.pool.warnings],
+            "timeWindow": gated.pool.time_window.to_dict() if gated.pool.time_window is not None else None,
             "settings": {_camel(k): v for k, v in params.to_dict().items()},  # the answer's own spelling
-        }
-
-    def _snippets(self, results: list[Any]) -> list[str]:
-        """Each result's snippet cut from its chunk masked as part of its whole file (engine/served.py),
-        never masked after the cut: a snippet holding a key's BEGIN line but not its END showed the key."""
-        from ..engine.search.rank import snippet_of
-
-        reader = self.session.index.reads()
-        files: dict[str, list[tuple[str, int, int, str]]] = {}
-        out = []
-        for r in results:
-            if r.path not in files:
-                files[r.path] = reader.chunks_of_path(r.path)
-            chunks = files[r.path]
-            own = next((c for c in chunks if c[0] == r.id), None)
-            if own is None:  # replaced by a sync since the search read it: mask what was read, on its own
-                out.append(snippet_of(served_text(r.snippet, r.source)))
-                continue
-            whole = served_chunk(own[1:], r.source, [c[1:] for c in chunks])
-            out.append(snippet_of(whole))
-        return out
+            "debug": {"withheldHits": gated.withheld},  # as OpenClaw counts transcripts its visibility withheld
+        })
 
     def _retrieve(self, request: SearchRequest) -> Any:
         """A hybrid pool if the provider embeds the query within `embed_wait`, else a keyword-only one."""
@@ -367,11 +365,13 @@ class MemoryTools:
             pool.warnings.append(f"keyword-only: the embedding provider did not answer within {self.embed_wait:g}s")
             return pool
 
-    def get(self, given: dict[str, Any]) -> dict[str, Any]:
+    def get(self, given: dict[str, Any], caller: Caller) -> dict[str, Any]:
         from ..engine.ingest.memory_files import read_memory_file
+        from .gate import mask_answer
 
-        return read_memory_file(self.session.index.settings, given["path"], given.get("from", 1), given.get("lines"),
-                                offset=given.get("offset", 0), mask=served_text).to_dict()
+        self.gate.check_get(caller, given["path"])
+        return mask_answer(read_memory_file(self.session.index.settings, given["path"], given.get("from", 1),
+                                            given.get("lines"), offset=given.get("offset", 0), mask=served_text).to_dict())
 
     def close(self) -> None:
         self.freshness.stop()
@@ -394,11 +394,11 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def _result(r: Any, snippet: str) -> dict[str, Any]:
+def _result(r: Any) -> dict[str, Any]:
     """OpenClaw's fields first, then memtui's breakdown of how the score was made."""
     return {
         "path": r.path, "startLine": r.start_line, "endLine": r.end_line, "score": round(r.score, 4),
-        "snippet": snippet, "source": r.source,
+        "snippet": r.snippet, "source": r.source,
         "breakdown": {
             "vector": None if r.vector_score is None else round(r.vector_score, 4), "text": round(r.text_score, 4),
             "hybrid": round(r.hybrid_score, 4), "decay": round(r.decay, 4), "time": round(r.time_factor, 4),
