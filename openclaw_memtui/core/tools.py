@@ -32,6 +32,7 @@ from .session import Session
 log = logging.getLogger("memtui.mcp")
 
 MAX_QUERY_CHARS = 2000
+VECTORS_FILLING = "vectors still filling in"  # engine/search/retrieval.py's warning while a sync embeds
 MAX_RESULTS_LIMIT = 100
 MAX_GET_LINES = 100_000
 MAX_LINE_OFFSET = 1 << 40  # a line is at most store.maxFileBytes long; anything past it reads as empty
@@ -144,10 +145,21 @@ def hide_secrets(text: str) -> str:
 
 
 class Freshness:
-    """Keeps the index in step with the files: a daemon thread checks and syncs on request.
+    """Keeps the index in step with the files without holding an agent's answer up.
 
-    Each `ensure()` takes a ticket and waits (at most `wait_s`) until a check that started after it
-    asked has finished, so a change made during a running sync is still picked up.
+    A daemon thread checks and syncs on request (`request()`: every search asks). What an answer waits
+    for (`ensure()`), and only up to `wait_s`:
+
+    * nothing, when the index was synced before and no memory file (note, extra path) changed since:
+      the answer comes from the index as it is, and the sync (the conversation's new turns, their
+      vectors) runs behind it. The agent's own conversation changes every turn; an answer never waits
+      for it to be read or embedded;
+    * the keyword rows of the sync it started, when a note changed: a note written a moment ago is
+      found at once. Never its embedding: the sync commits keyword rows before it embeds
+      (engine/sync/runner.py), and the wait ends there;
+    * the first sync, when the index was never built (nothing to answer from yet).
+
+    Each `ensure()` takes a ticket, so a change made during a running sync is picked up by the next one.
     """
 
     def __init__(self, session: Session, wait_s: float) -> None:
@@ -156,10 +168,13 @@ class Freshness:
         self._cond = threading.Condition()
         self._requested = 0
         self._completed = 0
+        self._keywords = 0  # the last ticket whose sync has committed its keyword rows
+        self._running = 0  # the ticket the sync thread is working on
         self._stopped = False
         self._cancel = threading.Event()
         self.last_error = ""
         self.busy_elsewhere = False
+        self.waited = 0  # answers that waited for keyword rows (tests and benchmarks read it)
         self._thread = threading.Thread(target=self._run, name="memtui-mcp-sync", daemon=True)
         self._thread.start()
 
@@ -169,11 +184,31 @@ class Freshness:
             self._cond.notify_all()
             return self._requested
 
+    def must_wait(self) -> str:
+        """What this answer waits for: "sync" (the whole first sync, bounded: an index never built is
+        not usable), "keywords" (a note changed: its keyword rows), or "" (answer from the index as it is)."""
+        from ..engine.dirty_check import notes_changed
+
+        try:
+            if self.index.is_empty():
+                return "sync"
+            return "keywords" if notes_changed(self.index.settings, self.index.reads()) else ""
+        except Exception as exc:  # a listing that fails says so in the sync; the answer goes ahead
+            log.warning("cannot tell whether notes changed: %s", describe(exc))
+            return ""
+
     def ensure(self) -> list[str]:
-        """Warnings for the answer: empty when the index is known to be current."""
+        """Warnings for the answer: empty when it is answered from an index that holds every note."""
+        if self.index.read_only:  # a read-only mount: served as it is, said in every answer
+            return ["the index is on a read-only location, so it is searched as it is and never synced"]
+        wait = self.must_wait()
         ticket = self.request()
+        if not wait:
+            return [f"index sync failed: {self.last_error}"] if self.last_error else []
+        self.waited += 1
         with self._cond:
-            done = self._cond.wait_for(lambda: self._completed >= ticket or self._stopped, self.wait_s)
+            done = self._cond.wait_for(lambda: self._completed >= ticket or self._stopped or (
+                wait == "keywords" and self._keywords >= ticket), self.wait_s)
         if not done:
             return [f"the index is still syncing after {self.wait_s:g}s; these results may miss the newest changes"]
         if self.busy_elsewhere:
@@ -186,11 +221,19 @@ class Freshness:
                 self._cond.wait_for(lambda: self._requested > self._completed or self._stopped)
                 if self._stopped:
                     return
-                ticket = self._requested
+                ticket = self._running = self._requested
             self._check_and_sync()
             with self._cond:
-                self._completed = ticket
+                self._completed = self._keywords = max(self._keywords, ticket)
                 self._cond.notify_all()
+
+    def _progressed(self, progress: Any) -> None:
+        """The sync's keyword rows are committed once it embeds (or ends): answers waiting may go."""
+        if progress.phase in ("embed", "done"):
+            with self._cond:
+                if self._keywords < self._running:
+                    self._keywords = self._running
+                    self._cond.notify_all()
 
     def _check_and_sync(self) -> None:
         if self.index.read_only:  # a read-only mount: served as it is, said once per answer
@@ -199,7 +242,7 @@ class Freshness:
         try:
             self.busy_elsewhere = False
             if self.index.is_empty() or self.index.is_dirty():
-                report = self.index.sync(cancel=self._cancel, wait=False)
+                report = self.index.sync(cancel=self._cancel, wait=False, progress=self._progressed)
                 self.busy_elsewhere = report is None
                 if report is not None:
                     log.info("synced: %d files indexed, %d removed in %.2fs%s", report.files_indexed, report.files_removed,
@@ -295,6 +338,19 @@ class MemoryTools:
         # be minutes) costs a search `embed_wait` seconds, never the agent's whole turn
         self._hybrid = DaemonWorker("memtui-mcp-embed")
         self._stuck: concurrent.futures.Future[Any] | None = None
+        # the query model loads before the first question comes (seconds for the local model): that
+        # first answer is then hybrid, not "keyword-only: the provider did not answer within 5s"
+        self._hybrid.submit(self._warm_up)
+
+    def _warm_up(self) -> None:
+        if self.session.index.provider_name != "local":
+            return  # a remote provider has nothing to load, and a failing one is the search's to report
+        try:
+            provider = self.session.index.provider
+            if provider is not None:
+                provider.embed_query("warm up")
+        except Exception as exc:  # the first search says what is wrong with the provider
+            log.info("the embedding provider did not warm up: %s", describe(exc))
 
     def call(self, tool: str, arguments: dict[str, Any] | None, caller: Caller | None = None,
              sources: tuple[str, ...] | None = None) -> dict[str, Any]:
@@ -332,6 +388,10 @@ class MemoryTools:
         pool = self._retrieve(search_request(cfg, given["query"], params, sources=sources or None))
         gated = self.gate.pool(caller, pool)
         results = self.gate.results(answerable(rank(gated.pool, params), given.get("minScore")))
+        if not any(r.vector_missing for r in results):
+            # chunks a background sync is still embedding (the conversation's newest turns, mostly) are
+            # not in this answer: every hit it holds was scored on both legs, so nothing to warn about
+            gated.pool.warnings = [w for w in gated.pool.warnings if not w.startswith(VECTORS_FILLING)]
         provider = index.provider
         hits = [_result(r) for r in results]
         if caller.front_end in ("plugin", "mcp"):
