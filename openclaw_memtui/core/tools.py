@@ -397,7 +397,7 @@ class MemoryTools:
         if caller.front_end in ("plugin", "mcp"):
             for hit, provenance in zip(hits, self.gate.provenance(results, gated), strict=True):
                 hit["provenance"] = provenance
-        return mask_answer({
+        answer = mask_answer({
             "results": hits,
             "mode": gated.pool.mode,
             "provider": provider.id if provider is not None else "none",
@@ -407,6 +407,12 @@ class MemoryTools:
             "settings": {_camel(k): v for k, v in params.to_dict().items()},  # the answer's own spelling
             "debug": {"withheldHits": gated.withheld},  # as OpenClaw counts transcripts its visibility withheld
         })
+        if caller.front_end in ("plugin", "mcp"):  # memtui's own record of what it answered an agent
+            from .search_log import log_path, record_search
+
+            record_search(log_path(index.settings.workspace, self.agent_id), agent_id=self.agent_id,
+                          front_end=caller.front_end, query=given["query"], hits=answer["results"])
+        return answer
 
     def _retrieve(self, request: SearchRequest) -> Any:
         """A hybrid pool if the provider embeds the query within `embed_wait`, else a keyword-only one."""

@@ -72,11 +72,11 @@ class AgentSearchesMixin(_App):
 
     @work(thread=True, exclusive=True, group="recalls", exit_on_error=False)
     def _load_recalls(self) -> None:
-        from ..interop.recalls import agent_recalls
+        from ..core.agent_searches import agent_searches
         from ..paths import openclaw_state_dir
 
         try:
-            found = agent_recalls(self.agent, openclaw_state_dir())
+            found = agent_searches(self.agent, self.index.settings.workspace, openclaw_state_dir())
             places = {(h.path, h.start_line, h.end_line) for r in found.recalls for h in r.hits if not h.outside}
             chunks = self.index.reads().chunks_at(sorted(places))
             loaded = self.judgement_store.load()
@@ -109,7 +109,10 @@ class AgentSearchesMixin(_App):
 
     # -- on the main screen ---------------------------------------------------------------------------
     def recall_for(self, query: str) -> Recall | None:
-        return self._recalls_by_question.get(normalize_query(query))
+        """The agent's search of this query when OpenClaw answered it (its hits get the ◆ marks);
+        None when memtui answered it: memtui's answers are never marked as OpenClaw's."""
+        recall = self._recalls_by_question.get(normalize_query(query))
+        return recall if recall is not None and recall.engine == "openclaw" else None
 
     def with_openclaw_hits(self, pool: Pool, results: tuple[Result, ...], params: SearchParams) -> tuple[Result, ...]:
         """`results`, then the hits OpenClaw returned for this query that they lack (rank 0): memtui's
