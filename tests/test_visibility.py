@@ -109,3 +109,29 @@ def test_a_chunk_takes_the_least_trusted_class_of_its_lines():
     assert transcript_provenance(origins, 2, 2, "cron", 0)["originClass"] == "owner"
     assert transcript_provenance(origins, 2, 5, "interactive", 0)["originClass"] == "untrusted"
     assert transcript_provenance(origins, 6, 6, "interactive", 0)["originClass"] == "system"
+
+
+def test_transcript_provenance_is_the_one_the_real_openclaw_stored():
+    """OpenClaw 2026.9.6 stores each chunk's provenance (memory_index_chunk_provenance): memtui computes the
+    same for the same lines of the same transcript, and the same class for every note."""
+    import sqlite3
+    from pathlib import Path
+
+    from openclaw_memtui.core.provenance import session_kind
+    from openclaw_memtui.engine.ingest.reading import read_db_session
+    from openclaw_memtui.interop.session_store import session_store
+
+    db = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "state" / "agents" / "main" / "agent" / \
+        "openclaw-agent.sqlite"
+    conn = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+    rows = conn.execute("SELECT c.path, c.start_line, c.end_line, p.origin_class, p.session_kind, p.observed_at FROM "
+                        "memory_index_chunk_provenance p JOIN memory_index_chunks c ON c.id = p.chunk_id").fetchall()
+    conn.close()
+    store = session_store(db)
+    transcripts = [r for r in rows if r[0].startswith("sessions/")]
+    assert transcripts and len(rows) > len(transcripts)
+    for path, start, end, origin, kind, observed in transcripts:
+        lines = message_origins(read_db_session(db, path.rsplit("/", 1)[1].removesuffix(".jsonl")))
+        assert transcript_provenance(lines, start, end, session_kind(path, store), 0) == {
+            "originClass": origin, "sessionKind": kind, "observedAt": observed}
+    assert all(note_origin(path) == origin for path, _, _, origin, _, _ in rows if not path.startswith("sessions/"))

@@ -108,7 +108,8 @@ def message_origins(jsonl: str) -> dict[int, tuple[str, float]]:
             origin = turn = "system"
         else:
             origin = turn = "owner" if marks.get("senderIsOwner") is True else "untrusted"
-        stamp = parse_timestamp_ms(record.get("timestamp")) or parse_timestamp_ms(message.get("timestamp"))
+        # OpenClaw's parseSessionTimestampMs: the message's own time first, then the record's
+        stamp = parse_timestamp_ms(message.get("timestamp")) or parse_timestamp_ms(record.get("timestamp"))
         out[number] = (origin, stamp)
     return out
 
