@@ -15,7 +15,7 @@ from openclaw_memtui.interop.recall_transcripts import transcript_recalls
 from openclaw_memtui.interop.recalls import Recall, RecallEvent
 
 from .gate_helpers import GH_TOKEN, INLINE_TOKEN, QUERY, make_hostile_state
-from .test_gate import plugin
+from .test_gate import no_secret, plugin
 from .test_plugin_server import start_server, stop
 
 
@@ -48,6 +48,7 @@ def test_a_plugin_search_is_recorded_privately_masked_and_shown_as_memtuis(tmp_p
     assert "memtui" in shown["source"]
     assert memtui_main(["recalls", "--agent", "main", "--provider", "none"]) == 0
     out = capsys.readouterr().out
+    no_secret(out)  # memtui's ranking now passes the gate too: the notes named after keys read [redacted]
     line = next(x for x in out.splitlines() if x.startswith(f"“{QUERY}"))
     assert line.endswith("answered by memtui (plugin)")
     block = out.split(line, 1)[1].split("\n\n", 1)[0]

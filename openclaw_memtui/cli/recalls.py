@@ -80,9 +80,15 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
     now_ms = parse_now(args.now)
     started = time.perf_counter()
     out = []
+    # memtui's side passes the gate as `memtui search` does: masked paths and snippets, no forgotten session
+    from ..core.caller import Caller
+    from ..core.gate import Gate
+
+    agent_id = session.agent.id if session.agent is not None else None
+    gate, caller = Gate(index, agent_id), Caller("cli", agent_id)
     for recall in found.recalls:
-        pool = index.pool_for(search_request(cfg, recall.query, params, now_ms=now_ms))
-        results = rank(pool, params)
+        pool = gate.pool(caller, index.pool_for(search_request(cfg, recall.query, params, now_ms=now_ms))).pool
+        results = gate.results(rank(pool, params))
         out.append((recall, results, compare(recall.hits, results)))
     agent = session.agent.id if session.agent is not None else ""
     if args.json:

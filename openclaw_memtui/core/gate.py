@@ -196,6 +196,14 @@ class Gate:
 
         return [replace(r, path=mask_output(r.path), snippet=mask_output(r.snippet)) for r in results]
 
+    def chunk_text(self, text: str, source: str) -> str:
+        """A chunk's text shown on its own (the app's row for a hit OpenClaw returned that memtui's pool
+        lacks): masked as a served text is, then as a field."""
+        from ..engine.scrub import mask_output
+        from ..engine.served import served_text
+
+        return mask_output(served_text(text, source))
+
     # -- what each hit says about itself ---------------------------------------------------------------
     def provenance(self, results: list[Result], gated: GatedPool) -> list[dict[str, Any]]:
         """OpenClaw's `provenance` of each result (core/provenance.py)."""

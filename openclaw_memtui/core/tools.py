@@ -1,10 +1,11 @@
-"""What `memtui mcp` serves, without the protocol: the two tools, their arguments, their answers.
+"""The two memory tools every agent front end serves (`memtui mcp`, `memtui serve`), without the protocol.
 
 `memory_search` ranks with the user's saved settings (the tuning panel's Save, re-read when the
 config file changes) and OpenClaw's result fields plus memtui's score breakdown; `memory_get`
-reads under OpenClaw's access rules (engine/memory_files.py). Before a search the index is brought
-up to date by a sync in a background thread that the search waits for only `sync_wait` seconds.
-The protocol layer (mcp_server.py) runs these methods in a worker thread.
+reads under OpenClaw's access rules (engine/ingest/memory_files.py). Every answer passes the gate
+(core/gate.py) for its Caller. The index is kept current by a sync in a background thread
+(`Freshness`): an answer waits for it only when a note changed, and then only for its keyword rows.
+The protocol layers (mcp/server.py, plugin/server.py) run these methods in one worker thread.
 """
 
 from __future__ import annotations

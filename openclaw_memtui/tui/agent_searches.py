@@ -27,6 +27,7 @@ from .teardown import skip_when_torn_down
 if TYPE_CHECKING:
     from textual.app import App
 
+    from ..core.gate import Gate
     from ..engine.index import MemoryIndex
     from ..engine.search.rank import SearchParams
     from ..engine.tuning.judgements import JudgementStore
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
     class _App(App[None]):
         index: MemoryIndex
+        gate: Gate
         agent: Agent | None
         params: SearchParams
         search_screen: MainScreen
@@ -134,7 +136,9 @@ class AgentSearchesMixin(_App):
                 continue
             chunk = self._recall_chunks.get(place)
             if chunk is not None:  # not in memtui's pool at all; its text is memtui's own chunk
-                extras.append(Result(chunk.path, chunk.start_line, chunk.end_line, chunk.source, chunk.text, 0.0,
+                # shown through the gate, as every result is (core/gate.py)
+                extras.append(Result(chunk.path, chunk.start_line, chunk.end_line, chunk.source,
+                                     self.gate.chunk_text(chunk.text, chunk.source), 0.0,
                                      None, 0.0, 0.0, 1.0, None, 0, 0, id=chunk.id))
         return results + tuple(extras)
 
