@@ -224,3 +224,30 @@ def test_state_db_is_only_read(served, hostile):
     plugin(served, "memory_search", {"query": QUERY}, sessionKey="agent:main:main")
     assert (db.stat().st_mtime_ns, db.stat().st_size) == before
     assert not list(db.parent.glob("*.memtui*"))
+
+
+def test_the_apps_listing_of_the_memory_passes_the_gate_too(hostile):
+    """Browsing (an empty query: the memory newest first) lists through the gate: masked paths and
+    snippets, and no forgotten session even while the index still holds it."""
+    from openclaw_memtui.core.caller import Caller
+    from openclaw_memtui.core.config import load_config
+    from openclaw_memtui.core.gate import Gate
+    from openclaw_memtui.core.session import SessionOptions, open_session
+
+    with open_session(SessionOptions(agent="main", provider="none"), load_config(None)) as session:
+        session.index.sync()
+        db = hostile / "state" / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+        from openclaw_memtui.engine.store import detect_backend
+
+        conn = detect_backend().module.connect(db)  # forget one more session after the sync
+        conn.execute("INSERT INTO memory_session_tombstones(session_id, agent_id, reason, created_at) "
+                     "VALUES (?, 'main', 'forgotten', 1)", (OTHER,))
+        conn.commit()
+        conn.close()
+        raw = session.index.browse("all", 0, 500)
+        assert transcript_path(OTHER) in {e.result.path for e in raw}  # the index still holds it
+        shown = Gate(session.index, "main").browse(Caller("tui", "main"), raw)
+    paths = {e.result.path for e in shown}
+    assert transcript_path(OTHER) not in paths and transcript_path(FORGOTTEN) not in paths
+    assert "memory/[redacted].md" in paths and transcript_path(CHILD) in paths
+    no_secret(json.dumps([[e.result.path, e.result.snippet] for e in shown]))

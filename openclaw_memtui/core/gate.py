@@ -38,6 +38,7 @@ from .caller import Caller
 
 if TYPE_CHECKING:
     from ..engine.index import MemoryIndex
+    from ..engine.search.browse import BrowseEntry
     from ..engine.search.rank import Pool, Result
     from ..interop.session_store import SessionStore
 
@@ -87,6 +88,7 @@ class Gate:
         self._view: _OpenClawView | None = None
         self._view_at = -1.0
         self._view_stamp: tuple[int, int] | None = None
+        self._origins: dict[str, tuple[tuple[int, ...] | None, dict[int, tuple[str, float]]]] = {}
 
     # -- OpenClaw's side, read once per change ---------------------------------------------------------
     def openclaw(self) -> _OpenClawView:
@@ -207,31 +209,76 @@ class Gate:
     # -- what each hit says about itself ---------------------------------------------------------------
     def provenance(self, results: list[Result], gated: GatedPool) -> list[dict[str, Any]]:
         """OpenClaw's `provenance` of each result (core/provenance.py)."""
-        from ..engine.ingest.reading import read_indexed_file
         from ..interop.session_store import recorded_write_origin
-        from .provenance import message_origins, note_provenance, session_kind, transcript_provenance
+        from .provenance import note_provenance, session_kind, transcript_provenance
 
         view = self.openclaw()
         store = self._store()
-        origins: dict[str, dict[int, tuple[str, float]]] = {}
+        real = [gated.real_paths.get(r.id, r.path) for r in results]
+        origins = self._message_origins({path for r, path in zip(results, real, strict=True) if r.source == "sessions"})
         out = []
-        for r in results:
-            path = gated.real_paths.get(r.id, r.path)
+        for r, path in zip(results, real, strict=True):
             if r.source == "sessions":
-                if path not in origins:
-                    try:
-                        origins[path] = message_origins(read_indexed_file(self.settings, path, "sessions"))
-                    except OSError:
-                        origins[path] = {}
                 fallback = (time.time() - (r.age_days or 0) * 86400) * 1000
-                out.append(transcript_provenance(origins[path], r.start_line, r.end_line, session_kind(path, store),
-                                                 fallback))
+                out.append(transcript_provenance(origins.get(path, {}), r.start_line, r.end_line,
+                                                 session_kind(path, store), fallback))
                 continue
             absolute = Path(path) if os.path.isabs(path) else self.settings.workspace / path
             relative = path if not os.path.isabs(path) else ""
             recorded = recorded_write_origin(view.state_db, self.settings.workspace, relative) if relative else None
             out.append(note_provenance(relative or path, absolute, recorded))
         return out
+
+    def _message_origins(self, paths: set[str]) -> dict[str, dict[int, tuple[str, float]]]:
+        """Each transcript's line classes, cached while its database (or file) is unchanged; the
+        database's transcripts read in one consistent read (one private copy at most while OpenClaw
+        has WAL frames, not one per hit)."""
+        from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
+        from ..engine.ingest.reading import read_indexed_file
+        from ..interop.session_store import db_stamp
+        from .provenance import message_origins
+
+        db = self.settings.transcripts_db
+        stamp = db_stamp(db) if db is not None else None
+        head = self.settings.sessions_prefix.rstrip("/") + "/"
+        out: dict[str, dict[int, tuple[str, float]]] = {}
+        wanted: dict[str, str] = {}
+        for path in paths:
+            cached = self._origins.get(path)
+            if cached is not None and cached[0] == stamp and stamp is not None:
+                out[path] = cached[1]
+                continue
+            name = path[len(head):] if path.startswith(head) else ""
+            if db is not None and stamp is not None and name.endswith(".jsonl") and "/" not in name:
+                wanted[path] = name[: -len(".jsonl")]
+        if wanted and db is not None:
+            try:
+                texts = read_consistent(db, lambda conn: {p: read_session_jsonl(conn, sid) for p, sid in wanted.items()})
+            except OpenClawDbError:
+                texts = {}
+            for path, text in texts.items():
+                if text:
+                    out[path] = message_origins(text)
+                    self._origins[path] = (stamp, out[path])
+        for path in paths - out.keys():  # a JSONL file in the sessions folder (an archive, the older layout)
+            try:
+                out[path] = message_origins(read_indexed_file(self.settings, path, "sessions"))
+            except OSError:
+                out[path] = {}
+        if len(self._origins) > 256:  # bounded: the newest answers' transcripts
+            self._origins.clear()
+        return out
+
+    def browse(self, caller: Caller, entries: list[BrowseEntry]) -> list[BrowseEntry]:
+        """The app's listing of the memory, newest first, through the gate: forgotten sessions out
+        (an index synced before the forget still holds them), each snippet and path masked."""
+        from ..engine.scrub import mask_output
+
+        sessions = {e.result.path for e in entries if e.result.source == "sessions"}
+        allowed = self.visible_transcripts(caller, sessions) if sessions else set()
+        return [replace(e, result=replace(e.result, path=mask_output(e.result.path),
+                                          snippet=self.chunk_text(e.result.snippet, e.result.source)))
+                for e in entries if e.result.source != "sessions" or e.result.path in allowed]
 
     # -- memory_get ------------------------------------------------------------------------------------
     def check_get(self, caller: Caller, path: str) -> None:

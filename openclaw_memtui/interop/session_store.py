@@ -57,7 +57,8 @@ _lock = threading.Lock()
 _cache: dict[str, tuple[tuple[int, ...], SessionStore]] = {}
 
 
-def _stamp(db: Path) -> tuple[int, ...] | None:
+def db_stamp(db: Path) -> tuple[int, ...] | None:
+    """What changes when OpenClaw writes the database (its file or its WAL): a cache key."""
     try:
         st = os.stat(db)
     except OSError:
@@ -112,7 +113,7 @@ def session_store(db: Path | None) -> SessionStore:
     but cannot be read now and was never read (the caller then withholds what it cannot place)."""
     if db is None:
         return EMPTY
-    stamp = _stamp(db)
+    stamp = db_stamp(db)
     if stamp is None:
         return EMPTY
     with _lock:
