@@ -341,7 +341,7 @@ class MemoryTools:
         self._stuck: concurrent.futures.Future[Any] | None = None
         # the query model loads before the first question comes (seconds for the local model): that
         # first answer is then hybrid, not "keyword-only: the provider did not answer within 5s"
-        self._hybrid.submit(self._warm_up)
+        self._warm = self._hybrid.submit(self._warm_up)
 
     def _warm_up(self) -> None:
         if self.session.index.provider_name != "local":
@@ -423,6 +423,10 @@ class MemoryTools:
             pool = index.pool_for(keyword_only)
             pool.warnings.append("keyword-only: the embedding provider is still answering an earlier query")
             return pool
+        if not self._warm.done():
+            # the model is still loading (the first search after a start): that is the server's start,
+            # not this query's embedding, so it gets its own `embed_wait` before the query's begins
+            concurrent.futures.wait([self._warm], timeout=self.embed_wait)
         job = self._hybrid.submit(index.pool_for, request)
         try:
             return job.result(timeout=self.embed_wait)
