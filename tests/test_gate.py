@@ -251,3 +251,25 @@ def test_the_apps_listing_of_the_memory_passes_the_gate_too(hostile):
     assert transcript_path(OTHER) not in paths and transcript_path(FORGOTTEN) not in paths
     assert "memory/[redacted].md" in paths and transcript_path(CHILD) in paths
     no_secret(json.dumps([[e.result.path, e.result.snippet] for e in shown]))
+
+
+def test_mcp_is_refused_an_agent_switched_off_while_it_runs_unless_told_to_serve_it(tmp_path, monkeypatch):
+    from openclaw_memtui.core.caller import Caller
+    from openclaw_memtui.core.config import load_config
+    from openclaw_memtui.core.gate import Gate, Refused
+    from openclaw_memtui.core.session import SessionOptions, open_session
+
+    root = make_hostile_state(tmp_path, monkeypatch)
+    with open_session(SessionOptions(agent="main", provider="none"), load_config(None)) as session:
+        gate, anyway = Gate(session.index, "main"), Gate(session.index, "main", serve_disabled=True)
+        gate.admit(Caller("mcp", "main"))
+        cfg_path = root / "state" / "openclaw.json"
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+        cfg["plugins"]["slots"] = {"memory": "none"}
+        cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
+        with pytest.raises(Refused, match='plugins.slots.memory is "none"'):
+            gate.admit(Caller("mcp", "main"))
+        anyway.admit(Caller("mcp", "main"))  # --serve-disabled: the user's explicit choice
+        gate.admit(Caller("cli", "main"))  # a person searching their own memory is never refused
+        with pytest.raises(Refused):
+            anyway.admit(Caller("plugin", "main", "agent:main:main"))  # the plugin has no such switch
