@@ -15,9 +15,11 @@ if TYPE_CHECKING:
     from ..core.config_types import AppConfig
 
 DEFAULT_LIMIT = 20
-SOURCES = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls",
-           "events+transcripts": "OpenClaw's records and its transcripts' memory_search calls"}
+SOURCE_NAMES = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls",
+                "memtui": "memtui's record of the searches it answered"}
+ANSWERED_BY = {"openclaw": "OpenClaw", "memtui": "memtui"}  # who gave the answer shown beside memtui's ranking now
 MARK = {"both": "both", "openclaw": "only OpenClaw", "memtui": "only memtui"}
+MEMTUI_MARK = {"both": "both", "openclaw": "only then", "memtui": "only now"}  # memtui's answer then, its ranking now
 QUERY_SHOWN_CHARS = 200  # a 2,000-character query is cut on screen (--json has it whole)
 
 
@@ -43,13 +45,14 @@ def when(ms: float) -> str:
 
 
 def load_agent_recalls(session: Any, since_ms: float | None = None, limit: int | None = None) -> Any:
-    """The recalls of the session's agent (see interop.recalls); UserError without an agent."""
-    from ..interop.recalls import agent_recalls
+    """The searches of the session's agent, OpenClaw's answers and memtui's (core/agent_searches.py);
+    UserError without an agent."""
+    from ..core.agent_searches import agent_searches
     from ..paths import openclaw_state_dir
 
     if session.agent is None:
         raise UserError("memtui recalls reads an OpenClaw agent's searches: pass --agent ID (see `memtui agents`)")
-    return agent_recalls(session.agent, openclaw_state_dir(), since_ms, limit)
+    return agent_searches(session.agent, session.index.settings.workspace, openclaw_state_dir(), since_ms, limit)
 
 
 def cmd_recalls(args: argparse.Namespace, cfg: AppConfig) -> int:
@@ -80,16 +83,24 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
     now_ms = parse_now(args.now)
     started = time.perf_counter()
     out = []
+    # memtui's side passes the gate as `memtui search` does: masked paths and snippets, no forgotten session
+    from ..core.caller import Caller
+    from ..core.gate import Gate
+
+    agent_id = session.agent.id if session.agent is not None else None
+    gate, caller = Gate(index, agent_id), Caller("cli", agent_id)
     for recall in found.recalls:
-        pool = index.pool_for(search_request(cfg, recall.query, params, now_ms=now_ms))
-        results = rank(pool, params)
+        pool = gate.pool(caller, index.pool_for(search_request(cfg, recall.query, params, now_ms=now_ms))).pool
+        results = gate.results(rank(pool, params))
         out.append((recall, results, compare(recall.hits, results)))
     agent = session.agent.id if session.agent is not None else ""
     if args.json:
         print(dumps_json({"agent": agent, "source": found.source, "params": params.to_dict(), "recalls": [{
             "query": r.query, "count": len(r.events), "origin": r.events[0].origin,
             "timestamps": [datetime.fromtimestamp(t / 1000, UTC).isoformat().replace("+00:00", "Z") for t in r.timestamps],
-            "openclaw": [h.to_dict() for h in r.hits],
+            "answeredBy": r.engine, "frontEnd": r.events[0].front_end or None,
+            "answered": [h.to_dict() for h in r.hits],
+            "openclaw": [h.to_dict() for h in r.hits] if r.engine == "openclaw" else [],
             "memtui": [{"path": x.path, "startLine": x.start_line, "endLine": x.end_line, "score": round(x.score, 6)}
                        for x in results],
             "compared": [c.to_dict() for c in rows]} for r, results, rows in out],
@@ -100,15 +111,17 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
               + (" since then." if since is not None else ". Searches appear here once the agent (or "
                  "`openclaw memory search`) has run some."))
         return 0
-    where = SOURCES.get(found.source, found.source)
+    where = " and ".join(SOURCE_NAMES.get(part, part) for part in found.source.split("+"))
     print(f"{len(out)} queries of agent {safe(agent, one_line=True)}, newest first (from {where}):\n")
     for recall, _results, rows in out:
         query = safe(recall.query, one_line=True)
         cut = query[:QUERY_SHOWN_CHARS] + ("…" if len(query) > QUERY_SHOWN_CHARS else "")
         times = f"{len(recall.events)}×, last" if len(recall.events) > 1 else "once,"
-        print(f"“{cut}”  {times} {when(recall.last_ms)}")
+        by = ANSWERED_BY.get(recall.engine, recall.engine)
+        via = f" ({recall.events[0].front_end})" if recall.engine == "memtui" and recall.events[0].front_end else ""
+        print(f"“{cut}”  {times} {when(recall.last_ms)}, answered by {by}{via}")
         if not rows:
-            print("    neither OpenClaw nor memtui returned anything")
+            print(f"    neither {by} then nor memtui now returned anything")
         for c in rows:
             theirs = f"#{c.openclaw_rank:<2} {c.openclaw_score:.3f}" if c.openclaw_rank is not None and \
                 c.openclaw_score is not None else f"#{c.openclaw_rank:<2}   —  " if c.openclaw_rank is not None else "  —      "
@@ -118,6 +131,8 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
             moved = f" ▲{move}" if move and move > 0 else f" ▼{-move}" if move and move < 0 else ""
             place = safe(f"{c.path}:{c.start_line}-{c.end_line}", one_line=True)
             outside = "  (outside the workspace: not opened)" if c.outside else ""
-            print(f"    OpenClaw {theirs}  memtui {mine}  {MARK[c.found] + moved:<14} {place}{outside}")
+            then = "OpenClaw" if recall.engine == "openclaw" else "then    "
+            mark = MARK[c.found] if recall.engine == "openclaw" else MEMTUI_MARK[c.found]
+            print(f"    {then} {theirs}  memtui {mine}  {mark + moved:<14} {place}{outside}")
         print()
     return 0

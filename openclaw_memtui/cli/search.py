@@ -77,14 +77,22 @@ def _search(args: argparse.Namespace, session: Session, started: float) -> int:
                              "(pass another folder with --workspace DIR or --agent ID, or try --demo)")
         if hint := workspace_hint(index.settings):
             pool.warnings.append(hint)
+    # the gate (core/gate.py): forgotten sessions out, every text and path masked; this only prints
+    from ..core.caller import Caller
+    from ..core.gate import Gate, mask_answer
+
+    agent_id = session.agent.id if session.agent is not None else None
+    gate = Gate(index, agent_id)
+    pool = gate.pool(Caller("cli", agent_id), pool).pool
     t = time.perf_counter()
-    results = rank(pool, params)
+    results = gate.results(rank(pool, params))
     timings = dict(pool.timings_ms, rank=(time.perf_counter() - t) * 1000, total=(time.perf_counter() - started) * 1000)
     if args.json:
         window = pool.time_window.to_dict() if pool.time_window is not None else None
-        print(dumps_json({"query": pool.query, "mode": pool.mode, "warnings": pool.warnings, "time_window": window,
-                          "params": params.to_dict(), "results": [r.to_dict() for r in results],
-                          "timings_ms": {k: round(v, 3) for k, v in timings.items()}}, indent=2))
+        print(dumps_json(mask_answer({"query": pool.query, "mode": pool.mode, "warnings": pool.warnings,
+                                      "time_window": window, "params": params.to_dict(),
+                                      "results": [r.to_dict() for r in results],
+                                      "timings_ms": {k: round(v, 3) for k, v in timings.items()}}), indent=2))
         return 0
     for warning in pool.warnings:
         print(f"memtui: {safe(warning, one_line=True)}", file=sys.stderr)

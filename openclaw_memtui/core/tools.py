@@ -1,10 +1,11 @@
-"""What `memtui mcp` serves, without the protocol: the two tools, their arguments, their answers.
+"""The two memory tools every agent front end serves (`memtui mcp`, `memtui serve`), without the protocol.
 
 `memory_search` ranks with the user's saved settings (the tuning panel's Save, re-read when the
 config file changes) and OpenClaw's result fields plus memtui's score breakdown; `memory_get`
-reads under OpenClaw's access rules (engine/memory_files.py). Before a search the index is brought
-up to date by a sync in a background thread that the search waits for only `sync_wait` seconds.
-The protocol layer (mcp_server.py) runs these methods in a worker thread.
+reads under OpenClaw's access rules (engine/ingest/memory_files.py). Every answer passes the gate
+(core/gate.py) for its Caller. The index is kept current by a sync in a background thread
+(`Freshness`): an answer waits for it only when a note changed, and then only for its keyword rows.
+The protocol layers (mcp/server.py, plugin/server.py) run these methods in one worker thread.
 """
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ from typing import Any
 from ..engine.errors import MemtuiError, describe
 from ..engine.scrub import replace_known, scrub
 from ..engine.search.request import SearchRequest
-from ..engine.served import served_chunk, served_text
+from ..engine.served import served_text
 from ..errors import UserError
+from .caller import Caller
 from .config_types import AppConfig
 from .session import Session
 
 log = logging.getLogger("memtui.mcp")
 
 MAX_QUERY_CHARS = 2000
+VECTORS_FILLING = "vectors still filling in"  # engine/search/retrieval.py's warning while a sync embeds
 MAX_RESULTS_LIMIT = 100
 MAX_GET_LINES = 100_000
 MAX_LINE_OFFSET = 1 << 40  # a line is at most store.maxFileBytes long; anything past it reads as empty
@@ -143,10 +146,21 @@ def hide_secrets(text: str) -> str:
 
 
 class Freshness:
-    """Keeps the index in step with the files: a daemon thread checks and syncs on request.
+    """Keeps the index in step with the files without holding an agent's answer up.
 
-    Each `ensure()` takes a ticket and waits (at most `wait_s`) until a check that started after it
-    asked has finished, so a change made during a running sync is still picked up.
+    A daemon thread checks and syncs on request (`request()`: every search asks). What an answer waits
+    for (`ensure()`), and only up to `wait_s`:
+
+    * nothing, when the index was synced before and no memory file (note, extra path) changed since:
+      the answer comes from the index as it is, and the sync (the conversation's new turns, their
+      vectors) runs behind it. The agent's own conversation changes every turn; an answer never waits
+      for it to be read or embedded;
+    * the keyword rows of the sync it started, when a note changed: a note written a moment ago is
+      found at once. Never its embedding: the sync commits keyword rows before it embeds
+      (engine/sync/runner.py), and the wait ends there;
+    * the first sync, when the index was never built (nothing to answer from yet).
+
+    Each `ensure()` takes a ticket, so a change made during a running sync is picked up by the next one.
     """
 
     def __init__(self, session: Session, wait_s: float) -> None:
@@ -155,10 +169,13 @@ class Freshness:
         self._cond = threading.Condition()
         self._requested = 0
         self._completed = 0
+        self._keywords = 0  # the last ticket whose sync has committed its keyword rows
+        self._running = 0  # the ticket the sync thread is working on
         self._stopped = False
         self._cancel = threading.Event()
         self.last_error = ""
         self.busy_elsewhere = False
+        self.waited = 0  # answers that waited for keyword rows (tests and benchmarks read it)
         self._thread = threading.Thread(target=self._run, name="memtui-mcp-sync", daemon=True)
         self._thread.start()
 
@@ -168,11 +185,31 @@ class Freshness:
             self._cond.notify_all()
             return self._requested
 
+    def must_wait(self) -> str:
+        """What this answer waits for: "sync" (the whole first sync, bounded: an index never built is
+        not usable), "keywords" (a note changed: its keyword rows), or "" (answer from the index as it is)."""
+        from ..engine.dirty_check import notes_changed
+
+        try:
+            if self.index.is_empty():
+                return "sync"
+            return "keywords" if notes_changed(self.index.settings, self.index.reads()) else ""
+        except Exception as exc:  # a listing that fails says so in the sync; the answer goes ahead
+            log.warning("cannot tell whether notes changed: %s", describe(exc))
+            return ""
+
     def ensure(self) -> list[str]:
-        """Warnings for the answer: empty when the index is known to be current."""
+        """Warnings for the answer: empty when it is answered from an index that holds every note."""
+        if self.index.read_only:  # a read-only mount: served as it is, said in every answer
+            return ["the index is on a read-only location, so it is searched as it is and never synced"]
+        wait = self.must_wait()
         ticket = self.request()
+        if not wait:
+            return [f"index sync failed: {self.last_error}"] if self.last_error else []
+        self.waited += 1
         with self._cond:
-            done = self._cond.wait_for(lambda: self._completed >= ticket or self._stopped, self.wait_s)
+            done = self._cond.wait_for(lambda: self._completed >= ticket or self._stopped or (
+                wait == "keywords" and self._keywords >= ticket), self.wait_s)
         if not done:
             return [f"the index is still syncing after {self.wait_s:g}s; these results may miss the newest changes"]
         if self.busy_elsewhere:
@@ -185,11 +222,19 @@ class Freshness:
                 self._cond.wait_for(lambda: self._requested > self._completed or self._stopped)
                 if self._stopped:
                     return
-                ticket = self._requested
+                ticket = self._running = self._requested
             self._check_and_sync()
             with self._cond:
-                self._completed = ticket
+                self._completed = self._keywords = max(self._keywords, ticket)
                 self._cond.notify_all()
+
+    def _progressed(self, progress: Any) -> None:
+        """The sync's keyword rows are committed once it embeds (or ends): answers waiting may go."""
+        if progress.phase in ("embed", "done"):
+            with self._cond:
+                if self._keywords < self._running:
+                    self._keywords = self._running
+                    self._cond.notify_all()
 
     def _check_and_sync(self) -> None:
         if self.index.read_only:  # a read-only mount: served as it is, said once per answer
@@ -198,7 +243,7 @@ class Freshness:
         try:
             self.busy_elsewhere = False
             if self.index.is_empty() or self.index.is_dirty():
-                report = self.index.sync(cancel=self._cancel, wait=False)
+                report = self.index.sync(cancel=self._cancel, wait=False, progress=self._progressed)
                 self.busy_elsewhere = report is None
                 if report is not None:
                     log.info("synced: %d files indexed, %d removed in %.2fs%s", report.files_indexed, report.files_removed,
@@ -277,32 +322,57 @@ class DaemonWorker:
 
 
 class MemoryTools:
-    """The tools over one open session. Methods are synchronous: call them from one worker thread."""
+    """The tools over one open session. Methods are synchronous: call them from one worker thread.
+    Every answer passes the gate (core/gate.py) for the `Caller` it is for."""
 
-    def __init__(self, args: argparse.Namespace, session: Session, sync_wait: float, embed_wait: float) -> None:
+    def __init__(self, args: argparse.Namespace, session: Session, sync_wait: float, embed_wait: float,
+                 *, serve_disabled: bool = False) -> None:
+        from .gate import Gate
+
         self.session = session
         self.settings = SavedSettings(args, session)
         self.freshness = Freshness(session, sync_wait)
         self.embed_wait = embed_wait
+        self.agent_id = session.agent.id if session.agent is not None else None
+        self.gate = Gate(session.index, self.agent_id, serve_disabled=serve_disabled)
         # hybrid retrievals run on their own thread, so a provider that hangs (its timeout × retries can
         # be minutes) costs a search `embed_wait` seconds, never the agent's whole turn
         self._hybrid = DaemonWorker("memtui-mcp-embed")
         self._stuck: concurrent.futures.Future[Any] | None = None
+        # the query model loads before the first question comes (seconds for the local model): that
+        # first answer is then hybrid, not "keyword-only: the provider did not answer within 5s"
+        self._warm = self._hybrid.submit(self._warm_up)
 
-    def call(self, tool: str, arguments: dict[str, Any] | None, sources: tuple[str, ...] | None = None) -> dict[str, Any]:
-        """The tool's answer; BadArguments or another MemtuiError for an error result. `sources`
-        narrows a search to those sources (the OpenClaw plugin's `corpus`)."""
+    def _warm_up(self) -> None:
+        """Load the local model and the vector matrix on the hybrid thread, so the first search of a
+        long-lived server is hybrid: its own embedding queues behind this instead of loading the model."""
+        index = self.session.index
+        try:
+            if index.provider_name == "local" and index.provider is not None:
+                index.provider.embed_query("warm up")  # a remote provider has nothing to load
+            index.warm_up_vectors()
+        except Exception as exc:  # the first search says what is wrong with the provider
+            log.info("the embedding provider did not warm up: %s", describe(exc))
+
+    def call(self, tool: str, arguments: dict[str, Any] | None, caller: Caller | None = None,
+             sources: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The tool's answer for `caller` (default: an MCP client of this agent), through the gate;
+        BadArguments, Refused or another MemtuiError for an error result. `sources` narrows a search
+        to those sources (the OpenClaw plugin's `corpus`)."""
         if tool not in TOOLS:
             raise BadArguments(f"there is no tool {tool!r}; the tools are: {', '.join(TOOLS)}")
         given = check_arguments(tool, arguments)
-        return self.search(given, sources) if tool == "memory_search" else self.get(given)
+        caller = caller or Caller("mcp", self.agent_id)
+        return self.search(given, caller, sources) if tool == "memory_search" else self.get(given, caller)
 
-    def search(self, given: dict[str, Any], sources: tuple[str, ...] | None = None) -> dict[str, Any]:
+    def search(self, given: dict[str, Any], caller: Caller, sources: tuple[str, ...] | None = None) -> dict[str, Any]:
         from ..engine.models import InvalidParams
         from ..engine.search.rank import rank
         from .config import search_params
+        from .gate import mask_answer
         from .search import search_request
 
+        self.gate.admit(caller)
         warnings = self.freshness.ensure()
         workspace = self.session.index.settings.workspace
         if not workspace.is_dir():  # deleted or moved: the sync emptied the index, say why nothing comes back
@@ -318,37 +388,33 @@ class MemoryTools:
             raise BadArguments(f"memory_search: {exc}") from None
         index = self.session.index
         pool = self._retrieve(search_request(cfg, given["query"], params, sources=sources or None))
-        results = answerable(rank(pool, params), given.get("minScore"))
+        gated = self.gate.pool(caller, pool)
+        results = self.gate.results(answerable(rank(gated.pool, params), given.get("minScore")))
+        if not any(r.vector_missing for r in results):
+            # chunks a background sync is still embedding (the conversation's newest turns, mostly) are
+            # not in this answer: every hit it holds was scored on both legs, so nothing to warn about
+            gated.pool.warnings = [w for w in gated.pool.warnings if not w.startswith(VECTORS_FILLING)]
         provider = index.provider
-        return {
-            "results": [_result(r, snippet) for r, snippet in zip(results, self._snippets(results), strict=True)],
-            "mode": pool.mode,
+        hits = [_result(r) for r in results]
+        if caller.front_end in ("plugin", "mcp"):
+            for hit, provenance in zip(hits, self.gate.provenance(results, gated), strict=True):
+                hit["provenance"] = provenance
+        answer = mask_answer({
+            "results": hits,
+            "mode": gated.pool.mode,
             "provider": provider.id if provider is not None else "none",
             "model": provider.model if provider is not None else "fts-only",
-            "warnings": [scrub(w) for w in warnings + pool.warnings],
-            "timeWindow": pool.time_window.to_dict() if pool.time_window is not None else None,
+            "warnings": [scrub(w) for w in warnings + gated.pool.warnings],
+            "timeWindow": gated.pool.time_window.to_dict() if gated.pool.time_window is not None else None,
             "settings": {_camel(k): v for k, v in params.to_dict().items()},  # the answer's own spelling
-        }
+            "debug": {"withheldHits": gated.withheld},  # as OpenClaw counts transcripts its visibility withheld
+        })
+        if caller.front_end in ("plugin", "mcp"):  # memtui's own record of what it answered an agent
+            from .search_log import log_path, record_search
 
-    def _snippets(self, results: list[Any]) -> list[str]:
-        """Each result's snippet cut from its chunk masked as part of its whole file (engine/served.py),
-        never masked after the cut: a snippet holding a key's BEGIN line but not its END showed the key."""
-        from ..engine.search.rank import snippet_of
-
-        reader = self.session.index.reads()
-        files: dict[str, list[tuple[str, int, int, str]]] = {}
-        out = []
-        for r in results:
-            if r.path not in files:
-                files[r.path] = reader.chunks_of_path(r.path)
-            chunks = files[r.path]
-            own = next((c for c in chunks if c[0] == r.id), None)
-            if own is None:  # replaced by a sync since the search read it: mask what was read, on its own
-                out.append(snippet_of(served_text(r.snippet, r.source)))
-                continue
-            whole = served_chunk(own[1:], r.source, [c[1:] for c in chunks])
-            out.append(snippet_of(whole))
-        return out
+            record_search(log_path(index.settings.workspace, self.agent_id), agent_id=self.agent_id,
+                          front_end=caller.front_end, query=given["query"], hits=answer["results"])
+        return answer
 
     def _retrieve(self, request: SearchRequest) -> Any:
         """A hybrid pool if the provider embeds the query within `embed_wait`, else a keyword-only one."""
@@ -358,6 +424,10 @@ class MemoryTools:
             pool = index.pool_for(keyword_only)
             pool.warnings.append("keyword-only: the embedding provider is still answering an earlier query")
             return pool
+        if not self._warm.done():
+            # the model is still loading (the first search after a start): that is the server's start,
+            # not this query's embedding, so it gets its own `embed_wait` before the query's begins
+            concurrent.futures.wait([self._warm], timeout=self.embed_wait)
         job = self._hybrid.submit(index.pool_for, request)
         try:
             return job.result(timeout=self.embed_wait)
@@ -367,25 +437,17 @@ class MemoryTools:
             pool.warnings.append(f"keyword-only: the embedding provider did not answer within {self.embed_wait:g}s")
             return pool
 
-    def get(self, given: dict[str, Any]) -> dict[str, Any]:
+    def get(self, given: dict[str, Any], caller: Caller) -> dict[str, Any]:
         from ..engine.ingest.memory_files import read_memory_file
+        from .gate import mask_answer
 
-        return read_memory_file(self.session.index.settings, given["path"], given.get("from", 1), given.get("lines"),
-                                offset=given.get("offset", 0), mask=served_text).to_dict()
+        self.gate.check_get(caller, given["path"])
+        return mask_answer(read_memory_file(self.session.index.settings, given["path"], given.get("from", 1),
+                                            given.get("lines"), offset=given.get("offset", 0), mask=served_text).to_dict())
 
     def warm_up(self) -> concurrent.futures.Future[Any]:
-        """Load the embedding model and the vector matrix on the hybrid thread now, so the first
-        search of a long-lived server is hybrid: that search's own embedding queues behind this one
-        (and waits `embed_wait` at most), instead of loading the model itself."""
-        index = self.session.index
-
-        def run() -> None:
-            provider = index.provider
-            if provider is not None:
-                provider.embed_query("memtui warm-up")
-            index.warm_up_vectors()
-
-        return self._hybrid.submit(run)
+        """The warm-up started with these tools (model and vectors): done once both are loaded."""
+        return self._warm
 
     def close(self) -> None:
         self.freshness.stop()
@@ -408,11 +470,11 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def _result(r: Any, snippet: str) -> dict[str, Any]:
+def _result(r: Any) -> dict[str, Any]:
     """OpenClaw's fields first, then memtui's breakdown of how the score was made."""
     return {
         "path": r.path, "startLine": r.start_line, "endLine": r.end_line, "score": round(r.score, 4),
-        "snippet": snippet, "source": r.source,
+        "snippet": r.snippet, "source": r.source,
         "breakdown": {
             "vector": None if r.vector_score is None else round(r.vector_score, 4), "text": round(r.text_score, 4),
             "hybrid": round(r.hybrid_score, 4), "decay": round(r.decay, 4), "time": round(r.time_factor, 4),

@@ -67,3 +67,22 @@ def _check_hashes(settings: IndexSettings, reads: IndexReader, skipped: set[str]
             return DirtyCheck(True, checked, indexed, True)
     listed = {sf.path for sf in files}
     return DirtyCheck(any(path not in listed for path in known), len(files), indexed, True)
+
+
+def notes_changed(settings: IndexSettings, reads: IndexReader) -> bool:
+    """Whether a memory file (a note, an extra path) is new, changed or gone since the index's last
+    sync; transcripts are not looked at. An agent's answer waits for a sync only when this is true:
+    its own conversation changes every turn and must never hold its answer up."""
+    from dataclasses import replace
+
+    if "memory" not in settings.sources:
+        return False
+    known = {path: (m, s) for path, m, s in reads.conn.execute("SELECT path, mtime, size FROM files WHERE source = 'memory'")}
+    unchanged: list[str] = []
+    files = list_sources(replace(settings, sources=("memory",)), known=known, unchanged=unchanged)
+    listed = set(unchanged)
+    for sf in files:
+        listed.add(sf.path)
+        if known.get(sf.path) != (sf.stamp or stat_stamp(sf.abs_path)):
+            return True
+    return any(path not in listed for path in known)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,10 @@ from .recalls import (
     parse_query,
     parse_time_ms,
 )
+
+# memtui's answers say so: the plugin's `"engine": "memtui"`, memtui's MCP server's score `breakdown`
+# (quoted once more when the answer came through OpenClaw's `tool_call`)
+MEMTUI_ANSWER = re.compile(r'\\*"engine\\*"\s*:\s*\\*"memtui\\*"|\\*"breakdown\\*"\s*:\s*\{')
 
 
 def _tool_query(name: Any, arguments: Any) -> str | None:
@@ -102,9 +107,11 @@ def transcript_recalls(lines: Iterable[str], session: str = "") -> Iterator[Reca
                         calls[part["id"]] = (query, ts)
         elif role in ("toolResult", "tool") and isinstance(message.get("toolCallId"), str):
             asked = calls.pop(message["toolCallId"], None)
-            hits = _answer_hits(_result_text(message)) if asked is not None else None
+            text = _result_text(message)
+            hits = _answer_hits(text) if asked is not None else None
             if asked is not None and hits is not None:
-                yield RecallEvent(asked[0], asked[1] or ts, tuple(hits), "transcript", session)
+                engine = "memtui" if MEMTUI_ANSWER.search(text) else "openclaw"
+                yield RecallEvent(asked[0], asked[1] or ts, tuple(hits), "transcript", session, engine=engine)
 
 
 def forgotten_sessions(conn: Any) -> set[str]:

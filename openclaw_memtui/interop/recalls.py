@@ -90,6 +90,10 @@ class RecallEvent:
     origin: str  # "event" (OpenClaw's record) or "transcript" (a memory_search call in a session)
     session: str = ""  # the transcript's session id, for a transcript recall
     truncated: bool = False  # OpenClaw cut the query or the results when it stored them
+    # who answered it: "openclaw" (its memory engine) or "memtui" (its plugin or MCP server answered the
+    # agent: core/search_log.py, or a transcript's tool answer that says so); never shown as OpenClaw's
+    engine: str = "openclaw"
+    front_end: str = ""  # for memtui's answers: "plugin" or "mcp"
 
 
 @dataclass
@@ -107,6 +111,11 @@ class Recall:
     def hits(self) -> tuple[RecallHit, ...]:
         """What OpenClaw answered the last time it was asked."""
         return self.events[0].hits if self.events else ()
+
+    @property
+    def engine(self) -> str:
+        """Who answered the last time it was asked: "openclaw" or "memtui"."""
+        return self.events[0].engine if self.events else "openclaw"
 
     @property
     def last_ms(self) -> float:

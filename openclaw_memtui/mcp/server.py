@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import sys
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import UserError
 
@@ -71,10 +71,8 @@ def build_server(tools: Any) -> Any:
     import mcp_types as types
     from mcp.server import Server
 
-    from ..core.tools import hide_secrets
+    from ..core.gate import mask_error
     from ..engine.errors import MemtuiError, describe
-    from ..engine.scrub import mask_output, scrub
-    from ..engine.served import mask_fields
 
     limiter = anyio.CapacityLimiter(1)  # one tool call at a time: the index's caches are not shared between threads
 
@@ -89,17 +87,16 @@ def build_server(tools: Any) -> Any:
         try:
             answer = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments, limiter=limiter)
         except MemtuiError as exc:
-            return _error(scrub(str(exc)))
+            return _error(str(exc))
         except Exception as exc:  # never a crash of the server: the agent gets one line, stderr the rest
             log.exception("tool %r failed", params.name)
             return _error(f"{params.name} failed: {describe(exc)}")
-        # every field, structured and text alike: a path can be named after a key
-        answer = cast("dict[str, Any]", mask_fields(answer))
-        text = hide_secrets(json.dumps(answer, ensure_ascii=False))
+        # the gate (core/gate.py) masked every field already: this only serializes it
+        text = json.dumps(answer, ensure_ascii=False)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=answer)
 
     def _error(message: str) -> types.CallToolResult:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=mask_output(message))], is_error=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=mask_error(message))], is_error=True)
 
     return Server("memtui", version=_version(), instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)
@@ -296,7 +293,8 @@ def cmd_mcp(args: argparse.Namespace, cfg: AppConfig) -> int:
     # a bad --agent or workspace: one line on stderr, exit 2, before any protocol; a read-only mount is served read-only
     session = open_session(options, cfg, read_only_if_unwritable=True)
     try:
-        tools = MemoryTools(args, session, args.sync_wait, args.embed_wait)
+        tools = MemoryTools(args, session, args.sync_wait, args.embed_wait,
+                            serve_disabled=bool(getattr(args, "serve_disabled", False)))
     except BaseException:
         session.close()
         raise

@@ -94,19 +94,35 @@ def unavailable(error: str, warning: str, action: str) -> dict[str, Any]:
     return {"results": [], "disabled": True, "unavailable": True, "error": error, "warning": warning, "action": action}
 
 
+def caller_of(request: dict[str, Any], agent_id: str | None) -> Caller:
+    """The Caller of one plugin request: OpenClaw's session key and sandbox flag as the plugin passes
+    them (`sessionKey`, `sandboxed`: ctx.sessionKey / ctx.sandboxed), and whether the chat shows citations."""
+    from ..core.caller import Caller
+
+    key = request.get("sessionKey")
+    return Caller("plugin", agent_id, key.strip() if isinstance(key, str) and key.strip() else None,
+                  request.get("sandboxed") is True, request.get("citations") is True)
+
+
 class PluginTools:
-    """The plugin's two calls over one `MemoryTools` (opened lazily, on the worker thread)."""
+    """The plugin's two calls over one `MemoryTools` (opened lazily, on the worker thread). What may
+    be answered is the gate's (core/gate.py); this only shapes the answer as OpenClaw's tools do."""
 
     def __init__(self, tools: Any) -> None:
         self.tools = tools
 
     def memory_search(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        from ..core.gate import Refused, mask_answer
         from ..core.tools import BadArguments
 
         args = dict(args)
         corpus = args.pop("corpus", None)
         if corpus is not None and corpus not in SEARCH_CORPORA:
             raise BadArguments(f"memory_search: corpus must be one of: {', '.join(SEARCH_CORPORA)}")
+        try:
+            self.tools.gate.admit(caller)
+        except Refused as exc:
+            return refused(str(exc))
         searched = self.tools.session.index.settings.search_sources or self.tools.session.index.settings.sources
         if corpus == "sessions" and "sessions" not in searched:
             return unavailable("Session transcript search is not enabled.",
@@ -117,10 +133,11 @@ class PluginTools:
         if corpus == "wiki":  # memtui indexes no compiled-wiki supplements: an empty, honest answer
             answer = {"results": [], "warnings": ["memtui has no compiled-wiki corpus; nothing was searched"]}
         else:
-            answer = self.tools.call("memory_search", args, sources=sources)
-        return present_search(answer, caller.citations)
+            answer = self.tools.call("memory_search", args, caller, sources=sources)
+        return mask_answer(present_search(answer, caller.citations))  # the citation repeats the path: masked too
 
     def memory_get(self, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        from ..core.gate import Refused, TranscriptRefused, mask_answer
         from ..core.tools import BadArguments
         from ..engine.ingest.memory_files import AccessRefused
 
@@ -130,13 +147,27 @@ class PluginTools:
             raise BadArguments(f"memory_get: corpus must be one of: {', '.join(GET_CORPORA)}")
         path = args.get("path")
         if corpus == "wiki":
-            return {"status": "not_found", "path": path, "text": "", "warning": "memtui has no compiled-wiki corpus"}
+            return mask_answer({"status": "not_found", "path": path, "text": "",
+                                "warning": "memtui has no compiled-wiki corpus"})
         args.setdefault("lines", GET_DEFAULT_LINES)
         try:
-            piece = self.tools.call("memory_get", args)
+            piece = self.tools.call("memory_get", args, caller)
+        except Refused as exc:
+            return refused(str(exc))
+        except TranscriptRefused as exc:  # OpenClaw's answer to a path memory_get does not read
+            return mask_answer({"status": "error", "code": exc.code, "path": path, "text": "", "error": str(exc)})
         except AccessRefused as exc:
-            return {"status": "not_found", "path": path, "text": "", "error": str(exc)}
-        return {"status": "ok", **piece}
+            return mask_answer({"status": "not_found", "path": path, "text": "", "error": str(exc)})
+        return mask_answer({"status": "ok", **piece})
+
+
+def refused(reason: str) -> dict[str, Any]:
+    """The answer for an agent OpenClaw gives no memory search: OpenClaw's disabled shape, masked."""
+    from ..core.gate import mask_answer
+
+    return mask_answer({"results": [], "status": "disabled", "disabled": True, "error": reason,
+                        "warning": "Memory search is off for this agent.",
+                        "action": "Answer without memory; the operator turned memory search off in OpenClaw."})
 
 
 # -- the server ---------------------------------------------------------------------------------
@@ -212,15 +243,6 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             self.active_changed.wait_for(lambda: self.active <= 0, wait)
 
 
-def _caller(request: dict[str, Any], agent_id: str) -> Caller:
-    """Who asks, from what the plugin sends (an older plugin sends no session: None, not sandboxed)."""
-    from ..core.caller import Caller
-
-    key = request.get("sessionKey")
-    return Caller(front_end="plugin", agent_id=agent_id, session_key=key if isinstance(key, str) and key else None,
-                  sandboxed=request.get("sandboxed") is True, citations=request.get("citations") is True)
-
-
 def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
     """The reply to one request line; never raises."""
     from ..core.tools import hide_secrets
@@ -259,7 +281,7 @@ def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
         return {"v": PROTOCOL, "ok": True, "result": unavailable(
             served, "Memory search is unavailable: memtui does not answer this agent.",
             f"Run `memtui connect --agent {who}` (or `memtui disconnect --agent {who}` for OpenClaw's own memory).")}
-    job = served.worker.submit(served.run, op, args, _caller(request, served.agent_id))
+    job = served.worker.submit(served.run, op, args, caller_of(request, served.agent_id))
     try:
         result = job.result(timeout=server_state.request_wait)
     except TimeoutError:

@@ -27,6 +27,7 @@ from .teardown import skip_when_torn_down
 if TYPE_CHECKING:
     from textual.app import App
 
+    from ..core.gate import Gate
     from ..engine.index import MemoryIndex
     from ..engine.search.rank import SearchParams
     from ..engine.tuning.judgements import JudgementStore
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
     class _App(App[None]):
         index: MemoryIndex
+        gate: Gate
         agent: Agent | None
         params: SearchParams
         search_screen: MainScreen
@@ -72,11 +74,11 @@ class AgentSearchesMixin(_App):
 
     @work(thread=True, exclusive=True, group="recalls", exit_on_error=False)
     def _load_recalls(self) -> None:
-        from ..interop.recalls import agent_recalls
+        from ..core.agent_searches import agent_searches
         from ..paths import openclaw_state_dir
 
         try:
-            found = agent_recalls(self.agent, openclaw_state_dir())
+            found = agent_searches(self.agent, self.index.settings.workspace, openclaw_state_dir())
             places = {(h.path, h.start_line, h.end_line) for r in found.recalls for h in r.hits if not h.outside}
             chunks = self.index.reads().chunks_at(sorted(places))
             loaded = self.judgement_store.load()
@@ -109,7 +111,10 @@ class AgentSearchesMixin(_App):
 
     # -- on the main screen ---------------------------------------------------------------------------
     def recall_for(self, query: str) -> Recall | None:
-        return self._recalls_by_question.get(normalize_query(query))
+        """The agent's search of this query when OpenClaw answered it (its hits get the ◆ marks);
+        None when memtui answered it: memtui's answers are never marked as OpenClaw's."""
+        recall = self._recalls_by_question.get(normalize_query(query))
+        return recall if recall is not None and recall.engine == "openclaw" else None
 
     def with_openclaw_hits(self, pool: Pool, results: tuple[Result, ...], params: SearchParams) -> tuple[Result, ...]:
         """`results`, then the hits OpenClaw returned for this query that they lack (rank 0): memtui's
@@ -131,7 +136,9 @@ class AgentSearchesMixin(_App):
                 continue
             chunk = self._recall_chunks.get(place)
             if chunk is not None:  # not in memtui's pool at all; its text is memtui's own chunk
-                extras.append(Result(chunk.path, chunk.start_line, chunk.end_line, chunk.source, chunk.text, 0.0,
+                # shown through the gate, as every result is (core/gate.py)
+                extras.append(Result(chunk.path, chunk.start_line, chunk.end_line, chunk.source,
+                                     self.gate.chunk_text(chunk.text, chunk.source), 0.0,
                                      None, 0.0, 0.0, 1.0, None, 0, 0, id=chunk.id))
         return results + tuple(extras)
 

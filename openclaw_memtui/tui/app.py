@@ -98,6 +98,9 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         self.cfg = cfg
         self.origin = origin
         self.agent = agent  # the OpenClaw agent this workspace belongs to (--agent), if any
+        from ..core.gate import Gate
+
+        self.gate = Gate(index, agent.id if agent is not None else None)  # what every search shows passes it
         self.fixed_now_ms = now_ms
         self.config_path = config_path
         self._fallback_told: FallbackRecord | None = None  # the provider fallback last toasted

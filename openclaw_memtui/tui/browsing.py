@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
+from ..core.caller import Caller
 from ..engine.search.browse import BROWSE_FILTERS, BROWSE_PAGE, BrowseEntry, BrowseFilter
 from ..engine.search.rank import Pool
 from ..errors import describe
@@ -59,6 +60,9 @@ class BrowsingMixin:
         try:
             # one row more than a page tells whether there are older entries, without a count
             entries = self.index.browse(which, offset, BROWSE_PAGE + 1, now_ms=screen.now_ms())
+            # through the gate, as every result the app shows (core/gate.py)
+            agent = screen.memtui.agent
+            entries = screen.memtui.gate.browse(Caller("tui", agent.id if agent is not None else None), entries)
         except Exception as exc:  # a locked or vanished index: said once, the list stays as it was
             screen.post_message(BrowseLoaded(generation, which, offset, [], describe(exc)))
             return

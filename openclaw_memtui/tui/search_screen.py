@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList
 
+from ..core.caller import Caller
 from ..core.search import search_request
 from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..engine.search.request import SearchRequest
@@ -163,15 +164,17 @@ class MainScreen(BrowsingMixin, Screen[None]):
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, request: SearchRequest, generation: int) -> None:
-        index = self.memtui.index
+        index, gate = self.memtui.index, self.memtui.gate
+        caller = Caller("tui", self.memtui.agent.id if self.memtui.agent is not None else None)
         try:
+            # every pool passes the gate (core/gate.py): forgotten sessions out, texts and paths masked
             if index.vectors_pending():
                 # the vector leg waits for sqlite-vec (seconds at 1M chunks) until the matrix is in memory:
                 # keyword results first (tens of ms), the hybrid ranking replaces them when it is ready
-                quick = index.pool_for(replace(request, use_vectors=False))
+                quick = gate.pool(caller, index.pool_for(replace(request, use_vectors=False))).pool
                 quick.warnings.append(VECTORS_FOLLOW)
                 self.post_message(SearchDone(generation, quick, partial=True))
-            pool = index.pool_for(request)
+            pool = gate.pool(caller, index.pool_for(request)).pool
         except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
             self.post_message(SearchFailed(generation, describe(exc)))
             return

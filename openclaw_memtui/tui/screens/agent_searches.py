@@ -35,7 +35,12 @@ def recall_row(recall: Recall, width: int) -> Text:
     head = Text(cut_middle(safe(recall.query, one_line=True), max(10, width)), style="bold")
     times = f"{len(recall.events)}× · last {when(recall.last_ms)}" if len(recall.events) > 1 else when(recall.last_ms)
     inside = [h for h in recall.hits if not h.outside]
-    tail = Text(f"    {times} · OpenClaw returned {len(recall.hits)} {OPENCLAW_GLYPH}"
+    if recall.engine == "memtui":  # memtui answered the agent (its plugin or MCP server): never OpenClaw's
+        via = f" via {recall.events[0].front_end}" if recall.events[0].front_end else ""
+        answered = f"memtui answered {len(recall.hits)}{via}"
+    else:
+        answered = f"OpenClaw returned {len(recall.hits)} {OPENCLAW_GLYPH}"
+    tail = Text(f"    {times} · {answered}"
                 + (f" ({len(recall.hits) - len(inside)} outside the workspace)" if len(inside) < len(recall.hits) else ""),
                 style="dim")
     tail.truncate(width, overflow="ellipsis")
@@ -75,11 +80,13 @@ class AgentSearchesScreen(ModalScreen[str | None]):
             notes = "".join(f"\n{safe(n, one_line=True)}" for n in found.notes)
             return ("No searches recorded for this agent yet: they appear once the agent calls memory_search "
                     f"(or `openclaw memory search` runs).{notes}")
-        where = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls"}.get(
-            found.source, "OpenClaw's records and its transcripts")
+        names = {"events": "OpenClaw's records", "transcripts": "its transcripts' memory_search calls",
+                 "memtui": "memtui's record of what it answered"}
+        where = " and ".join(names.get(part, part) for part in found.source.split("+"))
         notes = "".join(f"\n{safe(n, one_line=True)}" for n in found.notes)  # rows skipped, a damaged file
         return (f"{len(found.recalls)} queries from {where}, newest first. Enter runs one here with OpenClaw's "
-                f"hits marked {OPENCLAW_GLYPH}; judge them with {self.judge_keys}. Escape closes.{notes}")
+                f"hits marked {OPENCLAW_GLYPH} (memtui's own answers are not marked); judge them with "
+                f"{self.judge_keys}. Escape closes.{notes}")
 
     def on_mount(self) -> None:
         self.show(self.found)

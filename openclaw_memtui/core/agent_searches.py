@@ -1,0 +1,29 @@
+"""An agent's searches with who answered each: OpenClaw's records (interop/recalls.py) beside
+memtui's own record of the searches it answered (core/search_log.py).
+
+A search memtui answered is memtui's, whichever record holds it: its own log, or the agent's
+transcript (where the tool answer says `engine: memtui`). The transcript's copy of a search memtui
+logged is dropped (the log has it, with the time memtui answered). The Agent searches screen and
+`memtui recalls` read this, and label each search's answer by `Recall.engine`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..interop.recalls import SAME_SEARCH_MS, RecallSet, agent_recalls, group
+from .search_log import log_path, read_searches
+
+
+def agent_searches(agent: Any, workspace: Path, state_dir: str | os.PathLike[str], since_ms: float | None = None,
+                   limit: int | None = None) -> RecallSet:
+    """`agent`'s searches, OpenClaw's and memtui's answers alike, grouped by query, newest first."""
+    found = agent_recalls(agent, state_dir)
+    mine = read_searches(log_path(workspace, agent.id))
+    theirs = [e for r in found.recalls for e in r.events
+              if not (e.engine == "memtui" and any(m.query == e.query and abs(m.ts_ms - e.ts_ms) <= SAME_SEARCH_MS
+                                                   for m in mine))]
+    sources = [s for s in found.source.split("+") if s != "none"] + (["memtui"] if mine else [])
+    return RecallSet(group([*theirs, *mine], since_ms, limit), "+".join(sources) or "none", found.notes)
