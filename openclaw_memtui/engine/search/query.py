@@ -150,3 +150,39 @@ def mmr_tokens(text: str) -> frozenset[str]:
         else:
             prev = ""
     return frozenset(tokens)
+
+
+_LATIN_WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+STEM_PREFIX = 5  # a Latin term matches a word sharing its first 5 letters ("deployment" ~ "deploys"), as stemming would
+
+
+def coverage_terms(query: str) -> list[str]:
+    """The query's content terms for keyword coverage: its non-stop words (lowercased) and, in a CJK run,
+    each adjacent pair of ideographs (a run of one: the ideograph), as the keyword leg matches them."""
+    out: list[str] = []
+    for token in query_tokens(query.lower()):
+        for piece, cjk in _split_mixed(token):
+            if cjk:
+                out.extend(g for g in (cjk_bigrams(piece) if len(piece) > 1 else [piece]) if g not in STOP_WORDS)
+            else:
+                out.extend(w for w in _LATIN_WORD.findall(piece) if w not in STOP_WORDS)
+    return list(dict.fromkeys(out))
+
+
+def term_coverage(terms: list[str], text: str) -> float:
+    """Share of `terms` that `text` holds: a CJK term as a substring, a Latin word as a word with the same
+    first five letters (the index stems; this is the cheap stand-in), a number as the same number."""
+    if not terms:
+        return 0.0
+    low = text.lower()
+    words = set(_LATIN_WORD.findall(low)) if any(not contains_cjk(t) for t in terms) else set()
+    prefixes = {w[:STEM_PREFIX] for w in words if len(w) >= STEM_PREFIX}
+    found = 0
+    for t in terms:
+        if contains_cjk(t):
+            found += t in low
+        elif len(t) >= STEM_PREFIX and not t.isdigit():
+            found += t[:STEM_PREFIX] in prefixes
+        else:
+            found += t in words
+    return found / len(terms)
