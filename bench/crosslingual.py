@@ -50,6 +50,8 @@ VARIANTS = {
     "vector only": (True, replace(DEPTH10, vector_weight=1.0, text_weight=0.0)),
     "hybrid, depth 10, no minScore": (True, DEPTH10),
     "as shown (minScore 0.35, maxResults 6)": (True, SHIPPED),
+    "as shown, OpenClaw fusion (the default before coverage fusion)": (True, replace(SHIPPED, fusion="openclaw")),
+    "depth 10, OpenClaw fusion": (True, replace(DEPTH10, fusion="openclaw")),
 }
 SHOWN = ("recall@1", "recall@5", "mrr@10", "ndcg@10")
 JOURNAL_NOTES = 12  # per language; four facts of four topics each

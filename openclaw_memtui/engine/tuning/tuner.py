@@ -410,6 +410,8 @@ def describe_suggestion(s: Suggestion) -> str:
         lines.append(f"Note: {KEYWORD_ONLY_NOTE}.")
     if not s.better:
         lines.append("No setting beat the current one on held-out questions: keep yours.")
+        a = s.all_current  # the figures `memtui eval` prints for the same settings
+        lines.append(f"All judged: nDCG@10 {a.ndcg:.3f} · recall@5 {a.recall5:.3f} · MRR {a.mrr:.3f}")
         return "\n".join(lines)
     lines.append("Changes:")
     for name, (old, new) in s.changes().items():
