@@ -101,3 +101,12 @@ def test_json_breakdown_keeps_the_old_fields_and_adds_the_new():
     for key in ("vector_score", "text_score", "hybrid_score", "decay", "score", "keyword_coverage", "keyword_say",
                 "vector_led"):
         assert key in d
+
+
+def test_a_chunk_without_a_vector_yet_keeps_its_keyword_score():
+    """While a sync embeds, a chunk with no vector is ranked on its keywords alone (the vector leg cannot
+    judge it), however little of the query it holds."""
+    pool = Pool("alpha beta gamma delta", [cand(1, "alpha", None, keyword=0.8), cand(2, "none", 0.3),
+                                           cand(3, "other", 0.1)], NOW, "hybrid")
+    res = {r.path: r for r in rank(pool, replace(SearchParams(), min_score=0.0))}
+    assert res["memory/1.md"].keyword_say == 1.0 and res["memory/1.md"].hybrid_score == pytest.approx(0.8)

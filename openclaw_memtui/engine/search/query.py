@@ -8,6 +8,7 @@ memtui variants add two fixes its users asked for: CJK runs become phrases of ov
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..textutil import WORD_RE, cjk_bigrams, cjk_runs, contains_cjk, is_cjk_char
 
@@ -153,6 +154,9 @@ def mmr_tokens(text: str) -> frozenset[str]:
 
 
 _LATIN_WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+# a word's edges, as coverage_terms splits words: letters and digits are separate runs ("50ms" holds "50"),
+# and a CJK character next to a Latin word is an edge (用Kafka)
+_LETTER, _DIGIT = "a-z\u00c0-\u024f", "0-9"
 STEM_PREFIX = 5  # a Latin term matches a word sharing its first 5 letters ("deployment" ~ "deploys"), as stemming would
 
 
@@ -169,20 +173,32 @@ def coverage_terms(query: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def term_coverage(terms: list[str], text: str) -> float:
-    """Share of `terms` that `text` holds: a CJK term as a substring, a Latin word as a word with the same
-    first five letters (the index stems; this is the cheap stand-in), a number as the same number."""
+def coverage_matcher(terms: list[str]) -> Callable[[str], float]:
+    """A function giving the share of `terms` a text holds: a CJK term as a substring, a Latin word as a
+    word starting with its first five letters (the index stems; this is the cheap stand-in), a shorter
+    word or a number as itself. It runs over every candidate of a pool: a plain substring test rejects
+    most texts before the word-boundary regex runs."""
     if not terms:
-        return 0.0
-    low = text.lower()
-    words = set(_LATIN_WORD.findall(low)) if any(not contains_cjk(t) for t in terms) else set()
-    prefixes = {w[:STEM_PREFIX] for w in words if len(w) >= STEM_PREFIX}
-    found = 0
+        return lambda text: 0.0
+    cjk = [t for t in terms if contains_cjk(t)]
+    latin = []
     for t in terms:
         if contains_cjk(t):
-            found += t in low
-        elif len(t) >= STEM_PREFIX and not t.isdigit():
-            found += t[:STEM_PREFIX] in prefixes
-        else:
-            found += t in words
-    return found / len(terms)
+            continue
+        key = t[:STEM_PREFIX] if len(t) >= STEM_PREFIX and not t.isdigit() else t
+        run = _DIGIT if t.isdigit() else _LETTER
+        tail = "" if key != t or len(t) >= STEM_PREFIX and not t.isdigit() else rf"(?![{run}])"
+        latin.append((key, re.compile(rf"(?<![{run}]){re.escape(key)}{tail}")))
+
+    def share(text: str) -> float:
+        low = text.lower()
+        found = sum(t in low for t in cjk)
+        found += sum(1 for key, word in latin if key in low and word.search(low))
+        return found / len(terms)
+
+    return share
+
+
+def term_coverage(terms: list[str], text: str) -> float:
+    """Share of `terms` that `text` holds (see `coverage_matcher`)."""
+    return coverage_matcher(terms)(text)

@@ -1,7 +1,8 @@
 """Ranking: a pure function of a retrieved candidate pool and the tunable parameters.
 
-Order (OpenClaw spec §6.7–6.9): weighted merge of the two legs → temporal decay → stable sort →
-MMR → minScore → maxResults. No database access here: the TUI calls `rank` on every slider move.
+Order (OpenClaw spec §6.7–6.9): weighted merge of the two legs (with coverage fusion, the vector leg
+leading where a chunk holds little of the query) → temporal decay → stable sort → MMR → minScore →
+maxResults. No database access here: the TUI calls `rank` on every slider move.
 """
 
 from __future__ import annotations
@@ -57,10 +58,10 @@ class Pool:
     def coverages(self) -> list[float]:
         """Each candidate's share of the query's content terms (0 to 1), computed once per pool."""
         if self._coverages is None:
-            from .query import coverage_terms, term_coverage
+            from .query import coverage_matcher, coverage_terms
 
-            terms = coverage_terms(self.leg_query or self.query)
-            self._coverages = [term_coverage(terms, c.text) for c in self.candidates]
+            share = coverage_matcher(coverage_terms(self.leg_query or self.query))
+            self._coverages = [share(c.text) for c in self.candidates]
         return self._coverages
 
     def keyword_coverage(self) -> float:
@@ -309,7 +310,9 @@ def vector_led(cands: list[Candidate], lead: float) -> list[float]:
 def coverage_fusion(pool: Pool, lead: float) -> tuple[list[float], list[float]]:
     """(say, vector-led score) per candidate: `say` is the weight of the weighted sum, 1 − say that of
     the vector-led score, which is damped by how well the keyword leg covers the query anywhere."""
-    say = [min(1.0, cv / FULL_SAY) for cv in pool.coverages()]
+    # a chunk with no vector yet (a sync still embedding) is scored on its keywords alone, as in rank()
+    say = [min(1.0, cv / FULL_SAY) if c.vector_score is not None else 1.0
+           for c, cv in zip(pool.candidates, pool.coverages(), strict=True)]
     damp = 1.0 - KEYWORD_DAMP * min(1.0, pool.keyword_coverage() / FULL_SAY)
     return say, [lv * damp for lv in vector_led(pool.candidates, lead)]
 
