@@ -28,6 +28,9 @@ def window(query: str) -> tuple[str, str, str] | None:
     ("这周三的评审", ("2026-12-02", "2026-12-02", "day")),
     ("trips in summer", ("2026-06-01", "2026-08-31", "season")),
     ("去年夏天去了哪里", ("2025-06-01", "2025-08-31", "season")),
+    ("plans for the summer", ("2026-06-01", "2026-08-31", "season")),
+    ("which state did she visit in summer 2021", ("2021-06-01", "2021-08-31", "season")),
+    ("what did she finish last Friday on 23 January, 2022", ("2022-01-23", "2022-01-23", "day")),  # the date wins
 ])
 def test_a_time_the_query_asks_about(query, expected):
     assert window(query) == expected
@@ -71,3 +74,4 @@ def test_the_time_words_leave_the_query_and_content_words_stay():
     assert detect_time_window("what did we decide on Friday", NOW)[1] == "what did we decide"
     assert detect_time_window("上周五开会说了什么", NOW)[1] == "开会说了什么"
     assert detect_time_window("deploy windows Friday", NOW)[1] == "deploy windows Friday"
+    assert detect_time_window("plans for the summer", NOW)[1] == "plans"

@@ -31,10 +31,11 @@ _MONTH = re.compile(rf"(?i)month|月|\b({MONTHS})\b")
 _YEAR = re.compile(r"(?i)year|年|^\s*(19|20)\d\d\s*$")
 _DAY_IN_MONTH = re.compile(r"(?i)\b\d{1,2}(st|nd|rd|th)?\b|[日号]")
 # a season is a time only with a word that points at one: "succulents need shade in summer" is about summers
-_SEASON = re.compile(r"(?i)\b(last|this|previous|next|in|during|since)\s+(?:the\s+)?(spring|summer|autumn|fall|winter)\b"
+_SEASON = re.compile(r"(?i)\b(last|this|previous|next|in|during|since|for|over|the)\s+(?:the\s+)?"
+                     r"(spring|summer|autumn|fall|winter)\b(?:\s+((?:19|20)\d\d)\b)?"
                      r"|(去年|今年|明年|这个|在)([春夏秋冬])天")
 _SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12, "春": 3, "夏": 6, "秋": 9, "冬": 12}
-_LEAD_IN = re.compile(r"(?i)\b(in|on|during|from|since|at|of)\s*$")
+_LEAD_IN = re.compile(r"(?i)\b(in|on|during|from|since|at|of|for|over)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +111,12 @@ def _season(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
     m = _SEASON.search(query)
     if not m:
         return None
-    word = (m.group(2) or m.group(4)).lower()
-    which = (m.group(1) or m.group(3) or "").lower()
+    word = (m.group(2) or m.group(5)).lower()
+    which = (m.group(1) or m.group(4) or "").lower()
     first = _SEASON_MONTHS[word]
+    if m.group(3):  # "summer 2021": that year's
+        start = datetime(int(m.group(3)), first, 1)
+        return TimeWindow(_ms(start), _ms(_add_months(start, 3)), m.group(0), "season"), m.group(0)
     # the most recent season of that name that has started (winter spans the new year)
     year = now.year if now.month >= first else now.year - 1
     if which in ("last", "previous", "去年"):
@@ -123,7 +127,8 @@ def _season(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
         year = year + 1
         start = datetime(year, first, 1)
         return TimeWindow(_ms(start), _ms(_add_months(start, 3)), m.group(0), "season"), m.group(0)
-    text = m.group(0) if which not in ("in", "during", "since", "在", "这个") else m.group(0).split(None, 1)[-1]
+    leads = ("in", "during", "since", "for", "over", "the", "在", "这个")
+    text = m.group(0).split(None, 1)[-1] if which in leads else m.group(0)
     start = datetime(year, first, 1)
     end = min(_add_months(start, 3), _tomorrow(now))
     if which == "since":
@@ -143,8 +148,15 @@ _WEEKDAY_ZH = re.compile(r"(?<!每)(上个?|这个?|本|下个?|在)?(周|星期
 _WEEKDAY_WORD = re.compile(rf"(?i)\b({WEEKDAYS})s?\b|(周|星期|礼拜)[一二三四五六日天]")
 
 
+# a date written out ("23 January, 2022", "March 3", "2026-11-02", "3月5日"): it says more than a weekday beside it
+_EXPLICIT_DATE = re.compile(rf"(?i)\d{{4}}-\d{{1,2}}-\d{{1,2}}|\b\d{{1,2}}(st|nd|rd|th)?\s+({MONTHS})\b"
+                            rf"|\b({MONTHS})\s+\d{{1,2}}\b|\d+月\d+[日号]")
+
+
 def _weekday(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
     """A weekday the query asks about, as a one-day window (a "since" window from it)."""
+    if _EXPLICIT_DATE.search(query):
+        return None  # dateparser reads the date; the weekday beside it adds nothing
     today = datetime(now.year, now.month, now.day)
     monday = today - timedelta(days=today.weekday())
     for m in _WEEKDAY_EN.finditer(query):
