@@ -26,6 +26,8 @@ from openclaw_memtui.engine.tuning.evaluation import METRICS, load_queries, scor
 BASE = SearchParams(min_score=0.0, max_results=10)
 VARIANTS = {
     "hybrid default": ("hy", BASE),
+    "hybrid default, as shown (minScore 0.35, maxResults 6)": ("hy", SearchParams()),
+    "hybrid default, OpenClaw fusion (the default before coverage fusion)": ("hy", replace(BASE, fusion="openclaw")),
     "keyword only": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0)),
     "keyword only, chunk BM25 alone (lineWeight 0)": ("kw", replace(BASE, vector_weight=0.0, text_weight=1.0, line_weight=0.0)),
     "hybrid default, chunk BM25 alone (lineWeight 0)": ("hy", replace(BASE, line_weight=0.0)),

@@ -21,6 +21,7 @@ from openclaw_memtui.engine.tuning.tuner import (
     NeedMore,
     Scorer,
     describe_suggestion,
+    effective_key,
     folds_of,
     retrieve_judged,
     suggest,
@@ -194,10 +195,10 @@ def synthetic_pools(n: int) -> list[JudgedPool]:
     pools = []
     for q in range(n):
         # each chunk's best line scores as the chunk does, so the line weight leaves the keyword scores as they are
-        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, "answer", 0.9, 0.30, None, None, "evergreen",
-                           line_score=0.30)
-        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, "noise", 0.2, 0.85, None, None, "evergreen",
-                               line_score=0.85)
+        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, f"answer q{q}", 0.9, 0.30, None, None,
+                           "evergreen", line_score=0.30)
+        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, f"noise q{q}", 0.2, 0.85, None, None,
+                               "evergreen", line_score=0.85)
         pool = Pool(f"q{q}", [distractor, answer], 0.0, "hybrid")
         pools.append(JudgedPool(f"q{q}", f"q{q}", [{"path": f"memory/answer-{q}.md", "line": 2}], pool))
     return pools
@@ -208,9 +209,13 @@ def test_the_metric_follows_the_weights_and_ignores_what_cannot_change_the_ranki
     text_heavy, vector_heavy = SearchParams(min_score=0.0), SearchParams(vector_weight=0.9, text_weight=0.1, min_score=0.0)
     assert scorer.scores(text_heavy).mrr == 0.5 and scorer.scores(vector_heavy).mrr == 1.0
     calls = scorer.ranked
-    scorer.scores(SearchParams(min_score=0.0, mmr_lambda=0.2, max_results=3))  # λ without MMR, maxResults: the same
+    scorer.scores(SearchParams(min_score=0.0, mmr_lambda=0.2))  # λ without MMR: the same
     scorer.scores(SearchParams(min_score=0.0, time_mode="filter"))  # no question here has time words
     assert scorer.ranked == calls
+    assert effective_key(SearchParams(max_results=10)) == effective_key(SearchParams(max_results=30))  # past the depth
+    # the metric scores what the user is shown: one result shown, and the answer is second
+    assert scorer.scores(SearchParams(min_score=0.0, max_results=1)).mrr == 0.0 and scorer.ranked == calls + 3
+    calls = scorer.ranked
     scorer.scores(SearchParams(min_score=0.0, keyword_rescue=False))  # any other field counts
     assert scorer.ranked == calls + 3
 
@@ -307,6 +312,9 @@ def with_vectors(monkeypatch):
         return session
 
     monkeypatch.setattr(cli_tune, "open_session", opened)
+    from openclaw_memtui.cli import search as cli_search
+
+    monkeypatch.setattr(cli_search, "open_session", opened)  # `memtui eval` too
 
 
 def test_cli_tune_reports_and_saves_only_when_asked(tmp_path, capsys, monkeypatch):
@@ -465,9 +473,9 @@ def test_suggest_searches_the_line_weight():
     # only a line weight above the default 0.5 puts the answer first (vector scores are equal)
     pools = []
     for q in range(12):
-        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, "answer", 0.5, 0.2, None, None, "evergreen",
+        answer = Candidate(1, f"a{q}", f"memory/answer-{q}.md", "memory", 1, 5, f"answer q{q}", 0.5, 0.2, None, None, "evergreen",
                            line_score=0.6)
-        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, "noise", 0.5, 0.7, None, None,
+        distractor = Candidate(2, f"d{q}", f"memory/noise-{q}.md", "memory", 1, 5, f"noise q{q}", 0.5, 0.7, None, None,
                                "evergreen", line_score=0.2)
         pool = Pool(f"q{q}", [distractor, answer], 0.0, "hybrid")
         pools.append(JudgedPool(f"q{q}", f"q{q}", [{"path": f"memory/answer-{q}.md", "line": 2}], pool))
@@ -487,8 +495,8 @@ def test_suggest_searches_the_overlap_penalty():
 
     pools = []
     for q in range(12):
-        first, repeat = cand(1, f"memory/log-{q}.md", "alpha", 0.9), cand(2, f"memory/log-{q}.md", "beta", 0.85)
-        answer = cand(3, f"memory/answer-{q}.md", "gamma", 0.4)
+        first, repeat = cand(1, f"memory/log-{q}.md", f"alpha q{q}", 0.9), cand(2, f"memory/log-{q}.md", f"beta q{q}", 0.85)
+        answer = cand(3, f"memory/answer-{q}.md", f"gamma q{q}", 0.4)
         pool = Pool(f"q{q}", [first, repeat, answer], 0.0, "hybrid")
         pools.append(JudgedPool(f"q{q}", f"q{q}", [{"path": f"memory/answer-{q}.md", "line": 2}], pool))
     found = suggest(pools, SearchParams())
@@ -578,3 +586,23 @@ def test_cli_eval_of_an_empty_queries_file_says_so_and_builds_nothing(tmp_path, 
     assert code == 2 and out == "" and err.count("\n") == 1
     assert f"{empty} holds no queries: give one JSON object per line, with qid, question and targets" in err
     assert not db.exists()  # refused before the index is opened
+
+
+def test_eval_and_tune_measure_the_same_list_the_user_is_shown(tmp_path, capsys, monkeypatch):
+    """`memtui eval` ranked to depth 10 with no minScore while `tune` (and the app's panel) kept minScore:
+    the same settings read 0.781 in one and 0.660 in the other. Both now score what `search` shows."""
+    with_vectors(monkeypatch)
+    config = write(tmp_path / "memtui.toml", "")
+    argv = ["--json", "--now", "2026-11-30T12:00:00Z", "--config", str(config), "--demo"]
+    assert main(["tune", *argv]) == 0
+    tuned = json.loads(capsys.readouterr().out)
+    assert main(["eval", *argv]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    assert evaluated["summary"]["all"]["ndcg@10"] == pytest.approx(tuned["current"]["all"]["ndcg@10"], abs=1e-4)
+    assert evaluated["summary"]["all"]["recall@5"] == pytest.approx(tuned["current"]["all"]["recall@5"], abs=1e-4)
+    assert evaluated["measured"] == tuned["measured"] == "ranked as shown (maxResults 6, minScore 0.35), scored to depth 10"
+    # every hit to depth 10 is still one flag away, and says so
+    assert main(["eval", *argv, "--min-score", "0", "--max-results", "10"]) == 0
+    deep = json.loads(capsys.readouterr().out)
+    assert deep["measured"] == "ranked as shown (maxResults 10, minScore 0), scored to depth 10"
+    assert deep["summary"]["all"]["recall@10"] >= evaluated["summary"]["all"]["recall@10"]

@@ -209,7 +209,8 @@ def test_export_writes_exactly_the_query_keys(tmp_path):
         "half-life 14.7 days, exported as 14 (OpenClaw takes whole days, at least 1)",
         "line weight 0.50 (query.keyword.lineWeight; OpenClaw scores keywords over whole chunks only)",
         "overlap penalty 0.50 (query.overlapPenalty; OpenClaw lists overlapping chunks of a file in score order)",
-        "time words boost (query.time.mode; OpenClaw has no time windows)"]
+        "time words boost (query.time.mode; OpenClaw has no time windows)",
+        "coverage fusion (query.hybrid.fusion; OpenClaw adds the raw weighted scores)"]
     backup = write_export(cfg, export)
     data = json.loads(cfg.read_text())
     query = data["agents"]["defaults"]["memorySearch"]["query"]
@@ -296,6 +297,7 @@ def test_legacy_export_names_every_setting_openclaw_will_not_honour(tmp_path, ca
 
     # settings OpenClaw has too: nothing to say
     plain = write(tmp_path / "plain.toml", "[query]\noverlapPenalty = 0.0\ntime = { mode = 'off' }\n"
+                  "hybrid = { fusion = 'openclaw' }\n"
                   "keyword = { orFallback = false, cjk = 'none', stemming = 'none', lineWeight = 0.0 }\n")
     assert main(["export-settings", "--openclaw-config", str(legacy), "--config", str(plain)]) == 0
     assert capsys.readouterr().err == ""

@@ -34,7 +34,7 @@ def openclaw(**changes) -> SearchParams:
 
 def cand(i, score_v=None, score_t=0.0, text="", path=None, ts=None, source="memory", line=0.0):
     return Candidate(rowid=i, id=f"id{i}", path=path or f"memory/{i}.md", source=source, start_line=1, end_line=2,
-                     text=text or f"text {i}", vector_score=score_v, text_score=score_t, bm25_rank=None, ts_ms=ts,
+                     text=text or f"q text {i}", vector_score=score_v, text_score=score_t, bm25_rank=None, ts_ms=ts,
                      date_source="evergreen" if ts is None else "name", line_score=line)
 
 

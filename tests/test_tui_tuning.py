@@ -157,7 +157,7 @@ async def test_export_toast_names_what_the_older_openclaw_will_not_honour(tmp_pa
     warning = next(t for s, t in app.toasts if "not honour" in t)
     target = config_dir() / "openclaw-memorySearch.json"
     assert warning.startswith(f"Exported memorySearch.query to {target} and the clipboard")
-    assert "line weight 0.50, overlap penalty 1.00, time words boost and 3 more" in warning
+    assert "line weight 0.50, overlap penalty 1.00, time words boost and 4 more" in warning
     assert "openclaw-memorySearch.not-honoured.txt" in warning
     notes = (config_dir() / "openclaw-memorySearch.not-honoured.txt").read_text(encoding="utf-8")
     assert "- overlap penalty 1.00 (query.overlapPenalty" in notes and "- line weight 0.50 (query.keyword.lineWeight" in notes
@@ -177,7 +177,7 @@ async def test_an_export_openclaw_takes_whole_leaves_no_stale_list(tmp_path):
     notes = config_dir() / "openclaw-memorySearch.not-honoured.txt"
     export_settings(SearchParams(overlap_penalty=0.5), None, 100)
     assert notes.exists()
-    outcome = export_settings(SearchParams(overlap_penalty=0.0, line_weight=0.0, time_mode="off"), None, 100)
+    outcome = export_settings(SearchParams(overlap_penalty=0.0, line_weight=0.0, time_mode="off", fusion="openclaw"), None, 100)
     assert not notes.exists()
     assert [t.severity for t in outcome.toasts] == ["information"] and "not honour" not in outcome.toasts[0].text
 

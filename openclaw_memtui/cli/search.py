@@ -19,16 +19,12 @@ RANKING_FLAGS = ("vector_weight", "text_weight", "fusion", "line_weight", "overl
                  "half_life_days", "min_score", "max_results", "time_mode")
 
 
-def params_from(args: argparse.Namespace, cfg: AppConfig, eval_mode: bool = False):
-    """The config's ranking parameters, with any ranking flag given on the command line on top.
-
-    eval ranks to depth 10 with no floor unless told otherwise, so the metrics see every hit.
-    """
+def params_from(args: argparse.Namespace, cfg: AppConfig):
+    """The config's ranking parameters, with any ranking flag given on the command line on top. `eval`
+    uses them as they are: it scores what `search` shows (`--min-score 0 --max-results 10` for every hit)."""
     from dataclasses import replace
 
     params = search_params(cfg)
-    if eval_mode:
-        params = replace(params, min_score=0.0, max_results=10)
     from ..engine.models import InvalidParams
 
     flags = {name: getattr(args, name) for name in RANKING_FLAGS if getattr(args, name, None) is not None}
@@ -111,6 +107,9 @@ def _search(args: argparse.Namespace, session: Session, started: float) -> int:
         print(f"#{r.rank}{moved}  {r.score:.3f}  {safe(r.path, one_line=True)}:{r.start_line}-{r.end_line}  [{r.source}, {age}]")
         timing = f" · time {r.time_factor:.2f}" if pool.time_window is not None else ""
         print(f"    vector {vec} · text {r.text_score:.3f} · hybrid {r.hybrid_score:.3f} · decay {r.decay:.3f}{timing}")
+        if r.keyword_say < 1:  # coverage fusion: the vector leg led part of this score (docs/ranking.md)
+            print(f"    holds {r.keyword_coverage:.0%} of the query's words: weighted sum × {r.keyword_say:.2f}"
+                  f" + vector-led {r.vector_led:.3f} × {1 - r.keyword_say:.2f}")
         snippet = safe(r.snippet, keep_newlines=False)
         print(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
         print()
@@ -162,6 +161,7 @@ def cmd_eval(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 def _eval(args: argparse.Namespace, session: Session, queries: list[dict[str, Any]], waiting: dict[str, Any]) -> int:
     from ..engine.tuning.evaluation import format_table, score_pool, summarize
+    from ..engine.tuning.tuner import measured_as
     from ..render import dumps_json, safe
 
     index, cfg = session.index, session.cfg
@@ -170,7 +170,7 @@ def _eval(args: argparse.Namespace, session: Session, queries: list[dict[str, An
         from .tune import stored_queries
 
         queries = stored_queries(session)
-    params = params_from(args, cfg, eval_mode=True)
+    params = params_from(args, cfg)
     now_ms = parse_now(args.now)
     scored = []
     started = time.perf_counter()
@@ -187,8 +187,10 @@ def _eval(args: argparse.Namespace, session: Session, queries: list[dict[str, An
     summary = summarize(scored)
     if args.json:
         print(dumps_json({"summary": summary, "queries": len(queries), "scored": len(scored),
-                          "seconds": round(time.perf_counter() - started, 3), "params": params.to_dict()}, indent=2))
+                          "seconds": round(time.perf_counter() - started, 3), "params": params.to_dict(),
+                          "measured": measured_as(params)}, indent=2))
     else:
         print(safe(format_table(summary)))  # category names come from the queries file
-        print(f"\n{len(scored)} of {len(queries)} queries had targets; {time.perf_counter() - started:.1f}s")
+        print(f"\n{len(scored)} of {len(queries)} queries had targets, {measured_as(params)}; "
+              f"{time.perf_counter() - started:.1f}s")
     return 0

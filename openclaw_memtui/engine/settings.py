@@ -21,7 +21,9 @@ from .models import InvalidParams
 RemoteProviderName = Literal["openai", "gemini", "voyage", "mistral", "ollama"]
 ProviderName = Literal[Literal["auto", "local"], RemoteProviderName, Literal["none"]]
 Source = Literal["memory", "sessions"]  # what is indexed: memory files, session transcripts
-Fusion = Literal["openclaw", "normalized"]  # raw weighted sum, or each leg scaled to [0, 1] first
+# coverage: the weighted sum, with the vector leg leading where the query's words are not in the chunk;
+# openclaw: the raw weighted sum; normalized: each leg scaled to [0, 1] first
+Fusion = Literal["coverage", "openclaw", "normalized"]
 TimeMode = Literal["boost", "filter", "off"]  # what a time expression in the query does
 VectorBackend = Literal["auto", "numpy", "sqlite-vec"]
 CjkSegmentation = Literal["bigram", "none"]
@@ -118,7 +120,12 @@ class SearchParams:
     # OpenClaw's own 0.7/0.3 is OPENCLAW_SEARCH_PARAMS below
     vector_weight: float = 0.1
     text_weight: float = 0.9
-    fusion: Fusion = "openclaw"
+    # coverage fusion (docs/ranking.md "The score"): a chunk that holds little of the query's words is scored
+    # by where its cosine stands in the pool, so a note in another language than the query can be found
+    fusion: Fusion = "coverage"
+    # coverage fusion: the score the pool's best cosine gets when the keyword leg has nothing to say (as a
+    # strong keyword hit scores; never 1: a cosine's place in its pool is not a certainty)
+    vector_lead: float = 0.9
     # share of the keyword score that comes from the chunk's best-matching line rather than the whole
     # chunk; 0.5 measured best on LoCoMo dev (README "Quality"), 0 is OpenClaw's chunk-only BM25
     line_weight: float = 0.5
@@ -156,6 +163,7 @@ class SearchParams:
         if v == 0 and t == 0:
             raise InvalidParams("vector weight and text weight cannot both be 0", "vector_weight")
         number("line_weight", "line weight", self.line_weight, 0.0, 1.0)
+        number("vector_lead", "vector lead", self.vector_lead, 0.0, 1.0)
         number("overlap_penalty", "overlap penalty", self.overlap_penalty, 0.0, 1.0)
         number("mmr_lambda", "MMR lambda", self.mmr_lambda, 0.0, 1.0)
         number("half_life_days", "half-life days", self.half_life_days, 0.0, math.inf, lo_open=True)

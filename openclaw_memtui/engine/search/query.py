@@ -8,6 +8,7 @@ memtui variants add two fixes its users asked for: CJK runs become phrases of ov
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..textutil import WORD_RE, cjk_bigrams, cjk_runs, contains_cjk, is_cjk_char
 
@@ -150,3 +151,54 @@ def mmr_tokens(text: str) -> frozenset[str]:
         else:
             prev = ""
     return frozenset(tokens)
+
+
+_LATIN_WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+# a word's edges, as coverage_terms splits words: letters and digits are separate runs ("50ms" holds "50"),
+# and a CJK character next to a Latin word is an edge (用Kafka)
+_LETTER, _DIGIT = "a-z\u00c0-\u024f", "0-9"
+STEM_PREFIX = 5  # a Latin term matches a word sharing its first 5 letters ("deployment" ~ "deploys"), as stemming would
+
+
+def coverage_terms(query: str) -> list[str]:
+    """The query's content terms for keyword coverage: its non-stop words (lowercased) and, in a CJK run,
+    each adjacent pair of ideographs (a run of one: the ideograph), as the keyword leg matches them."""
+    out: list[str] = []
+    for token in query_tokens(query.lower()):
+        for piece, cjk in _split_mixed(token):
+            if cjk:
+                out.extend(g for g in (cjk_bigrams(piece) if len(piece) > 1 else [piece]) if g not in STOP_WORDS)
+            else:
+                out.extend(w for w in _LATIN_WORD.findall(piece) if w not in STOP_WORDS)
+    return list(dict.fromkeys(out))
+
+
+def coverage_matcher(terms: list[str]) -> Callable[[str], float]:
+    """A function giving the share of `terms` a text holds: a CJK term as a substring, a Latin word as a
+    word starting with its first five letters (the index stems; this is the cheap stand-in), a shorter
+    word or a number as itself. It runs over every candidate of a pool: a plain substring test rejects
+    most texts before the word-boundary regex runs."""
+    if not terms:
+        return lambda text: 0.0
+    cjk = [t for t in terms if contains_cjk(t)]
+    latin = []
+    for t in terms:
+        if contains_cjk(t):
+            continue
+        key = t[:STEM_PREFIX] if len(t) >= STEM_PREFIX and not t.isdigit() else t
+        run = _DIGIT if t.isdigit() else _LETTER
+        tail = "" if key != t or len(t) >= STEM_PREFIX and not t.isdigit() else rf"(?![{run}])"
+        latin.append((key, re.compile(rf"(?<![{run}]){re.escape(key)}{tail}")))
+
+    def share(text: str) -> float:
+        low = text.lower()
+        found = sum(t in low for t in cjk)
+        found += sum(1 for key, word in latin if key in low and word.search(low))
+        return found / len(terms)
+
+    return share
+
+
+def term_coverage(terms: list[str], text: str) -> float:
+    """Share of `terms` that `text` holds (see `coverage_matcher`)."""
+    return coverage_matcher(terms)(text)

@@ -1,7 +1,8 @@
 """Ranking: a pure function of a retrieved candidate pool and the tunable parameters.
 
-Order (OpenClaw spec §6.7–6.9): weighted merge of the two legs → temporal decay → stable sort →
-MMR → minScore → maxResults. No database access here: the TUI calls `rank` on every slider move.
+Order (OpenClaw spec §6.7–6.9): weighted merge of the two legs (with coverage fusion, the vector leg
+leading where a chunk holds little of the query) → temporal decay → stable sort → MMR → minScore →
+maxResults. No database access here: the TUI calls `rank` on every slider move.
 """
 
 from __future__ import annotations
@@ -52,6 +53,20 @@ class Pool:
     time_window: Any = None  # timewindow.TimeWindow when the query names a time
     leg_query: str = ""  # the query the legs ran on (time words removed)
     _jaccard: np.ndarray | None = None
+    _coverages: list[float] | None = None
+
+    def coverages(self) -> list[float]:
+        """Each candidate's share of the query's content terms (0 to 1), computed once per pool."""
+        if self._coverages is None:
+            from .query import coverage_matcher, coverage_terms
+
+            share = coverage_matcher(coverage_terms(self.leg_query or self.query))
+            self._coverages = [share(c.text) for c in self.candidates]
+        return self._coverages
+
+    def keyword_coverage(self) -> float:
+        """The largest share of the query one candidate holds: how much the keyword leg can say at all."""
+        return max(self.coverages(), default=0.0)
 
     def jaccard(self) -> np.ndarray:
         """Pairwise Jaccard similarity of the candidates' token sets, computed once per pool."""
@@ -83,6 +98,11 @@ class Result:
     # the search had a vector leg but this chunk has no vector yet (a sync is still embedding): it was
     # scored on its keyword leg alone, not as a 0 on the vector leg
     vector_missing: bool = False
+    # coverage fusion: the share of the query's content terms this chunk holds, the weight the weighted
+    # sum got from it (1 − keyword_say went to the vector-led score) and that vector-led score
+    keyword_coverage: float = 0.0
+    keyword_say: float = 1.0
+    vector_led: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -264,6 +284,39 @@ def keyword_scores(cands: list[Candidate], line_weight: float) -> list[float]:
     return [(1 - lw) * c.text_score + lw * c.line_score for c in cands]
 
 
+# Coverage fusion: the keyword leg speaks for a candidate in proportion to how much of the query it holds.
+# A candidate holding FULL_SAY (half) of the query's content terms or more is scored by the weighted sum
+# alone; one holding none of them (a note in another script than the query, a paraphrase sharing no word)
+# by its vector-led score. Chosen on bench/crosslingual.py, checked on LoCoMo dev (docs/ranking.md).
+FULL_SAY = 0.5
+# how much the vector-led score is held back when the keyword leg covers the query well elsewhere in the
+# pool: with a same-language answer found, a note in the other language is a weaker bet than its cosine says
+KEYWORD_DAMP = 0.5
+
+
+def vector_led(cands: list[Candidate], lead: float) -> list[float]:
+    """Each candidate's cosine placed on the keyword score's [0, 1] scale within its pool: the pool's
+    median cosine is 0, its best is `lead`. Cosines mean different things per model (USE's relevant
+    cross-lingual hits sit near 0.2, e5's near 0.85); where a cosine stands in its pool does not."""
+    present = sorted(c.vector_score for c in cands if c.vector_score is not None)
+    if not present:
+        return [0.0] * len(cands)
+    mid, top = present[len(present) // 2], present[-1]
+    span = top - mid
+    return [0.0 if c.vector_score is None or span <= 1e-9
+            else lead * min(1.0, max(0.0, (c.vector_score - mid) / span)) for c in cands]
+
+
+def coverage_fusion(pool: Pool, lead: float) -> tuple[list[float], list[float]]:
+    """(say, vector-led score) per candidate: `say` is the weight of the weighted sum, 1 − say that of
+    the vector-led score, which is damped by how well the keyword leg covers the query anywhere."""
+    # a chunk with no vector yet (a sync still embedding) is scored on its keywords alone, as in rank()
+    say = [min(1.0, cv / FULL_SAY) if c.vector_score is not None else 1.0
+           for c, cv in zip(pool.candidates, pool.coverages(), strict=True)]
+    damp = 1.0 - KEYWORD_DAMP * min(1.0, pool.keyword_coverage() / FULL_SAY)
+    return say, [lv * damp for lv in vector_led(pool.candidates, lead)]
+
+
 def rank(pool: Pool, params: SearchParams) -> list[Result]:
     cands = pool.candidates
     if not cands:
@@ -286,6 +339,11 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
     # few embedded chunks crowd the top while vectors filled in (#30, bench/fill_levels.py).
     hybrid = [vw * v + tw * t if c.vector_score is not None or tw == 0 else t
               for c, v, t in zip(cands, vec, txt, strict=True)]
+    say, led, covs = [1.0] * len(cands), [0.0] * len(cands), None
+    if params.fusion == "coverage" and pool.mode == "hybrid" and vw > 0 and tw > 0:
+        covs = pool.coverages()
+        say, led = coverage_fusion(pool, params.vector_lead)
+        hybrid = [s * h + (1 - s) * lv for s, h, lv in zip(say, hybrid, led, strict=True)]
     ages: list[float | None] = []
     decays: list[float] = []
     oldest = max((pool.now_ms - c.ts_ms for c in cands if c.ts_ms is not None), default=None)
@@ -328,5 +386,7 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
             score=scores[i], vector_score=c.vector_score, text_score=text[i], hybrid_score=hybrid[i],
             decay=decays[i], age_days=ages[i], rank_before_mmr=before[i], rank=pos, id=c.id, time_factor=times[i] or 0.0,
             rank_by_score=by_score[i], vector_missing=pool.mode != "keyword" and c.vector_score is None,
+            keyword_coverage=covs[i] if covs else 0.0, keyword_say=say[i],
+            vector_led=led[i],
         ))
     return results

@@ -5,6 +5,11 @@ this module only decides the window's size from the words matched (a day, an ISO
 year, a season) and strips the expression from the query so "last week" does not match text that
 merely says "week". A cheap regex guards the import: queries without time-like words never load
 dateparser (slow to import: a one-shot search without time words never pays for it).
+
+Weekdays, seasons and "next …" are read here, not by dateparser, because their meaning depends on the
+words around them: a weekday or a season is a time only when the query points at one ("last Friday",
+"on Friday", "上周五", "in spring", "去年夏天"); a bare or plural one is content ("deploy windows Friday",
+"never on Fridays", "周五不部署", "多肉夏天要遮阴"). "next …" and "下…"/"明…" point forward from now.
 """
 
 from __future__ import annotations
@@ -17,17 +22,20 @@ MONTHS = ("january|february|march|april|may|june|july|august|september|october|n
           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _HINT = re.compile(
-    rf"(?i)\b(yesterday|today|ago|last|past|previous|this|since|week|weeks|month|months|year|years|weekend|"
+    rf"(?i)\b(yesterday|today|tomorrow|next|ago|last|past|previous|this|since|week|weeks|month|months|year|years|weekend|"
     rf"spring|summer|autumn|fall|winter|{MONTHS}|{WEEKDAYS}|\d{{4}}-\d{{1,2}}-\d{{1,2}}|(19|20)\d\d)\b"
-    r"|昨天|前天|今天|上周|本周|这周|上个?星期|上个?礼拜|上个?月|这个月|本月|今年|去年|前年|[一二三四五六七八九十\d]+月|[一二三四五六七八九十两\d]+(天|周|个星期|个月|年)前|[春夏秋冬]天"
+    r"|昨天|前天|今天|明天|后天|明年|下周|下个?星期|下个?礼拜|下个?月|[周礼拜期][一二三四五六日天]|上周|本周|这周|上个?星期|上个?礼拜|上个?月|这个月|本月|今年|去年|前年|[一二三四五六七八九十\d]+月|[一二三四五六七八九十两\d]+(天|周|个星期|个月|年)前|[春夏秋冬]天"
 )
 _WEEK = re.compile(r"(?i)week|周|星期|礼拜")
 _MONTH = re.compile(rf"(?i)month|月|\b({MONTHS})\b")
 _YEAR = re.compile(r"(?i)year|年|^\s*(19|20)\d\d\s*$")
 _DAY_IN_MONTH = re.compile(r"(?i)\b\d{1,2}(st|nd|rd|th)?\b|[日号]")
-_SEASON = re.compile(r"(?i)\b(?:(last|this|previous)\s+)?(spring|summer|autumn|fall|winter)\b|(去年|今年)?([春夏秋冬])天")
+# a season is a time only with a word that points at one: "succulents need shade in summer" is about summers
+_SEASON = re.compile(r"(?i)\b(last|this|previous|next|in|during|since|for|over|the)\s+(?:the\s+)?"
+                     r"(spring|summer|autumn|fall|winter)\b(?:\s+((?:19|20)\d\d)\b)?"
+                     r"|(去年|今年|明年|这个|在)([春夏秋冬])天")
 _SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12, "春": 3, "夏": 6, "秋": 9, "冬": 12}
-_LEAD_IN = re.compile(r"(?i)\b(in|on|during|from|since|at|of)\s*$")
+_LEAD_IN = re.compile(r"(?i)\b(in|on|during|from|since|at|of|for|over)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,18 +111,109 @@ def _season(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
     m = _SEASON.search(query)
     if not m:
         return None
-    word = (m.group(2) or m.group(4)).lower()
-    which = (m.group(1) or m.group(3) or "").lower()
+    word = (m.group(2) or m.group(5)).lower()
+    which = (m.group(1) or m.group(4) or "").lower()
     first = _SEASON_MONTHS[word]
+    if m.group(3):  # "summer 2021": that year's
+        start = datetime(int(m.group(3)), first, 1)
+        return TimeWindow(_ms(start), _ms(_add_months(start, 3)), m.group(0), "season"), m.group(0)
     # the most recent season of that name that has started (winter spans the new year)
     year = now.year if now.month >= first else now.year - 1
     if which in ("last", "previous", "去年"):
         still_running = _add_months(datetime(year, first, 1), 3) > now
         if still_running or which == "去年":  # "last spring" is the one before; 去年 always is
             year -= 1
+    if which in ("next", "明年"):  # the next one to start: asked in November, "next spring" is next year's
+        year = year + 1
+        start = datetime(year, first, 1)
+        return TimeWindow(_ms(start), _ms(_add_months(start, 3)), m.group(0), "season"), m.group(0)
+    leads = ("in", "during", "since", "for", "over", "the", "在", "这个")
+    text = m.group(0).split(None, 1)[-1] if which in leads else m.group(0)
     start = datetime(year, first, 1)
     end = min(_add_months(start, 3), _tomorrow(now))
-    return TimeWindow(_ms(start), _ms(end), m.group(0), "season"), m.group(0)
+    if which == "since":
+        end = _tomorrow(now)
+    return TimeWindow(_ms(start), _ms(end), m.group(0), "since" if which == "since" else "season"), text
+
+
+_DAYS_EN = {d: i for i, d in enumerate(WEEKDAYS.split("|"))}
+_DAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+# a weekday the query points at: "last Friday", "this Friday", "next Friday", "on Friday", "since Friday"
+# (a plural, "on Fridays", never matches: \b after the day)
+_WEEKDAY_EN = re.compile(rf"(?i)\b(last|previous|past|this|next|on|since)\s+({WEEKDAYS})\b")
+# habits and rules, not events: "we never deploy on Friday", "always on Monday", "no meetings on Friday"
+_HABIT = re.compile(r"(?i)\b(never|always|every|usually|no|not|don't|dont|avoid|each)\b(\W+\w+){0,3}\W*$")
+# 上周五 / 上星期五 / 这周五 / 本周五 / 下周五 / 在周五 / 周五那天; 每周五 (every Friday) is a habit
+_WEEKDAY_ZH = re.compile(r"(?<!每)(上个?|这个?|本|下个?|在)?(周|星期|礼拜)([一二三四五六日天])(那天)?")
+_WEEKDAY_WORD = re.compile(rf"(?i)\b({WEEKDAYS})s?\b|(周|星期|礼拜)[一二三四五六日天]")
+
+
+# a date written out ("23 January, 2022", "March 3", "2026-11-02", "3月5日"): it says more than a weekday beside it
+_EXPLICIT_DATE = re.compile(rf"(?i)\d{{4}}-\d{{1,2}}-\d{{1,2}}|\b\d{{1,2}}(st|nd|rd|th)?\s+({MONTHS})\b"
+                            rf"|\b({MONTHS})\s+\d{{1,2}}\b|\d+月\d+[日号]")
+
+
+def _weekday(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
+    """A weekday the query asks about, as a one-day window (a "since" window from it)."""
+    if _EXPLICIT_DATE.search(query):
+        return None  # dateparser reads the date; the weekday beside it adds nothing
+    today = datetime(now.year, now.month, now.day)
+    monday = today - timedelta(days=today.weekday())
+    for m in _WEEKDAY_EN.finditer(query):
+        which, day = m.group(1).lower(), _DAYS_EN[m.group(2).lower()]
+        if which == "on" and _HABIT.search(query[: m.start()]):
+            continue
+        back = (today.weekday() - day) % 7
+        if which in ("last", "previous", "past"):
+            date = today - timedelta(days=back or 7)  # the one before today
+        elif which == "this":
+            date = monday + timedelta(days=day)
+        elif which == "next":
+            date = today + timedelta(days=(day - today.weekday()) % 7 or 7)  # the first one after today
+        else:  # on / since: the latest one up to today
+            date = today - timedelta(days=back)
+        return _day_window(date, now, m.group(0), which == "since"), m.group(0)
+    for m in _WEEKDAY_ZH.finditer(query):
+        which, day, that_day = m.group(1) or "", _DAYS_ZH[m.group(3)], m.group(4)
+        if not which and not that_day:
+            continue  # a bare 周五 is content: "周五不部署"
+        week = monday - timedelta(days=7) if which.startswith("上") else (
+            monday + timedelta(days=7) if which.startswith("下") else monday)
+        date = week + timedelta(days=day)
+        if which in ("在", "") and date > today:  # 在周五 / 周五那天: the latest one up to today
+            date -= timedelta(days=7)
+        return _day_window(date, now, m.group(0), False), m.group(0)
+    return None
+
+
+def _day_window(date: datetime, now: datetime, text: str, since: bool) -> TimeWindow:
+    end = _tomorrow(now) if since else date + timedelta(days=1)
+    return TimeWindow(_ms(date), _ms(end), text, "since" if since else "day")
+
+
+# "next week", "next month", "next year", "tomorrow"; 下周, 下个月, 明年, 明天, 后天: windows ahead of now
+_FORWARD = re.compile(r"(?i)\bnext\s+(week|month|year)\b|\b(tomorrow)\b"
+                      r"|(下个?星期|下个?礼拜|下周)|(下个?月)|(明年)|(明天)|(后天)")
+
+
+def _forward(query: str, now: datetime) -> tuple[TimeWindow, str] | None:
+    m = _FORWARD.search(query)
+    if not m:
+        return None
+    today = datetime(now.year, now.month, now.day)
+    unit = (m.group(1) or "").lower()
+    if unit == "week" or m.group(3):
+        start = today - timedelta(days=today.weekday()) + timedelta(days=7)
+        start, end, granularity = start, start + timedelta(days=7), "week"
+    elif unit == "month" or m.group(4):
+        start = _add_months(datetime(today.year, today.month, 1), 1)
+        end, granularity = _add_months(start, 1), "month"
+    elif unit == "year" or m.group(5):
+        start, end, granularity = datetime(today.year + 1, 1, 1), datetime(today.year + 2, 1, 1), "year"
+    else:
+        start = today + timedelta(days=2 if m.group(7) else 1)
+        end, granularity = start + timedelta(days=1), "day"
+    return TimeWindow(_ms(start), _ms(end), m.group(0), granularity), m.group(0)
 
 
 def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, str]:
@@ -133,10 +232,11 @@ def detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, st
 
 def _detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, str]:
     now = datetime.fromtimestamp(now_ms / 1000, tz=UTC).replace(tzinfo=None)
-    season = _season(query, now)
-    if season:
-        window, text = season
-        return window, _strip(query, text)
+    for read in (_weekday, _season, _forward):  # 明年春天: the season (next year's) before the year
+        found_here = read(query, now)
+        if found_here:
+            window, text = found_here
+            return window, _strip(query, text)
     try:
         from dateparser.search import search_dates
     except ImportError:  # pragma: no cover - dependency missing: behave as before
@@ -154,6 +254,8 @@ def _detect_time_window(query: str, now_ms: float) -> tuple[TimeWindow | None, s
             continue  # dateparser also reads "we" alone as a date; keep real time words only
         if re.fullmatch(r"(?i)(may|march)", text) and not _AMBIGUOUS_MONTH_OK.search(query):
             continue  # modal "may" / verb "march" is not a month without a preposition or a number
+        if _WEEKDAY_WORD.search(text) and not re.search(rf"\d|\b({MONTHS})\b", text, re.I):
+            continue  # a weekday _weekday did not read is content ("deploy windows Friday", "周五不部署")
         granularity = _granularity(text)
         start, end = _window(anchor, granularity)
         before = query[: query.find(text)]

@@ -1,9 +1,10 @@
 """Tune against judgements: the metric of a setting over judged pools, and a cross-validated search.
 
 Each judged question is retrieved once (`JudgedPool`); a setting is scored by re-ranking every pool
-with the pure `rank()` — a slider move never touches the database. The metric ranks with the
-setting as given (minScore counts: a floor that cuts the right chunk costs) but to a depth of 10
-whatever maxResults says, so nDCG@10 means the same at every maxResults.
+with the pure `rank()` — a slider move never touches the database. The metric scores the list the
+user is shown: ranked with the setting as given, minScore and maxResults included (a floor that cuts
+the right chunk costs, and so do results cut by maxResults), scored to a depth of 10 (with maxResults
+6, places 7 to 10 are empty). `memtui eval` scores the same list, so the two agree on one setting.
 
 `suggest` searches weights, MMR (off, or on at a λ), decay (off, or on at a half-life), minScore and
 the time mode by coordinate ascent from the current setting, scored by mean nDCG@10. k-fold
@@ -68,15 +69,22 @@ class Scores:
 
 
 def metric_params(params: SearchParams) -> SearchParams:
-    return replace(params, max_results=DEPTH)
+    """The setting as the user has it: the metric scores what the user is shown (see the module doc)."""
+    return params
+
+
+def measured_as(params: SearchParams) -> str:
+    """What the metric ranks and scores, in words, for the CLI and the app to say with the figures."""
+    return (f"ranked as shown (maxResults {params.max_results}, minScore {params.min_score:g}), "
+            f"scored to depth {DEPTH}")
 
 
 def effective_key(params: SearchParams, time_window: bool = True) -> tuple[Any, ...]:
     """Settings that rank the same get the same key: λ without MMR, a half-life without decay, maxResults
-    (the metric's depth is fixed), the time settings for a question without time words, and weights
-    that normalise alike change nothing. Every other field counts, including any added later."""
+    past the metric's depth, the time settings for a question without time words, and weights that
+    normalise alike change nothing. Every other field counts, including any added later."""
     d = params.to_dict()
-    d["max_results"] = DEPTH
+    d["max_results"] = min(DEPTH, params.max_results)
     d["vector_weight"], d["text_weight"] = (round(w, 6) for w in params.weights())
     if not params.mmr:
         d["mmr_lambda"] = None
@@ -262,7 +270,7 @@ class Suggestion:
                 "current": {"params": self.current.to_dict(), "cv": cv(self.cv_current), "all": scores(self.all_current)},
                 "suggested": {"params": self.best.to_dict(), "cv": cv(self.cv_best), "all": scores(self.all_best)},
                 "changes": {k: {"from": a, "to": b} for k, (a, b) in self.changes().items()},
-                "evaluations": self.evaluations, "vectors": self.vectors,
+                "evaluations": self.evaluations, "vectors": self.vectors, "measured": measured_as(self.current),
                 "note": "" if self.vectors else KEYWORD_ONLY_NOTE}
 
 
@@ -395,12 +403,15 @@ def describe_suggestion(s: Suggestion) -> str:
     """The suggestion in plain lines (the CLI prints them; the app's screen shows them)."""
     gain = s.cv_best[0] - s.cv_current[0]
     lines = [f"{s.n} judged questions · {s.folds}-fold cross-validation · nDCG@10 on held-out questions",
+             f"  {measured_as(s.current)}",
              f"  current    {s.cv_current[0]:.3f} ± {s.cv_current[1]:.3f}",
              f"  suggested  {s.cv_best[0]:.3f} ± {s.cv_best[1]:.3f}   ({gain:+.3f})"]
     if not s.vectors:
         lines.append(f"Note: {KEYWORD_ONLY_NOTE}.")
     if not s.better:
         lines.append("No setting beat the current one on held-out questions: keep yours.")
+        a = s.all_current  # the figures `memtui eval` prints for the same settings
+        lines.append(f"All judged: nDCG@10 {a.ndcg:.3f} · recall@5 {a.recall5:.3f} · MRR {a.mrr:.3f}")
         return "\n".join(lines)
     lines.append("Changes:")
     for name, (old, new) in s.changes().items():

@@ -41,6 +41,9 @@ def breakdown_text(result: Result, params: SearchParams, mode: str, width: int =
         _bar("text", result.text_score, width=bar_width, note=f"× {tw:.2f}"),
         _bar("hybrid", result.hybrid_score, width=bar_width, note=params.fusion),
     ]
+    if result.keyword_say < 1:  # coverage fusion: the chunk holds little of the query, the vector leg led
+        lines.insert(2, _bar("vec-led", result.vector_led, width=bar_width,
+                             note=f"× {1 - result.keyword_say:.2f}; holds {result.keyword_coverage:.0%} of the query"))
     age = "evergreen, never decays" if result.age_days is None else f"{result.age_days:.1f} days old"
     state = f"half-life {params.half_life_days:g}d" if params.decay else "decay off"
     lines.append(_bar("decay", result.decay, width=bar_width, note=f"{age}; {state}"))
