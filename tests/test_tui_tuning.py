@@ -220,7 +220,8 @@ async def test_the_judging_hint_and_the_stale_count_share_one_line(tmp_path):
         await pilot.press("ctrl+t")
         # the app's own judged-question load sets this box as it progresses: let it finish first, or it
         # overwrites the views set below (under load it often had not by now)
-        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
+        judging = app.search_screen.judging
+        assert await wait_for(pilot, lambda: judging.judged is not None, 30)
         await settle(pilot, app)
         box = app.query_one(MetricBox)
         for view, words in ((MetricView(stale=1), ("judges", "1 stale")), (MetricView(stale=12), ("judges", "12 stale")),
