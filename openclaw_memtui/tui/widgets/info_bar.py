@@ -21,10 +21,11 @@ RUN_A_SYNC = "(run a sync)"
 
 
 def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", now: float | None = None,
-              time_key: str = "f3", browse_filter: str = "notes and transcripts", browse_key: str = "f4") -> Text:
-    # The sync's state first: the line is one row, and at 80 columns a time window or a warning filled it,
-    # so a running sync (the reason results are keyword-only) was cut off the end
-    parts: list[str] = []
+              time_key: str = "f3", browse_filter: str = "notes and transcripts", browse_key: str = "f4",
+              working: str = "") -> Text:
+    # What runs in the background, then the sync's state: the line is one row, and at 80 columns a time
+    # window or a warning filled it, so a running sync (the reason results are keyword-only) was cut off the end
+    parts: list[str] = [f"⋯ {working}"] if working else []
     if sync.running and sync.progress is not None:
         p = sync.progress
         speed = format_rate_eta(sync.rate_eta(time.monotonic() if now is None else now), phase_unit(p.phase))
@@ -51,6 +52,7 @@ class InfoBar(Static):
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
     sync: reactive[SyncState] = reactive(SyncState, init=False)
     ignored_window: reactive[str] = reactive("", init=False)  # f3: the time words this query ignores
+    working: reactive[str] = reactive("", init=False)  # what runs in the background (bound to the app's)
 
     def __init__(self, *, id: str | None = None, time_key: str = "f3", browse_key: str = "f4") -> None:
         super().__init__(id=id)
@@ -60,10 +62,13 @@ class InfoBar(Static):
 
     def _line(self) -> Text:
         return info_line(self.ranked, self.sync, self.ignored_window, time_key=self.time_key,
-                         browse_filter=self.browse_filter, browse_key=self.browse_key)
+                         browse_filter=self.browse_filter, browse_key=self.browse_key, working=self.working)
 
     def watch_ranked(self) -> None:
         self.update(self._line())
 
     def watch_sync(self) -> None:
+        self.update(self._line())
+
+    def watch_working(self) -> None:
         self.update(self._line())
