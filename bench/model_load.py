@@ -10,7 +10,10 @@ interleaved round by round (so a busy moment of a shared machine falls on all of
    peak RSS, and a bare `python3 -c "import numpy"` as the floor.
 2. search: `memtui search` on the demo with the local model against `--provider none` on the same index,
    and the floor: a bare Python process running one FTS5 query on that index. Goal: local ≤ 1.5× none.
-3. threads: 600 demo passages embedded with 1 and with 2 BLAS threads, on an idle machine and with two
+3. mcp: `memtui mcp` from spawn to its answer to `initialize`, answered by the SDK (nothing learnt: the
+   handshake file removed before each run) and answered early (learnt), against the floor: a bare
+   Python process that answers the same line.
+4. threads: 600 demo passages embedded with 1 and with 2 BLAS threads, on an idle machine and with two
    busy processes competing for the cores ("loaded"); wall and CPU.
 
 Writes bench/results/model_load.json.
@@ -96,6 +99,46 @@ def summarize(results: dict[str, list[dict[str, float]]]) -> dict[str, dict[str,
                    "walls_s": [round(r["wall"], 4) for r in runs]} for name, runs in results.items()}
 
 
+INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}) + "\n"
+ECHO = "import sys; sys.stdout.write(sys.stdin.readline()); sys.stdout.flush()"
+
+
+def time_to_answer(argv: list[str], env: dict[str, str], forget: Path | None = None) -> float:
+    """Spawn `argv`, send `initialize` at once, and time its first line on stdout."""
+    if forget is not None:
+        forget.unlink(missing_ok=True)
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(INITIALIZE.encode())
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    took = time.perf_counter() - t
+    proc.stdin.close()
+    proc.wait(60)
+    if b'"result"' not in line and argv[1] != "-c":
+        raise SystemExit(f"no initialize answer: {line[:200]!r}")
+    return took
+
+
+def mcp_bench(env: dict[str, str], rounds: int, cache: Path) -> dict[str, dict[str, float]]:
+    server = [sys.executable, "-m", "openclaw_memtui", "mcp", "--demo", "--provider", "none"]
+    learnt = cache / "mcp-initialize.json"
+    variants = {"bare Python answering one line (floor)": ([sys.executable, "-c", ECHO], None),
+                "memtui mcp, SDK answers (first start)": (server, learnt),
+                "memtui mcp, answered early (learnt)": (server, None)}
+    for argv, forget in variants.values():  # warm-up; the last one leaves the handshake learnt
+        time_to_answer(argv, env, forget)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, (argv, forget) in variants.items():
+            times[name].append(time_to_answer(argv, env, forget))
+            if forget is not None:
+                time_to_answer(server, env)  # learn it again for the next "answered early" run
+    return {name: {"initialize_s": statistics.median(v), "walls_s": [round(x, 4) for x in v]} for name, v in times.items()}
+
+
 def demo_passages(n: int) -> list[str]:
     from openclaw_memtui.paths import demo_workspace
 
@@ -171,7 +214,14 @@ def main() -> int:
                     ["process", "wall s (median)", "CPU s", "peak RSS MB"]))
         print(f"local / none: {ratio:.2f}x (goal ≤ 1.5x)")
 
-        # 3. threads
+        # 3. mcp initialize
+        mcp = mcp_bench(env, args.rounds, Path(tmp) / "cache")
+        out["mcp_initialize"] = mcp
+        print()
+        print(table([[name, f"{m['initialize_s']:.3f}"] for name, m in mcp.items()],
+                    ["process", "spawn → initialize answered, s (median)"]))
+
+        # 4. threads
         if not args.skip_threads:
             threads = threads_bench(env, args.rounds)
             out["threads"] = threads
