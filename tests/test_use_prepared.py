@@ -74,7 +74,9 @@ def test_a_query_never_wakes_a_second_blas_thread(tmp_path):
 
 @pytest.fixture
 def fake_wheel(tmp_path, monkeypatch):
-    """The wheel's files copied where a test may touch them, as a reinstall would."""
+    """The wheel's files copied where a test may touch them, as a reinstall would (built in this process:
+    a child would read the real wheel)."""
+    monkeypatch.setattr(use_prepared, "BUILD_IN_CHILD", False)
     real = use_prepared._wheel_files()
     copies = {}
     for name, path in real.items():
@@ -114,7 +116,7 @@ def test_a_changed_wheel_rebuilds_the_file(tmp_path, fake_wheel):
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "header", "empty", "size"])
-def test_a_damaged_file_is_rebuilt_never_a_crash(tmp_path, damage):
+def test_a_damaged_file_is_rebuilt_never_a_crash(tmp_path, damage):  # by a child process, as in use
     cache = tmp_path / "c"
     _fresh(cache)
     path = cache / use_prepared.FILE_NAME
@@ -139,6 +141,7 @@ def test_a_wheel_of_another_shape_falls_back_to_its_own_loader(tmp_path, monkeyp
     def unsupported(*_args):
         raise use_prepared.Unsupported("a new attribute")
 
+    monkeypatch.setattr(use_prepared, "BUILD_IN_CHILD", False)  # the child would not see the patch
     monkeypatch.setattr(use_prepared, "_capture", unsupported)
     provider = LocalUSEProvider(cache_dir=tmp_path)
     assert not isinstance(provider._load(), use_prepared.PreparedUSE)

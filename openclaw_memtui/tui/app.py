@@ -50,7 +50,6 @@ from .screens.sync import SyncScreen
 from .search_screen import VECTORS_FOLLOW, MainScreen, OfSearch
 from .settings_actions import Outcome, export_settings
 from .state import MetricView, RankedResults, SyncState
-from .sync_runner import lower_this_thread_priority
 from .teardown import skip_when_torn_down
 from .themes import install_themes
 from .widgets.result_list import ResultList
@@ -248,9 +247,9 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
 
     @work(thread=True, exclusive=True, group="model", exit_on_error=False)
     def _warm_up_model(self) -> None:
-        """Load the local model from the start, below the event loop's and the first search's priority,
-        so the first query's vector does not wait for it (its keyword results do not wait at all)."""
-        lower_this_thread_priority()
+        """Load the local model from the start, so the first query's vector does not wait for it (its keyword
+        results do not wait at all). Not at a lower priority: on a busy machine the OS left such a thread
+        holding the GIL unscheduled, and the event loop and the search waited behind it."""
         self.index.warm_up_model()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -83,9 +83,7 @@ class Judging:
     def _load_judged(self, generation: int, judgements: list[Judgement] | None, snapshot: int,
                      cancel: threading.Event) -> None:
         from ..engine.tuning.judgements import Loaded
-        from .sync_runner import lower_this_thread_priority
 
-        lower_this_thread_priority()  # the judged questions (24 on the demo) must not hold up the first search
         loaded = self.judgement_store.load() if judgements is None else Loaded(judgements, self.unreadable_lines)
 
         def progress(done: int, total: int) -> None:

@@ -431,15 +431,33 @@ def load(cache_dir: Path | None = None, notice: Callable[[str], None] | None = N
         return model
 
 
+# Build in a child process: the build is ~1.5 s of pure-Python CPU, which in the app's process would hold
+# the GIL against the event loop and the first search (on a busy machine, for seconds); a child runs on
+# another core and the thread waiting for it holds nothing. Tests that fake the wheel turn it off.
+BUILD_IN_CHILD = True
+
+
+def _build_in_child(path: Path, stamp: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-m", __name__, str(path)], capture_output=True, timeout=600,
+                              stdin=subprocess.DEVNULL)
+        if done.returncode == 0:
+            return _open(path, stamp)
+    except (OSError, subprocess.SubprocessError, Corrupt):
+        pass
+    return build(path)  # the child could not (no interpreter, a stamp it read differently): here, then
+
+
 def _load_or_build(path: Path, notice: Callable[[str], None] | None) -> PreparedUSE | None:
     try:
         stamp = wheel_stamp()
         try:
             state, arrays = _open(path, stamp)
-        except FileNotFoundError:
-            state, arrays = build(path)
-        except Corrupt:
-            state, arrays = build(path)
+        except (FileNotFoundError, Corrupt):
+            state, arrays = _build_in_child(path, stamp) if BUILD_IN_CHILD else build(path)
         tokenizer, backend = _restore(state, arrays)
         return PreparedUSE(tokenizer, backend, arrays["t.keys"], arrays["t.values"])
     except (Unsupported, Corrupt, OSError) as exc:
@@ -466,3 +484,13 @@ def build(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         raise Unsupported("the prepared state does not embed as the wheel does")
     _write(path, stamp, {**state, "built_from": built_from}, arrays)
     return _open(path, stamp)
+
+
+if __name__ == "__main__":  # the child process of _build_in_child
+    import sys
+
+    try:
+        build(Path(sys.argv[1]))
+    except (Unsupported, OSError) as exc:
+        sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
+        raise SystemExit(1) from None
