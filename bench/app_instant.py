@@ -58,9 +58,10 @@ async def drive(pilot):
         app.query_one("#query").value = QUERY_TEXT
         while "final" not in marks:  # polled every 5 ms: the figures are ±5 ms
             pool = app.pool
-            if pool is not None and pool.query == QUERY_TEXT and app.results:
+            if pool is not None and pool.query == QUERY_TEXT:  # on screen (minScore may leave it empty)
                 if "first" not in marks:
                     marks["first"], marks["first_mode"] = time.perf_counter(), pool.mode
+                    marks["first_results"] = len(app.results)
                 if pool.mode == "hybrid" or provider == "none":
                     marks["final"] = time.perf_counter()
             await asyncio.sleep(0.005)

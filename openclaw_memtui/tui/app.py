@@ -52,6 +52,7 @@ from .settings_actions import Outcome, export_settings
 from .state import MetricView, RankedResults, SyncState
 from .teardown import skip_when_torn_down
 from .themes import install_themes
+from .widgets.info_bar import working_label
 from .widgets.result_list import ResultList
 from .widgets.tuning import PRESET_LABELS
 
@@ -65,12 +66,6 @@ if TYPE_CHECKING:
     from ..interop.agents import Agent
 
 __all__ = ["VECTORS_FOLLOW", "MemtuiApp"]
-
-# the info line's working indicator: what each worker group is doing
-WORKING_LABELS = {"model": "loading the model", "search": "searching", "vectors": "loading vectors",
-                  "judged": "retrieving judged questions", "index-check": "checking the index", "browse": "listing",
-                  "file": "reading a file", "recalls": "reading the agent's searches", "status": "reading the status"}
-QUIET_GROUPS = {"sync", "metric"}  # the sync has its own progress on the line; the metric its own box
 
 class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
@@ -257,8 +252,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
 
     def refresh_working(self) -> None:
         """Name what runs in the background (the app's and its screens' workers) on the info line."""
-        groups = {worker.group for worker in self.workers if worker.is_running} - QUIET_GROUPS
-        self.working = ", ".join(sorted({WORKING_LABELS.get(group, "working") for group in groups}))
+        self.working = working_label(worker.group for worker in self.workers if worker.is_running)
 
     # -- themes --------------------------------------------------------------------------------------
     def _install_themes(self) -> list[str]:

@@ -422,6 +422,7 @@ def load(cache_dir: Path | None = None, notice: Callable[[str], None] | None = N
     building that file first when it is missing, stale or unreadable. None when this wheel cannot be
     prepared (the caller then uses the wheel's own loader)."""
     directory = (cache_dir or default_cache_dir()) / "models"
+    _wheel_root()  # ImportError when the wheel is gone, even with a model loaded already
     with _LOAD_LOCK:
         model = _LOADED.get(directory)
         if model is None:

@@ -8,6 +8,7 @@ rebuilding the line.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -17,6 +18,16 @@ from ...render import safe
 from ..state import RankedResults, SyncState, format_rate_eta, phase_unit
 
 MODE_NAMES = {"hybrid": "hybrid", "keyword": "keywords only", "vector": "vectors only"}
+# the working indicator: what each worker group is doing
+WORKING_LABELS = {"model": "loading the model", "search": "searching", "vectors": "loading vectors",
+                  "judged": "retrieving judged questions", "index-check": "checking the index", "browse": "listing",
+                  "file": "reading a file", "recalls": "reading the agent's searches", "status": "reading the status"}
+QUIET_GROUPS = {"sync", "metric"}  # the sync has its own progress on the line; the metric its own box
+
+
+def working_label(groups: Iterable[str]) -> str:
+    """What the running workers' groups are doing, for the line ("" when none is)."""
+    return ", ".join(sorted({WORKING_LABELS.get(group, "working") for group in set(groups) - QUIET_GROUPS}))
 RUN_A_SYNC = "(run a sync)"
 
 
