@@ -319,6 +319,8 @@ def cmd_mcp(args: argparse.Namespace, cfg: AppConfig) -> int:
     stop_on_signals(tools.close)
     try:
         early = answer_early(wire_in, wire_out)
+        # the local model loads now, beside the SDK's import, not in the client's first memory_search
+        threading.Thread(target=session.index.warm_up_model, name="memtui-mcp-model", daemon=True).start()
         sdk.join()
         import anyio
 
