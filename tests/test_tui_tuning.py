@@ -213,11 +213,16 @@ async def test_the_judging_hint_and_the_stale_count_share_one_line(tmp_path):
     from openclaw_memtui.tui.state import MetricView
     from openclaw_memtui.tui.widgets.metric import MetricBox
 
-    from .app_helpers import rendered_lines
+    from .app_helpers import rendered_lines, settle
 
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("ctrl+t")
+        # the app's own judged-question load sets this box as it progresses: let it finish first, or it
+        # overwrites the views set below (under load it often had not by now)
+        judging = app.search_screen.judging
+        assert await wait_for(pilot, lambda: judging.judged is not None, 30)
+        await settle(pilot, app)
         box = app.query_one(MetricBox)
         for view, words in ((MetricView(stale=1), ("judges", "1 stale")), (MetricView(stale=12), ("judges", "12 stale")),
                             (MetricView(stale=3, loading="retrieving 12/24"), ("12/24", "3 stale"))):

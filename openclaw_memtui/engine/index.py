@@ -308,6 +308,24 @@ class MemoryIndex:
         search need not fall back to sqlite-vec). Builds nothing; False when there is no usable file."""
         return index_vectors.map_saved(self)
 
+    def query_vector_ready(self) -> bool:
+        """False while a query's vector would wait for a local model to load (a front end may show keyword
+        results first and re-rank them when the vector arrives); True with no provider, a loaded model,
+        or a remote provider (whose round trip each query pays alike). Makes the provider, not the model."""
+        provider = self.provider
+        return provider is None or bool(getattr(provider, "ready", True))
+
+    def warm_up_model(self) -> None:
+        """Make the provider and load a local model now, so the first query does not wait for it. Safe from
+        any thread; a provider that cannot be made is left for the search to report."""
+        try:
+            provider = self.provider
+            warm_up = getattr(provider, "warm_up", None)
+            if warm_up is not None:
+                warm_up()
+        except Exception:  # noqa: BLE001 - the first search says why, in its own words
+            return
+
     def vectors_pending(self) -> bool:
         """True when a search now would wait seconds for its vector leg over a large index (a sqlite-vec
         KNN, or patching an older matrix with a sync's rows) because the vector matrix is neither in

@@ -9,6 +9,7 @@ thread worker that answers with a message from `messages.py`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
 import threading
@@ -18,13 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import Worker
 
 from ..core.config_types import to_tree
 from ..engine.index import MemoryIndex
@@ -39,6 +41,7 @@ from .app_sync import SyncMixin
 from .editor import open_in_editor, run_suspended
 from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
+from .quit import DaemonThreads
 from .screens.agent_searches import AgentSearchesScreen
 from .screens.file_view import FileScreen
 from .screens.help import HelpScreen, open_help
@@ -49,6 +52,7 @@ from .settings_actions import Outcome, export_settings
 from .state import MetricView, RankedResults, SyncState
 from .teardown import skip_when_torn_down
 from .themes import install_themes
+from .widgets.info_bar import working_label
 from .widgets.result_list import ResultList
 from .widgets.tuning import PRESET_LABELS
 
@@ -88,6 +92,8 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     ]
 
     sync_state: reactive[SyncState] = reactive(SyncState, init=False)
+    # what runs in the background, for the info line ("" when nothing does): see _refresh_working
+    working: reactive[str] = reactive("", init=False)
 
     def __init__(self, index: MemoryIndex, cfg: AppConfig, *, origin: str = "", agent: Agent | None = None,
                  now_ms: float | None = None, config_path: Path | None = None, watch: bool = True,
@@ -216,6 +222,10 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         self._close_messages_no_wait()
 
     def on_mount(self) -> None:
+        # ctrl+q must not wait for a thread worker: the loop's executor abandons them (quit.py)
+        self.executor = DaemonThreads()
+        asyncio.get_running_loop().set_default_executor(self.executor)
+        self._warm_up_model()
         # Sync and search run in threads; a shorter GIL switch interval (default 5 ms) hands the
         # event loop its turn sooner, so typing stays smooth while a long sync runs.
         sys.setswitchinterval(0.001)
@@ -232,6 +242,20 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         if self.enable_watch:
             self._start_watcher()
         # the search screen, once composed, focuses the query and starts the launch check (search_screen.py)
+
+    @work(thread=True, exclusive=True, group="model", exit_on_error=False)
+    def _warm_up_model(self) -> None:
+        """Load the local model from the start, so the first query's vector does not wait for it (its keyword
+        results do not wait at all). Not at a lower priority: on a busy machine the OS left such a thread
+        holding the GIL unscheduled, and the event loop and the search waited behind it."""
+        self.index.warm_up_model()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.refresh_working()
+
+    def refresh_working(self) -> None:
+        """Name what runs in the background (the app's and its screens' workers) on the info line."""
+        self.working = working_label(worker.group for worker in self.workers if worker.is_running)
 
     # -- themes --------------------------------------------------------------------------------------
     def _install_themes(self) -> list[str]:
@@ -367,14 +391,13 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
 
     # -- other actions ---------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        """Quit now. A sync stops between batches only, and the exit waits for the batch it is embedding
-        (seconds with the local model) after the screen is gone: the terminal sat blank meanwhile, so
-        say what it is waiting for. Vectors not embedded yet are built at the next start."""
+        """Quit now, whatever runs: nothing waits for a worker (quit.py). A sync is cancelled; what it had
+        not embedded is embedded at the next start, so say so."""
         if not self.sync_state.running:
             self.exit()
             return
         self._cancel.set()
-        self.exit(message=Text("memtui: finishing the sync's current batch before quitting; the rest resumes at the next start"))
+        self.exit(message=Text("memtui: quit during a sync; the notes it had not embedded are embedded at the next start"))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -19,6 +19,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, OptionList
+from textual.worker import Worker
 
 from ..core.caller import Caller
 from ..core.search import search_request
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 SEARCH_DEBOUNCE_S = 0.25
 VECTORS_FOLLOW = "vectors follow (matrix loading)"
+VECTORS_FOLLOW_QUERY = "vectors follow (embedding the query)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 T = TypeVar("T")
 
@@ -99,7 +101,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
         yield Input(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune)", id="query",
                     select_on_focus=False)
         yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
-                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
+                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state, working=MemtuiApp.working)
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
@@ -121,6 +123,9 @@ class MainScreen(BrowsingMixin, Screen[None]):
             query.value = app.initial_query
         app.check_index()
         app.load_recalls()  # agent_searches.py: the agent's own searches, OpenClaw's hits marked
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.memtui.refresh_working()  # this screen's workers report here, not to the app
 
     # -- search ----------------------------------------------------------------------------------
     @on(Input.Changed, "#query")
@@ -167,12 +172,16 @@ class MainScreen(BrowsingMixin, Screen[None]):
         index, gate = self.memtui.index, self.memtui.gate
         caller = Caller("tui", self.memtui.agent.id if self.memtui.agent is not None else None)
         try:
-            # every pool passes the gate (core/gate.py): forgotten sessions out, texts and paths masked
-            if index.vectors_pending():
-                # the vector leg waits for sqlite-vec (seconds at 1M chunks) until the matrix is in memory:
-                # keyword results first (tens of ms), the hybrid ranking replaces them when it is ready
+            # every pool passes the gate (core/gate.py): forgotten sessions out, texts and paths masked.
+            # Keyword results first (milliseconds) whenever the vector leg would keep them waiting, the
+            # hybrid ranking re-ranks them in place when it is ready: the query's vector is not at hand
+            # (the model still loading, a remote provider's round trip), or the vector leg waits for
+            # sqlite-vec (seconds at 1M chunks) until the matrix is in memory
+            follow = "" if not request.use_vectors else (
+                VECTORS_FOLLOW_QUERY if not index.query_vector_ready() else VECTORS_FOLLOW if index.vectors_pending() else "")
+            if follow:
                 quick = gate.pool(caller, index.pool_for(replace(request, use_vectors=False))).pool
-                quick.warnings.append(VECTORS_FOLLOW)
+                quick.warnings.append(follow)
                 self.post_message(SearchDone(generation, quick, partial=True))
             pool = gate.pool(caller, index.pool_for(request)).pool
         except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
@@ -184,7 +193,8 @@ class MainScreen(BrowsingMixin, Screen[None]):
         if not message.partial:
             self._search_ended()
         started = time.perf_counter()
-        ranked = self.searches.answered(message.generation, message.pool, self.params, self.memtui.with_openclaw_hits)
+        ranked = self.searches.answered(message.generation, message.pool, self.params, self.memtui.with_openclaw_hits,
+                                        partial=message.partial)
         if ranked is None:
             return  # a newer query is on its way; drop this stale answer
         self._show_ranking(ranked)
