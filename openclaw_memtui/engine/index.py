@@ -254,6 +254,11 @@ class MemoryIndex:
     def is_empty(self) -> bool:
         return self.reads().is_empty()
 
+    def file_gone(self) -> bool:
+        """The index file is no longer at its path (deleted under this process): the next read makes
+        it anew, empty, and only a sync fills it again."""
+        return not self.read_only and not self.store.missing and self.store.file_inode() is None
+
     def is_dirty(self) -> bool:
         """True when files on disk differ from what the index holds (new, changed or gone): every file is stat-ed."""
         return bool(self.check_dirty().dirty)
