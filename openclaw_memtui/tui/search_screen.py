@@ -29,7 +29,7 @@ from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
 from .editor import empty_workspace_text
 from .judging import Judging
 from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, SearchFailed, SuggestFinished, WorkProgressed
-from .screens.file_view import FileScreen, file_title, render_file
+from .screens.file_view import FileScreen, file_title, load_body
 from .search_controller import SearchController
 from .state import RankedResults
 from .teardown import skip_when_torn_down
@@ -311,17 +311,12 @@ class MainScreen(BrowsingMixin, Screen[None]):
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, result: Result, generation: int) -> None:
         """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
-        from ..engine.ingest.reading import flatten_transcript, read_indexed_file
-
-        settings = self.memtui.index.settings
-        body, row = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,
-                                result.start_line, result.end_line, result.source,
-                                lambda raw: flatten_transcript(raw, settings))
-        self.post_message(FileLoaded(generation, file_title(result), body, row))
+        self.post_message(FileLoaded(generation, file_title(result), load_body(self.memtui.index.settings, result),
+                                     result))
 
     def on_file_loaded(self, message: FileLoaded) -> None:
         if message.generation == self.file_generation and not isinstance(self.app.screen, FileScreen):
-            self.app.push_screen(FileScreen(message.heading, message.body, message.scroll_to_row))
+            self.app.push_screen(FileScreen(message.heading, message.body, message.result, self.memtui.index.settings))
 
     # -- tuning ----------------------------------------------------------------------------------
     def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
