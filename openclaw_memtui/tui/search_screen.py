@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, OptionList
+from textual.widgets import Header, Input, OptionList
 
 from ..core.search import search_request
 from ..engine.search.rank import Pool, Result, SearchParams, rank
@@ -34,8 +34,10 @@ from .search_controller import SearchController
 from .state import RankedResults
 from .teardown import skip_when_torn_down
 from .widgets.breakdown import score_summary
+from .widgets.context_footer import ContextFooter
 from .widgets.detail_pane import DetailPane, ShownResult
 from .widgets.info_bar import InfoBar
+from .widgets.query_input import QueryInput
 from .widgets.result_list import ResultList
 from .widgets.tuning import PRESETS, TuningPanel
 
@@ -95,8 +97,8 @@ class MainScreen(BrowsingMixin, Screen[None]):
 
         app = self.memtui
         yield Header()
-        yield Input(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune)", id="query",
-                    select_on_focus=False)
+        yield QueryInput(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune, "
+                         f"{app.key_for('help')} or ? for help)", id="query", select_on_focus=False)
         yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
                       browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
         with Horizontal(id="main"):
@@ -104,7 +106,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
             yield DetailPane(id="detail")
             yield TuningPanel(self.params, app.default_params, id="tuning",
                               judge_keys=f"{app.key_for('results.mark_relevant')} / {app.key_for('results.mark_not_relevant')}")
-        yield Footer()
+        yield ContextFooter()
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
@@ -332,6 +334,9 @@ class MainScreen(BrowsingMixin, Screen[None]):
 
     def on_tuning_panel_export_requested(self, message: TuningPanel.ExportRequested) -> None:
         self.memtui.export_tuned(message.params)
+
+    def on_tuning_panel_suggest_requested(self, message: TuningPanel.SuggestRequested) -> None:
+        self.judging.action_suggest_settings()
 
     def action_toggle_tuning(self) -> None:
         panel = self.query_one("#tuning", TuningPanel)

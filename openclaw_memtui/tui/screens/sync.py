@@ -19,13 +19,14 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ...engine.index import MemoryIndex
 from ...render import safe
 from ..keys import key_for
 from ..messages import StatusLoaded
 from ..state import SyncState, format_rate_eta, phase_unit
+from ..widgets.context_footer import ContextFooter
 from ..widgets.progress_line import ProgressLine
 from .status_rows import StatusSnapshot, StatusTable, read_status, status_rows, unembedded
 
@@ -76,7 +77,7 @@ class SyncScreen(Screen[None]):
         yield ProgressLine(id="sync-bar")
         with VerticalScroll():
             yield StatusTable(id="sync-status")
-        yield Footer()
+        yield ContextFooter()
 
     def on_mount(self) -> None:
         self.load_status()
