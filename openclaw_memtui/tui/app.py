@@ -42,6 +42,7 @@ from .editor import open_in_editor, run_suspended
 from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
 from .screens.agent_searches import AgentSearchesScreen
+from .screens.confirm_quit import ConfirmQuitScreen, quit_needs_asking
 from .screens.file_view import FileScreen
 from .screens.help import HelpScreen, open_help
 from .screens.suggest import SuggestScreen
@@ -273,7 +274,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     def _binding_scopes() -> list[list[Any]]:
         """The bindings of each screen and widget besides the app's own: the ids tui.keys may remap."""
         return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen,
-                                                ResultList, Slider)]
+                                                ResultList, Slider, ConfirmQuitScreen)]
 
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
@@ -371,6 +372,8 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         """Quit now. A sync stops between batches only, and the exit waits for the batch it is embedding
         (seconds with the local model) after the screen is gone: the terminal sat blank meanwhile, so
         say what it is waiting for. Vectors not embedded yet are built at the next start."""
+        if quit_needs_asking(self):  # settings applied but unsaved: say which first (screens/confirm_quit.py)
+            return
         if not self.sync_state.running:
             self.exit()
             return

@@ -26,6 +26,7 @@ from ..engine.search.request import SearchRequest
 from ..errors import describe
 from ..render import dumps_json, safe
 from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
+from .clipboard import copy_and_tell
 from .editor import empty_workspace_text
 from .judging import Judging
 from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, SearchFailed, SuggestFinished, WorkProgressed
@@ -291,16 +292,14 @@ class MainScreen(BrowsingMixin, Screen[None]):
         if result is None:
             self.nothing_selected("copy")
             return
-        self.app.copy_to_clipboard(result.snippet)
-        self.notify("Snippet copied", markup=False, timeout=2)
+        copy_and_tell(self.app, result.snippet, "Snippet")  # where it went, or that it went nowhere
 
     def action_copy_json(self) -> None:
         result = self.selected()
         if result is None:
             self.nothing_selected("copy")
             return
-        self.app.copy_to_clipboard(dumps_json(result.to_dict(), indent=2))
-        self.notify("Result copied as JSON", markup=False, timeout=2)
+        copy_and_tell(self.app, dumps_json(result.to_dict(), indent=2), "Result as JSON")
 
     # -- the whole file ------------------------------------------------------------------------
     @on(OptionList.OptionSelected, "#results")
