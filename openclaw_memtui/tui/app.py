@@ -52,6 +52,7 @@ from .settings_actions import Outcome, export_settings
 from .state import MetricView, RankedResults, SyncState
 from .teardown import skip_when_torn_down
 from .themes import install_themes
+from .widgets.query_input import HistoryInput
 from .widgets.result_list import ResultList
 from .widgets.slider import Slider
 from .widgets.tuning import PRESET_LABELS
@@ -83,7 +84,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
         # ctrl+o: OpenClaw's own searches (f4 is the browse filter)
         Binding("ctrl+o", "agent_searches", "Agent searches", show=False, id="agent_searches"),
-        # in the footer only while browsing (empty query): notes and transcripts, notes, transcripts
+        # notes and transcripts, notes, transcripts: what browsing lists (empty query), or the results shown
         Binding("f4", "browse_source", "Source", id="browse_source"),
         Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
         # priority: the query input binds ctrl+e (end of line) and would swallow it
@@ -274,7 +275,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     def _binding_scopes() -> list[list[Any]]:
         """The bindings of each screen and widget besides the app's own: the ids tui.keys may remap."""
         return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen,
-                                                ResultList, Slider, ConfirmQuitScreen)]
+                                                ResultList, Slider, ConfirmQuitScreen, MainScreen, HistoryInput)]
 
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
@@ -299,9 +300,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
             return main and ((pool is not None and pool.time_window is not None) or self._time_ignored_safe())
         if action in ("toggle_tuning", "focus_query", "sync_screen", "agent_searches"):
             return main
-        if action == "browse_source":
-            return main and ranked.browsing
-        return True
+        return main if action == "browse_source" else True  # f4: what browsing lists, or the results shown
 
     def refresh_footer(self) -> None:
         if self.screen_stack:  # none left while the app shuts down

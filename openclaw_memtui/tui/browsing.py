@@ -80,8 +80,12 @@ class BrowsingMixin:
                                         days=tuple(e.day for e in self.browse_entries), more=more))
 
     def action_browse_source(self) -> None:
-        """Cycle what browsing lists: notes and transcripts, notes only, transcripts only."""
+        """Cycle what browsing lists: notes and transcripts, notes only, transcripts only; while searching,
+        what the result list shows (narrowing.py)."""
         screen: Any = self  # the search screen this is mixed into
+        if not self.ranked.browsing:
+            screen.cycle_result_source()
+            return
         self.browse_filter = BROWSE_FILTERS[(BROWSE_FILTERS.index(self.browse_filter) + 1) % len(BROWSE_FILTERS)]
         screen.notify(f"Listing {FILTER_NAMES[self.browse_filter]}", markup=False, timeout=2)
         screen.start_search()

@@ -20,16 +20,19 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, OptionList
 
+from ..core.history import QueryHistory, history_path
 from ..core.search import search_request
 from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..engine.search.request import SearchRequest
 from ..errors import describe
+from ..paths import data_dir
 from ..render import dumps_json, safe
 from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
 from .clipboard import copy_and_tell
 from .editor import empty_workspace_text
 from .judging import Judging
 from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, SearchFailed, SuggestFinished, WorkProgressed
+from .narrowing import NARROWING_BINDINGS, NarrowingMixin, narrowed
 from .screens.file_view import FileScreen, file_title, load_body
 from .search_controller import SearchController
 from .state import RankedResults
@@ -38,7 +41,7 @@ from .widgets.breakdown import score_summary
 from .widgets.context_footer import ContextFooter
 from .widgets.detail_pane import DetailPane, ShownResult
 from .widgets.info_bar import InfoBar
-from .widgets.query_input import QueryInput
+from .widgets.query_input import HistoryInput
 from .widgets.result_list import ResultList
 from .widgets.tuning import PRESETS, TuningPanel
 
@@ -53,9 +56,11 @@ NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 T = TypeVar("T")
 
 
-class MainScreen(BrowsingMixin, Screen[None]):
+class MainScreen(BrowsingMixin, NarrowingMixin, Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
     detail pane instead of crushing both panes (app.tcss)."""
+
+    BINDINGS = NARROWING_BINDINGS  # ctrl+f filter, f7 sort (narrowing.py)
 
     def __init__(self, params: SearchParams, judgements: JudgementStore, default_params: SearchParams) -> None:
         super().__init__(id="_default")
@@ -63,6 +68,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
         self.searches = SearchController(params)  # the queue, the generations and the ranking on screen
         self.judging = Judging(self, judgements, default_params)  # marks, the live metric, suggested settings
         self.init_browsing()  # browsing.py: the memory newest first while the query is empty
+        self.init_narrowing()  # narrowing.py: source, dates, path and sort over the ranked results
         self.file_generation = 0
         self.ignored_window = ""  # the time words f3 ignores, said in the info bar
         self.rerank_ms = 0.0
@@ -98,7 +104,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
 
         app = self.memtui
         yield Header()
-        yield QueryInput(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune, "
+        yield HistoryInput(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune, "
                          f"{app.key_for('help')} or ? for help)", id="query", select_on_focus=False)
         yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
                       browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
@@ -113,7 +119,8 @@ class MainScreen(BrowsingMixin, Screen[None]):
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
     def on_mount(self) -> None:
-        query = self.query_one("#query", Input)
+        query = self.query_one("#query", HistoryInput)
+        query.history = QueryHistory(history_path(data_dir()))  # core/history.py: up / down in the box
         query.focus()
         app = self.memtui
         if app.initial_query:
@@ -223,6 +230,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
     @skip_when_torn_down
     def _show_ranking(self, ranked: RankedResults) -> None:
         self.searches.ranked = ranked
+        ranked = narrowed(ranked, self.result_filter, self.now_ms())  # what the list shows (narrowing.py)
         listing = self.query_one(ResultList)
         listing.set_reactive(ResultList.marks, self.judging.marks_for(ranked))  # drawn with the ranking, not after it
         listing.set_reactive(ResultList.openclaw, self.memtui.openclaw_marks(ranked))
@@ -230,6 +238,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
         info = self.query_one(InfoBar)
         info.ignored_window = self.ignored_window if self.time_ignored() else ""
         info.browse_filter = FILTER_NAMES[self.browse_filter]
+        info.narrowing = "" if ranked.browsing else self.result_filter.describe()
         info.ranked = ranked
         self._show_selected()
         self.memtui.refresh_footer()  # f3 shows in the footer only with a time window

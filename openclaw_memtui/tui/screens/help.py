@@ -149,7 +149,10 @@ def open_help(app: MemtuiApp) -> None:
     only those that apply this moment), and the result list's keys even while the query has the focus."""
     from ..widgets.result_list import ResultList
 
-    bindings = [b for _, keys in app.screen._modal_binding_chain for _, b in keys]
+    chain = app.screen._modal_binding_chain
+    if app.screen is app.screen_stack[0]:  # the search screen: the app's keys (tuning, sync) before the box's and filter's
+        chain = sorted(chain, key=lambda entry: entry[0] is not app)
+    bindings = [b for _, keys in chain for _, b in keys]
     with contextlib.suppress(NoMatches):
         bindings += [b for _, b in app.query_one(ResultList)._bindings]
     key = app.key_for

@@ -27,11 +27,14 @@ def key_cost(key: str, description: str) -> int:
     return len(key) + len(description) + 3
 
 
-def pick(entries: list[tuple[Binding, bool, str, bool]], width: int, key_display: dict[str, str]) -> list[int]:
+def pick(entries: list[tuple[Binding, bool, str, bool]], width: int, key_display: dict[str, str],
+         last: frozenset[int] = frozenset()) -> list[int]:
     """Which entries (binding, enabled, tooltip, of the focused pane) fit in `width` columns, in the footer's
-    order: Quit and Help first in priority, then the focused pane's keys, then the others as they come.
-    Entries of one group (the judge keys) are costed as the group is drawn: the keys, then one label."""
-    order = sorted(range(len(entries)), key=lambda i: (entries[i][0].action not in ALWAYS, not entries[i][3], i))
+    order: Quit and Help first in priority, then the focused pane's keys, then the others as they come, those
+    of `last` after the rest. Entries of one group (the judge keys) are costed as the group is drawn: the keys,
+    then one label."""
+    order = sorted(range(len(entries)),
+                   key=lambda i: (entries[i][0].action not in ALWAYS, not entries[i][3], i in last, i))
     chosen: list[int] = []
     used = 0
     seen_groups: set[str] = set()
@@ -61,16 +64,22 @@ class ContextFooter(Footer):
         screen, app = self.screen, self.app
         entries: list[tuple[Binding, bool, str, bool]] = []
         actions: set[str] = set()
+        # the search screen is the app's home: its own keys (filter) come after the app's (tuning, sync); another
+        # screen's keys (the file view's find, the status screen's sync) are what that screen is for
+        home = bool(app.screen_stack) and screen is app.screen_stack[0]
+        last: set[int] = set()
         for node, binding, enabled, tooltip in screen.active_bindings.values():
             if binding.key == app.COMMAND_PALETTE_BINDING or binding.action in actions:
                 continue  # one key per action (f1 and ? both open help)
-            mine = node is not screen and node is not app
+            mine = node is not app and (node is not screen or not home)
             if binding.show or (mine and binding.id and binding.description):
                 actions.add(binding.action)
+                if node is screen and home:
+                    last.add(len(entries))
                 entries.append((binding, enabled, tooltip, mine))
         shown = {b.action: app.get_key_display(b) for b, *_ in entries}
         room = max(20, app.size.width - (PALETTE_ROOM if self.show_command_palette else 0))
-        kept = [entries[i] for i in pick(entries, room, shown)]
+        kept = [entries[i] for i in pick(entries, room, shown, frozenset(last))]
         self.styles.grid_size_columns = len(kept)
         for group, members in groupby(kept, lambda entry: entry[0].group):
             items = list(members)
