@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from ..engine.search.browse import BROWSE_FILTERS, BROWSE_PAGE, BrowseEntry, BrowseFilter
+from ..engine.search.browse import BROWSE_FILTERS, BROWSE_PAGE, BrowseEntry, BrowseFilter, one_row_per_file
 from ..engine.search.rank import Pool
 from ..errors import describe
 from ..render import safe
@@ -76,8 +76,9 @@ class BrowsingMixin:
         page = message.entries[:BROWSE_PAGE]
         self.browse_entries = (self.browse_entries[:message.offset] if message.offset else []) + page
         pool = Pool(query="", candidates=[], now_ms=screen.now_ms(), mode="browse")
-        screen._show_ranking(RankedResults(pool, tuple(e.result for e in self.browse_entries), screen.params,
-                                        days=tuple(e.day for e in self.browse_entries), more=more))
+        shown = one_row_per_file(self.browse_entries)  # a file's neighbouring chunks as one row (its bullets inside)
+        screen._show_ranking(RankedResults(pool, tuple(e.result for e in shown), screen.params,
+                                        days=tuple(e.day for e in shown), more=more))
 
     def action_browse_source(self) -> None:
         """Cycle what browsing lists: notes and transcripts, notes only, transcripts only; while searching,

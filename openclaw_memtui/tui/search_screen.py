@@ -35,6 +35,7 @@ from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, Search
 from .narrowing import NARROWING_BINDINGS, NarrowingMixin, narrowed
 from .screens.file_view import FileScreen, file_title, load_body
 from .search_controller import SearchController
+from .session_titles import SessionTitlesMixin
 from .state import RankedResults
 from .teardown import skip_when_torn_down
 from .widgets.breakdown import score_summary
@@ -56,7 +57,7 @@ NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 T = TypeVar("T")
 
 
-class MainScreen(BrowsingMixin, NarrowingMixin, Screen[None]):
+class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
     detail pane instead of crushing both panes (app.tcss)."""
 
@@ -69,6 +70,7 @@ class MainScreen(BrowsingMixin, NarrowingMixin, Screen[None]):
         self.judging = Judging(self, judgements, default_params)  # marks, the live metric, suggested settings
         self.init_browsing()  # browsing.py: the memory newest first while the query is empty
         self.init_narrowing()  # narrowing.py: source, dates, path and sort over the ranked results
+        self.init_titles()  # session_titles.py: transcripts named by their first user line
         self.file_generation = 0
         self.ignored_window = ""  # the time words f3 ignores, said in the info bar
         self.rerank_ms = 0.0
@@ -231,6 +233,7 @@ class MainScreen(BrowsingMixin, NarrowingMixin, Screen[None]):
     def _show_ranking(self, ranked: RankedResults) -> None:
         self.searches.ranked = ranked
         ranked = narrowed(ranked, self.result_filter, self.now_ms())  # what the list shows (narrowing.py)
+        self.want_titles(ranked)
         listing = self.query_one(ResultList)
         listing.set_reactive(ResultList.marks, self.judging.marks_for(ranked))  # drawn with the ranking, not after it
         listing.set_reactive(ResultList.openclaw, self.memtui.openclaw_marks(ranked))
