@@ -69,11 +69,12 @@ class ContextFooter(Footer):
         home = bool(app.screen_stack) and screen is app.screen_stack[0]
         last: set[int] = set()
         for node, binding, enabled, tooltip in screen.active_bindings.values():
-            if binding.key == app.COMMAND_PALETTE_BINDING or binding.action in actions:
+            action = binding.action.removeprefix("app.")  # the status screen's s is the app's ctrl+r: one of them
+            if binding.key == app.COMMAND_PALETTE_BINDING or action in actions:
                 continue  # one key per action (f1 and ? both open help)
             mine = node is not app and (node is not screen or not home)
             if binding.show or (mine and binding.id and binding.description):
-                actions.add(binding.action)
+                actions.add(action)
                 if node is screen and home:
                     last.add(len(entries))
                 entries.append((binding, enabled, tooltip, mine))
