@@ -38,6 +38,7 @@ from ..render import safe
 from . import theme_picker
 from .agent_searches import AgentSearchesMixin
 from .app_sync import SyncMixin
+from .clipboard import copy_and_tell
 from .editor import open_in_editor, run_suspended
 from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
@@ -353,8 +354,8 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
                                    to_tree(self.cfg.query.keyword)))
 
     def _tell(self, outcome: Outcome) -> None:
-        if outcome.clipboard is not None:
-            self.copy_to_clipboard(outcome.clipboard)
+        if outcome.clipboard is not None:  # said in a toast of its own: where it went, or that it went nowhere
+            copy_and_tell(self, outcome.clipboard, "The settings block")
         for toast in outcome.toasts:
             self.notify(toast.text, severity=toast.severity, timeout=toast.timeout, markup=False)
 

@@ -49,7 +49,8 @@ above it is pushed down, 0 = score order); MMR λ (1 = relevance only, lower = m
 half-life days (with decay on); minScore; maxResults. Then the MMR and decay switches, what time words
 do (boost, filter, ignored) and presets. Reset goes back to the saved settings (those memtui
 started with, or the last Save); Save writes them to memtui's config file ([query], a backup kept); Export ({export}) writes the
-block the detected OpenClaw accepts to memtui's config folder and the clipboard, and names the settings
+block the detected OpenClaw accepts to memtui's config folder and the clipboard (a toast says where the copy
+went), and names the settings
 OpenClaw will not honour (the full list in the .not-honoured.txt file beside the export).
 
 Judging: in the list, {relevant} marks the highlighted result relevant to the query, {not_relevant} not relevant,
