@@ -92,3 +92,28 @@ async def test_memory_md_of_many_bullets_is_one_browse_row(tmp_path):
         chunks = app.index.reads().chunks_of_path("MEMORY.md")
         assert only.start_line == 1 and only.end_line == chunks[-1][2]
         assert all(text.split("\n")[-1][:20] in only.snippet for *_, text in chunks[1:])  # every chunk's bullets inside
+
+
+async def test_the_status_screen_and_header_follow_openclaws_config_without_a_restart(tmp_path, monkeypatch):
+    """After a change to OpenClaw's config in another terminal (here: memory search turned off for the agent),
+    F2 kept saying what was true at launch until a restart."""
+    from openclaw_memtui.interop.agents import find_agent
+
+    from .app_helpers import open_status_screen, status_screen_text
+    from .connect_helpers import make_state
+
+    root = make_state(tmp_path, monkeypatch)
+    agent = find_agent("main")
+    app = make_app(root / "ws-main", tmp_path, agent=agent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        text = await open_status_screen(pilot, app)
+        assert "builtin memory-core answers" in text and "search off" not in app.sub_title
+        cfg_path = root / "state" / "openclaw.json"
+        cfg = json.loads(cfg_path.read_text())
+        cfg["agents"]["entries"]["main"]["memory"] = {"search": {"enabled": False}}
+        cfg_path.write_text(json.dumps(cfg))
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: not status_screen_text(app))
+        await pilot.press("f2")
+        assert await wait_for(pilot, lambda: "memory search is off" in status_screen_text(app))
+        assert "[OpenClaw memory search off]" in app.sub_title and app.agent.search_disabled

@@ -10,7 +10,7 @@ answers with `StatusLoaded`.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -137,7 +137,17 @@ class SyncScreen(Screen[None]):
     def _read_status(self, generation: int) -> None:
         self.post_message(StatusLoaded(generation, read_status(self.index, self.agent)))
 
+    def _take_agent(self, agent: Agent | None) -> None:
+        """The agent read again with the status: the app's header and the Agent searches use it from now on."""
+        if agent is None or agent == self.agent:
+            return
+        self.agent = agent
+        app: Any = self.app
+        app.agent = agent
+        app._show_workspace(app.size.width)  # "[connected to OpenClaw]", "[OpenClaw memory search off]"
+
     def on_status_loaded(self, message: StatusLoaded) -> None:
         message.stop()
         if message.generation == self._status_generation:  # else an older read finished after a newer was asked for
+            self._take_agent(message.snapshot.agent)
             self.snapshot = message.snapshot
