@@ -154,9 +154,11 @@ async def test_export_toast_names_what_the_older_openclaw_will_not_honour(tmp_pa
             region = toast.region  # clipped to the screen: cut when smaller than the toast
             assert region.y >= 0 and region.bottom < app.screen.region.bottom and region.height == toast.outer_size.height
         assert len(toasts) == 1 and toasts[0].has_class("-warning")
+        # where the copy went is said apart (tui/clipboard.py), once the clipboard route answered
+        assert await wait_for(pilot, lambda: any(t.startswith("The settings block ") for _, t in app.toasts))
     warning = next(t for s, t in app.toasts if "not honour" in t)
     target = config_dir() / "openclaw-memorySearch.json"
-    assert warning.startswith(f"Exported memorySearch.query to {target} and the clipboard")
+    assert warning.startswith(f"Exported memorySearch.query to {target}. ")
     assert "line weight 0.50, overlap penalty 1.00, time words boost and 4 more" in warning
     assert "openclaw-memorySearch.not-honoured.txt" in warning
     notes = (config_dir() / "openclaw-memorySearch.not-honoured.txt").read_text(encoding="utf-8")

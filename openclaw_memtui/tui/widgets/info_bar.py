@@ -33,7 +33,7 @@ RUN_A_SYNC = "(run a sync)"
 
 def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", now: float | None = None,
               time_key: str = "f3", browse_filter: str = "notes and transcripts", browse_key: str = "f4",
-              working: str = "") -> Text:
+              working: str = "", narrowing: str = "") -> Text:
     # What runs in the background, then the sync's state: the line is one row, and at 80 columns a time
     # window or a warning filled it, so a running sync (the reason results are keyword-only) was cut off the end
     parts: list[str] = [f"⋯ {working}"] if working else []
@@ -54,6 +54,8 @@ def info_line(ranked: RankedResults, sync: SyncState, ignored_window: str = "", 
         parts.append(f"browsing {listed} entries newest first · {browse_filter} ({browse_key} changes)")
     elif pool is not None:
         parts.append(f"{len(ranked.results)} of {len(pool.candidates)} candidates · {MODE_NAMES[pool.mode]}")
+        if narrowing:  # what the filter keeps, said first of the rest: the list is not the whole ranking
+            parts.append(f"filtered: {narrowing}")
         # the engine's advice to run a sync is stale while one runs
         parts.extend(w.replace(RUN_A_SYNC, "(sync running)") if sync.running else w for w in pool.warnings)
     return Text(safe(" · ".join(parts), False))
@@ -70,10 +72,12 @@ class InfoBar(Static):
         self.time_key = time_key  # the key that ignores a time window (remappable)
         self.browse_key = browse_key  # the key that changes what browsing lists (remappable)
         self.browse_filter = "notes and transcripts"  # what browsing lists now (set by the app before `ranked`)
+        self.narrowing = ""  # the result filter in words (narrowing.py), "" when none
 
     def _line(self) -> Text:
         return info_line(self.ranked, self.sync, self.ignored_window, time_key=self.time_key,
-                         browse_filter=self.browse_filter, browse_key=self.browse_key, working=self.working)
+                         browse_filter=self.browse_filter, browse_key=self.browse_key, working=self.working,
+                         narrowing=self.narrowing)
 
     def watch_ranked(self) -> None:
         self.update(self._line())
