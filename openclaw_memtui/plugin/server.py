@@ -244,7 +244,15 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
-    """The reply to one request line; never raises."""
+    """The reply to one request line, every string of it masked (the gate's `mask_answer`): the
+    replies made here (an agent this server does not answer, an index it cannot open, the plugin's
+    version) quote what the request or an error said; never raises."""
+    from ..core.gate import mask_answer
+
+    return mask_answer(_answer_line(server_state, line))
+
+
+def _answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
     from ..core.tools import hide_secrets
     from ..engine.errors import MemtuiError, describe
     from ..engine.scrub import scrub

@@ -1,0 +1,61 @@
+"""Attacks on the answer gate that once got through (core/gate.py and what it calls): each over the
+real `memtui serve` socket on a hostile copy of a real OpenClaw 2026.9.6 state (tests/gate_helpers.py)."""
+
+from __future__ import annotations
+
+import json
+
+from openclaw_memtui.cli.main import main as memtui_main
+from openclaw_memtui.interop.connect import call
+
+from .gate_helpers import QUERY, make_hostile_state
+from .test_plugin_server import start_server, stop
+
+# key shapes OpenClaw's redactor masks in a note's text, in a note's name: an AWS key id, a Hugging Face
+# token, and a GitHub token glued to a word by "_" (no word boundary before its prefix)
+NAMED = ("AKIA" + "IOSFODNN7EXAMPL3", "hf_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv", "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8")
+
+
+def test_a_note_named_after_any_key_shape_the_redactor_knows_is_masked_in_every_field(tmp_path, monkeypatch, capsys):
+    root = make_hostile_state(tmp_path, monkeypatch)
+    memory = root / "ws-main" / "memory"
+    for i, key in enumerate(NAMED):
+        name = f"notes_{key}.md" if key.startswith("ghp_") else f"{key}.md"
+        (memory / name).write_text(f"# Rota {i}\n- pelican rota copy {i}\n", encoding="utf-8")
+    sock = tmp_path / "run" / "main.sock"
+    proc = start_server(sock)
+    try:
+        reply = call(sock, {"v": 1, "op": "memory_search", "args": {"query": QUERY, "maxResults": 30, "minScore": 0},
+                            "sessionKey": "agent:main:main", "citations": True})
+    finally:
+        stop(proc)
+    assert reply["ok"] is True
+    paths = [r["path"] for r in reply["result"]["results"]]
+    assert "memory/notes_[redacted].md" in paths and paths.count("memory/[redacted].md") == 4  # 2 here, 2 of the state
+    assert memtui_main(["search", QUERY, "--agent", "main", "--provider", "none", "--json", "--min-score", "0",
+                        "--max-results", "30"]) == 0
+    shown = json.dumps(reply) + capsys.readouterr().out
+    from openclaw_memtui.paths import data_dir
+
+    shown += "".join(p.read_text(encoding="utf-8") for p in (data_dir() / "agent-searches").iterdir())
+    for key in NAMED:
+        assert key not in shown and key[:10] not in shown, f"{key[:6]}… leaked"
+
+
+def test_what_a_request_says_comes_back_masked_in_the_replies_the_server_makes_itself(tmp_path, monkeypatch):
+    """The agent id and the plugin's version are quoted in replies the server makes before any tool
+    runs (an agent it does not answer, a plugin of another version): masked like every answer."""
+    from .gate_helpers import GH_TOKEN
+
+    make_hostile_state(tmp_path, monkeypatch)
+    sock = tmp_path / "run" / "main.sock"
+    proc = start_server(sock)
+    try:
+        other = call(sock, {"v": 1, "op": "memory_search", "agent": GH_TOKEN, "args": {"query": QUERY}})
+        old = call(sock, {"v": 1, "op": "memory_search", "agent": "main", "plugin": GH_TOKEN,
+                          "args": {"query": QUERY}, "sessionKey": "agent:main:main"})
+    finally:
+        stop(proc)
+    assert other["result"]["unavailable"] is True and "not [redacted]" in other["result"]["error"]
+    assert old["ok"] is True and any("memtui-memory plugin of memtui [redacted]" in w for w in old["result"]["warnings"])
+    assert GH_TOKEN not in json.dumps(other) + json.dumps(old)
