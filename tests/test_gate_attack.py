@@ -59,3 +59,28 @@ def test_what_a_request_says_comes_back_masked_in_the_replies_the_server_makes_i
     assert other["result"]["unavailable"] is True and "not [redacted]" in other["result"]["error"]
     assert old["ok"] is True and any("memtui-memory plugin of memtui [redacted]" in w for w in old["result"]["warnings"])
     assert GH_TOKEN not in json.dumps(other) + json.dumps(old)
+
+
+def test_the_copy_openclaw_validates_holds_none_of_the_configs_secrets(tmp_path, monkeypatch, capsys):
+    """A SIGKILL during validation leaves the copy behind: it must hold no secret, wherever OpenClaw's
+    config keeps one (its `env` section, as its docs show, a private key, a credential header)."""
+    from .connect_helpers import make_state
+    from .test_connect import write_validator
+
+    root = make_state(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMTUI_OPENCLAW", str(write_validator(tmp_path, {"valid": True, "warnings": []})))
+    secrets = {"OPENROUTER_API_KEY": "or-secret-1234567890abcdef", "GROQ_API_KEY": "groq-secret-0987654321",
+               "privateKey": "pk-secret-abcdefabcdef", "Authorization": "Bearer hdr-secret-5555555555"}
+    cfg_path = root / "state" / "openclaw.json"
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg["env"] = {"vars": {"OPENROUTER_API_KEY": secrets["OPENROUTER_API_KEY"], "PLAIN": "kept"},
+                  "GROQ_API_KEY": secrets["GROQ_API_KEY"]}
+    cfg["x-extra"] = {"privateKey": secrets["privateKey"], "headers": {"Authorization": secrets["Authorization"]},
+                      "mainKey": "main"}
+    cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
+    assert memtui_main(["connect", "--agent", "main", "--no-index"]) == 0
+    validated = json.loads((tmp_path / "validated.json").read_text(encoding="utf-8"))
+    text = json.dumps(validated)
+    for name, secret in secrets.items():
+        assert secret not in text, f"{name} is in the validation copy"
+    assert validated["env"]["vars"]["PLAIN"] == "kept" and validated["x-extra"]["mainKey"] == "main"  # the rest as is
