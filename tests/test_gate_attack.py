@@ -84,3 +84,33 @@ def test_the_copy_openclaw_validates_holds_none_of_the_configs_secrets(tmp_path,
     for name, secret in secrets.items():
         assert secret not in text, f"{name} is in the validation copy"
     assert validated["env"]["vars"]["PLAIN"] == "kept" and validated["x-extra"]["mainKey"] == "main"  # the rest as is
+
+
+def test_a_key_cut_in_two_where_a_long_line_is_split_into_chunks_does_not_come_out_in_pieces(tmp_path, monkeypatch,
+                                                                                               capsys):
+    """A line longer than a chunk is cut every 1,600 characters; a token across that cut was masked piece by
+    piece, and neither piece looks like a key: most of the token came back in two snippets."""
+    from .gate_helpers import INLINE_TOKEN
+
+    root = make_hostile_state(tmp_path, monkeypatch)
+    memory = root / "ws-main" / "memory"
+    for cut in (3, 9, 16, 30):  # how much of the token falls before the cut
+        words = f"zebra{cut} " * 400
+        (memory / f"long-{cut}.md").write_text("# Long\n" + words[:1600 - cut] + INLINE_TOKEN + " " + words + "\n",
+                                               encoding="utf-8")
+    sock = tmp_path / "run" / "main.sock"
+    proc = start_server(sock)
+    try:
+        replies = [call(sock, {"v": 1, "op": "memory_search", "args": {"query": f"zebra{cut}", "maxResults": 50, "minScore": 0},
+                               "sessionKey": "agent:main:main"}) for cut in (3, 9, 16, 30)]
+    finally:
+        stop(proc)
+    assert all(r["ok"] and r["result"]["results"] for r in replies)
+    snippets = [h["snippet"] for r in replies for h in r["result"]["results"]]
+    assert sum("zebra" in s for s in snippets) >= 8  # the long lines' chunks are found (not dropped)
+    for cut in (3, 9, 16, 30):
+        assert memtui_main(["search", f"zebra{cut}", "--agent", "main", "--provider", "none", "--json", "--min-score", "0",
+                            "--max-results", "50"]) == 0
+    shown = json.dumps(replies) + capsys.readouterr().out
+    pieces = {INLINE_TOKEN[i:i + 8] for i in range(4, len(INLINE_TOKEN) - 7)}  # any 8 characters after the prefix
+    assert not {p for p in pieces if p in shown}

@@ -25,6 +25,7 @@ Front ends only serialize what comes out of here.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -175,6 +176,7 @@ class Gate:
         withheld = len(pool.candidates) - len(kept)
         reader = self.index.reads()
         files: dict[str, list[tuple[int, int, str]]] = {}
+        texts: dict[str, str | None] = {}  # a file's text, read once per answer (a chunk cut inside a long line)
         real: dict[str, str] = {}
         masked = []
         for c in kept:
@@ -183,13 +185,25 @@ class Gate:
             else:
                 if c.path not in files:
                     files[c.path] = [row[1:] for row in reader.chunks_of_path(c.path)]
-                text = served_chunk((c.start_line, c.end_line, c.text), c.source, files[c.path])
+                text = served_chunk((c.start_line, c.end_line, c.text), c.source, files[c.path],
+                                    functools.partial(self._file_text, c.path, c.source, texts))
             path = mask_output(c.path)
             real[c.id] = c.path
             masked.append(c if text == c.text and path == c.path else replace(c, text=text, path=path))
         out = replace(pool, candidates=masked, warnings=[mask_output(w) for w in pool.warnings])
         out._jaccard = None
         return GatedPool(out, real, withheld)
+
+    def _file_text(self, path: str, source: str, texts: dict[str, str | None]) -> str | None:
+        """The file a chunk was cut from, as it is now (None when it cannot be read)."""
+        from ..engine.ingest.reading import read_indexed_file
+
+        if path not in texts:
+            try:
+                texts[path] = read_indexed_file(self.settings, path, source)
+            except (OSError, ValueError):
+                texts[path] = None
+        return texts[path]
 
     def results(self, results: list[Result]) -> list[Result]:
         """Results ranked from a gated pool, every text field masked once more (a snippet is cut from
