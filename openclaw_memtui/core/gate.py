@@ -38,9 +38,12 @@ from ..engine.ingest.memory_files import AccessRefused
 from .caller import Caller
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..engine.index import MemoryIndex
     from ..engine.search.browse import BrowseEntry
     from ..engine.search.rank import Pool, Result
+    from ..interop.recalls import RecallHit
     from ..interop.session_store import SessionStore
 
 AGENT_FRONT_ENDS = ("plugin", "mcp")
@@ -211,6 +214,14 @@ class Gate:
         from ..engine.scrub import mask_output
 
         return [replace(r, path=mask_output(r.path), snippet=mask_output(r.snippet)) for r in results]
+
+    def recalled(self, hits: Sequence[RecallHit]) -> list[RecallHit]:
+        """Hits another engine answered with (OpenClaw's recorded searches), each path masked as the
+        paths of memtui's own results are: a note named after a key reads `memory/[redacted].md` on
+        both sides, so the two compare as the same note."""
+        from ..engine.scrub import mask_output
+
+        return [replace(h, path=mask_output(h.path)) for h in hits]
 
     def chunk_text(self, text: str, source: str) -> str:
         """A chunk's text shown on its own (the app's row for a hit OpenClaw returned that memtui's pool
