@@ -114,3 +114,37 @@ def test_a_key_cut_in_two_where_a_long_line_is_split_into_chunks_does_not_come_o
     shown = json.dumps(replies) + capsys.readouterr().out
     pieces = {INLINE_TOKEN[i:i + 8] for i in range(4, len(INLINE_TOKEN) - 7)}  # any 8 characters after the prefix
     assert not {p for p in pieces if p in shown}
+
+
+def test_a_lone_surrogate_in_a_request_gets_an_answer_not_a_dropped_connection(tmp_path, monkeypatch):
+    """JSON may escape half of a surrogate pair (`"\\ud800"`), and a model's tool arguments can hold one:
+    quoted back in the reply (a path not found, the agent id), it made the reply unencodable, so the
+    connection closed with no answer (the plugin sends again until its budget runs out) and a
+    traceback went to the log."""
+    import socket
+
+    make_hostile_state(tmp_path, monkeypatch)
+    sock = tmp_path / "run" / "main.sock"
+    proc = start_server(sock)
+    replies = []
+    try:
+        for request in (b'{"v":1,"op":"memory_get","args":{"path":"memory/\\ud800x.md"},"sessionKey":"agent:main:main"}\n',
+                        b'{"v":1,"op":"memory_search","agent":"\\udc00","args":{"query":"pelican"}}\n',
+                        b'{"v":1,"op":"memory_search","agent":"main","plugin":"\\ud800","args":{"query":"pelican"}}\n'):
+            with socket.socket(socket.AF_UNIX) as client:
+                client.settimeout(30)
+                client.connect(str(sock))
+                client.sendall(request)
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = client.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+            replies.append(json.loads(data))
+    finally:
+        stop(proc)
+    assert replies[0]["ok"] is True and replies[0]["result"]["status"] == "not_found"
+    assert replies[0]["result"]["path"] == "memory/\ud800x.md"  # quoted back as sent, escaped in the JSON
+    assert replies[1]["result"]["unavailable"] is True and replies[2]["result"]["results"]
+    assert "Traceback" not in (proc.stderr.read() if proc.stderr else "")

@@ -476,7 +476,9 @@ def _handler(state: ServeState) -> Any:
                 reply = answer_line(state, line)
             with contextlib.suppress(OSError):
                 sock.settimeout(state.connection_deadline)  # a client that does not read its answer is dropped too
-                sock.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+                # a lone surrogate the request held ("\ud800", quoted back) has no UTF-8: written as the
+                # JSON escape it came as (json.dumps puts characters only inside strings), never a dropped answer
+                sock.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8", "backslashreplace") + b"\n")
             server.last_call = time.monotonic()
 
     return Handler
