@@ -148,3 +148,24 @@ def test_a_lone_surrogate_in_a_request_gets_an_answer_not_a_dropped_connection(t
     assert replies[0]["result"]["path"] == "memory/\ud800x.md"  # quoted back as sent, escaped in the JSON
     assert replies[1]["result"]["unavailable"] is True and replies[2]["result"]["results"]
     assert "Traceback" not in (proc.stderr.read() if proc.stderr else "")
+
+
+def test_the_apps_listing_masks_a_key_its_snippet_cut_leaves_half_of(tmp_path, monkeypatch):
+    """The listing of the memory (an empty query) cuts each chunk's snippet at 700 characters before the
+    gate masks it: an AWS key id cut one character short no longer matched its shape and came out whole
+    but for that character."""
+    from openclaw_memtui.core.caller import Caller
+    from openclaw_memtui.core.config import load_config
+    from openclaw_memtui.core.gate import Gate
+    from openclaw_memtui.core.session import SessionOptions, open_session
+
+    key = "AKIA" + "Z7Y6X5W4V3U2T1S0"
+    root = make_hostile_state(tmp_path, monkeypatch)
+    head = "# Cloud\n" + "the deploy notes say " * 40
+    text = head[:700 - 20] + " " + key + " is the deploy key id\n"  # the cut falls before the key's last character
+    (root / "ws-main" / "memory" / "cloud.md").write_text(text, encoding="utf-8")
+    with open_session(SessionOptions(agent="main", provider="none"), load_config(None)) as session:
+        session.index.sync()
+        shown = Gate(session.index, "main").browse(Caller("tui", "main"), session.index.browse("all", 0, 500))
+    (cloud,) = [e.result.snippet for e in shown if e.result.path == "memory/cloud.md"]
+    assert cloud.endswith("[redacted]") and key[:12] not in cloud

@@ -298,11 +298,18 @@ class Gate:
         """The app's listing of the memory, newest first, through the gate: forgotten sessions out
         (an index synced before the forget still holds them), each snippet and path masked."""
         from ..engine.scrub import mask_output
+        from ..engine.search.rank import SNIPPET_MAX_CHARS
+        from ..engine.served import mask_cut_end
+        from ..engine.textutil import utf16_len
+
+        def snippet(text: str, source: str) -> str:  # cut before masked: a key the cut halves goes too
+            shown = self.chunk_text(text, source)
+            return mask_cut_end(shown) if utf16_len(text) >= SNIPPET_MAX_CHARS else shown
 
         sessions = {e.result.path for e in entries if e.result.source == "sessions"}
         allowed = self.visible_transcripts(caller, sessions) if sessions else set()
         return [replace(e, result=replace(e.result, path=mask_output(e.result.path),
-                                          snippet=self.chunk_text(e.result.snippet, e.result.source)))
+                                          snippet=snippet(e.result.snippet, e.result.source)))
                 for e in entries if e.result.source != "sessions" or e.result.path in allowed]
 
     # -- memory_get ------------------------------------------------------------------------------------

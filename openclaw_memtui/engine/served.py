@@ -210,6 +210,16 @@ def _mask_edges(text: str) -> str:
     return "\n".join(out)
 
 
+def mask_cut_end(text: str) -> str:
+    """A snippet cut from unmasked text (the listing of the memory cuts before it masks): the run of
+    non-space characters the cut ends in, masked when it could be the head of a key (8+ letters and
+    digits mixed), since the part that made it one is gone."""
+    m = re.search(r"\S+\Z", text)
+    if m is None or not _HALF_KEY.fullmatch(m.group()):
+        return text
+    return text[:m.start()] + REDACTED_RUN
+
+
 def mask_fields(value: object) -> object:
     """`value` (an MCP answer: dicts, lists, strings, numbers) with every string in it, key or value,
     cleared of known secrets and key shapes (`scrub.mask_output`): a file named after a configured
