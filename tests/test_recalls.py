@@ -316,3 +316,20 @@ async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_sa
         note = str(app.query_one("#preset-note").render())
         assert "approximates OpenClaw 2026.9" in note and "importance" in note
     session.close()
+
+
+def test_a_note_openclaw_recorded_under_a_keys_name_is_masked_as_memtuis_own_hits_are(oc, capsys, tmp_path):
+    """`memtui search` shows a note named after a token as `memory/[redacted].md`; the same note in
+    OpenClaw's recorded answer came out of `memtui recalls` whole (and, named differently from memtui's
+    masked hit, was listed as found by OpenClaw only)."""
+    token = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
+    (oc / "ws-main" / "memory" / f"{token}.md").write_text("# Kafka\n- Kafka consumer lag alarm rota\n", encoding="utf-8")
+    key = workspace_keys(oc / "ws-main")[0]
+    add_events(oc, [("memory-core", "memory-host.events", f"{key}:event:9:1", event("Kafka consumer lag alarm rota", [
+        {"path": f"memory/{token}.md", "startLine": 1, "endLine": 2, "score": 0.79}]))])
+    data = recalls_json(capsys, tmp_path)
+    code, plain, err = run(capsys, "recalls", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "main.sqlite"))
+    assert code == 0 and token[4:14] not in json.dumps(data) + plain + err
+    recall = next(r for r in data["recalls"] if r["query"] == "Kafka consumer lag alarm rota")
+    assert recall["openclaw"][0]["path"] == "memory/[redacted].md"
+    assert recall["compared"][0]["found"] == "both"  # the same note on both sides

@@ -135,3 +135,14 @@ def test_transcript_provenance_is_the_one_the_real_openclaw_stored():
         assert transcript_provenance(lines, start, end, session_kind(path, store), 0) == {
             "originClass": origin, "sessionKind": kind, "observedAt": observed}
     assert all(note_origin(path) == origin for path, _, _, origin, _, _ in rows if not path.startswith("sessions/"))
+
+
+def test_an_empty_or_odd_agent_to_agent_pattern_denies_as_openclaw_compiles_it():
+    """OpenClaw compiles an allow entry that is empty (or not a string) to a "deny" pattern, which still
+    makes the list non-empty: a cross-agent requester is then refused, not let through as by no list."""
+    cross = "agent:research:main"  # a session of another agent asking about main's transcripts
+    every = {MAIN, ALICE, CHILD, OLD_CHILD, GHOST}  # GHOST: no key names it, a live transcript (as above)
+    assert seen("all", cross) == every  # no allow list: every agent may
+    for allow in ([""], ["  "], [7], [None]):
+        assert seen("all", cross, tools={"sessions": {"visibility": "all"}, "agentToAgent": {"allow": allow}}) == {GHOST}
+    assert seen("all", cross, tools={"sessions": {"visibility": "all"}, "agentToAgent": {"allow": ["", "*"]}}) == every

@@ -92,18 +92,19 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
     for recall in found.recalls:
         pool = gate.pool(caller, index.pool_for(search_request(cfg, recall.query, params, now_ms=now_ms))).pool
         results = gate.results(rank(pool, params))
-        out.append((recall, results, compare(recall.hits, results)))
+        hits = gate.recalled(recall.hits)  # OpenClaw's side masked as memtui's is, then compared
+        out.append((recall, hits, results, compare(hits, results)))
     agent = session.agent.id if session.agent is not None else ""
     if args.json:
         print(dumps_json({"agent": agent, "source": found.source, "params": params.to_dict(), "recalls": [{
             "query": r.query, "count": len(r.events), "origin": r.events[0].origin,
             "timestamps": [datetime.fromtimestamp(t / 1000, UTC).isoformat().replace("+00:00", "Z") for t in r.timestamps],
             "answeredBy": r.engine, "frontEnd": r.events[0].front_end or None,
-            "answered": [h.to_dict() for h in r.hits],
-            "openclaw": [h.to_dict() for h in r.hits] if r.engine == "openclaw" else [],
+            "answered": [h.to_dict() for h in hits],
+            "openclaw": [h.to_dict() for h in hits] if r.engine == "openclaw" else [],
             "memtui": [{"path": x.path, "startLine": x.start_line, "endLine": x.end_line, "score": round(x.score, 6)}
                        for x in results],
-            "compared": [c.to_dict() for c in rows]} for r, results, rows in out],
+            "compared": [c.to_dict() for c in rows]} for r, hits, results, rows in out],
             "seconds": round(time.perf_counter() - started, 3)}, indent=2))
         return 0
     if not out:
@@ -113,7 +114,7 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
         return 0
     where = " and ".join(SOURCE_NAMES.get(part, part) for part in found.source.split("+"))
     print(f"{len(out)} queries of agent {safe(agent, one_line=True)}, newest first (from {where}):\n")
-    for recall, _results, rows in out:
+    for recall, _hits, _results, rows in out:
         query = safe(recall.query, one_line=True)
         cut = query[:QUERY_SHOWN_CHARS] + ("…" if len(query) > QUERY_SHOWN_CHARS else "")
         times = f"{len(recall.events)}×, last" if len(recall.events) > 1 else "once,"

@@ -25,6 +25,7 @@ Front ends only serialize what comes out of here.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -37,9 +38,12 @@ from ..engine.ingest.memory_files import AccessRefused
 from .caller import Caller
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..engine.index import MemoryIndex
     from ..engine.search.browse import BrowseEntry
     from ..engine.search.rank import Pool, Result
+    from ..interop.recalls import RecallHit
     from ..interop.session_store import SessionStore
 
 AGENT_FRONT_ENDS = ("plugin", "mcp")
@@ -175,6 +179,7 @@ class Gate:
         withheld = len(pool.candidates) - len(kept)
         reader = self.index.reads()
         files: dict[str, list[tuple[int, int, str]]] = {}
+        texts: dict[str, str | None] = {}  # a file's text, read once per answer (a chunk cut inside a long line)
         real: dict[str, str] = {}
         masked = []
         for c in kept:
@@ -183,7 +188,8 @@ class Gate:
             else:
                 if c.path not in files:
                     files[c.path] = [row[1:] for row in reader.chunks_of_path(c.path)]
-                text = served_chunk((c.start_line, c.end_line, c.text), c.source, files[c.path])
+                text = served_chunk((c.start_line, c.end_line, c.text), c.source, files[c.path],
+                                    functools.partial(self._file_text, c.path, c.source, texts))
             path = mask_output(c.path)
             real[c.id] = c.path
             masked.append(c if text == c.text and path == c.path else replace(c, text=text, path=path))
@@ -191,12 +197,31 @@ class Gate:
         out._jaccard = None
         return GatedPool(out, real, withheld)
 
+    def _file_text(self, path: str, source: str, texts: dict[str, str | None]) -> str | None:
+        """The file a chunk was cut from, as it is now (None when it cannot be read)."""
+        from ..engine.ingest.reading import read_indexed_file
+
+        if path not in texts:
+            try:
+                texts[path] = read_indexed_file(self.settings, path, source)
+            except (OSError, ValueError):
+                texts[path] = None
+        return texts[path]
+
     def results(self, results: list[Result]) -> list[Result]:
         """Results ranked from a gated pool, every text field masked once more (a snippet is cut from
         masked text already; a key shape the cut made is still caught)."""
         from ..engine.scrub import mask_output
 
         return [replace(r, path=mask_output(r.path), snippet=mask_output(r.snippet)) for r in results]
+
+    def recalled(self, hits: Sequence[RecallHit]) -> list[RecallHit]:
+        """Hits another engine answered with (OpenClaw's recorded searches), each path masked as the
+        paths of memtui's own results are: a note named after a key reads `memory/[redacted].md` on
+        both sides, so the two compare as the same note."""
+        from ..engine.scrub import mask_output
+
+        return [replace(h, path=mask_output(h.path)) for h in hits]
 
     def chunk_text(self, text: str, source: str) -> str:
         """A chunk's text shown on its own (the app's row for a hit OpenClaw returned that memtui's pool
@@ -273,11 +298,18 @@ class Gate:
         """The app's listing of the memory, newest first, through the gate: forgotten sessions out
         (an index synced before the forget still holds them), each snippet and path masked."""
         from ..engine.scrub import mask_output
+        from ..engine.search.rank import SNIPPET_MAX_CHARS
+        from ..engine.served import mask_cut_end
+        from ..engine.textutil import utf16_len
+
+        def snippet(text: str, source: str) -> str:  # cut before masked: a key the cut halves goes too
+            shown = self.chunk_text(text, source)
+            return mask_cut_end(shown) if utf16_len(text) >= SNIPPET_MAX_CHARS else shown
 
         sessions = {e.result.path for e in entries if e.result.source == "sessions"}
         allowed = self.visible_transcripts(caller, sessions) if sessions else set()
         return [replace(e, result=replace(e.result, path=mask_output(e.result.path),
-                                          snippet=self.chunk_text(e.result.snippet, e.result.source)))
+                                          snippet=snippet(e.result.snippet, e.result.source)))
                 for e in entries if e.result.source != "sessions" or e.result.path in allowed]
 
     # -- memory_get ------------------------------------------------------------------------------------

@@ -116,6 +116,8 @@ class _A2A:
         if not self.allow:
             return True
         for pattern in self.allow:
+            if not pattern:  # deny
+                continue
             if pattern == "*":
                 return True
             if "*" not in pattern:
@@ -134,7 +136,9 @@ def _a2a(oc_cfg: dict[str, Any]) -> _A2A:
     a2a = _dict(_dict(oc_cfg.get("tools")).get("agentToAgent"))
     raw = a2a.get("allow")
     allow: list[Any] = raw if isinstance(raw, list) else []
-    return _A2A(a2a.get("enabled") is not False, tuple(p.strip() for p in allow if isinstance(p, str) and p.strip()))
+    # an entry that is empty or not a string is OpenClaw's "deny" pattern ("" here): it matches nothing,
+    # but the list is not empty, so it does not let every agent through (`compileAgentAllowPattern`)
+    return _A2A(a2a.get("enabled") is not False, tuple(p.strip() if isinstance(p, str) else "" for p in allow))
 
 
 def _child_link_live(entry: SessionEntry, now_ms: float) -> bool:

@@ -34,9 +34,10 @@ _VALUE = r"[^\s\"'`,;&<>{}\[\]]+"
 @functools.cache
 def _key_shapes() -> re.Pattern[str]:
     """Well-known API key shapes (OpenAI, Google, GitHub, Slack, Groq, Voyage), wherever they stand."""
-    return re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{20,}"
-                      r"|\bgithub_pat_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bgsk_[A-Za-z0-9]{16,}"
-                      r"|\bpa-[A-Za-z0-9_-]{20,}")
+    # not `\b` before a prefix: "_" is a word character, and `notes_ghp_…` is a token glued to a word
+    return re.compile(r"(?<![A-Za-z0-9])(?:(?:sk|pk|rk)-[A-Za-z0-9_-]{12,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
+                      r"|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|gsk_[A-Za-z0-9]{16,}"
+                      r"|pa-[A-Za-z0-9_-]{20,})")
 
 
 @functools.cache
@@ -143,6 +144,10 @@ def mask_output(text: str) -> str:
     text has been through the redactor already, and "password: see the vault" must still read."""
     if not text:
         return text
+    from .redact.apply import mask_token_shapes
+
     secrets = known_secrets()
     text = _key_shapes().sub(REDACTED, replace_known(text, secrets))
-    return _without_fragments(text, tuple(secrets))
+    # and every token shape OpenClaw's redactor knows (it masks them in a note's text; a note named
+    # after one, an AWS key id or a Hugging Face token, would otherwise show it in its path)
+    return _without_fragments(mask_token_shapes(text, REDACTED), tuple(secrets))

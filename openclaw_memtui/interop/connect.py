@@ -30,6 +30,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -392,12 +393,22 @@ _SECRET_KEYS = {"token", "apikey", "password", "secret", "bottoken", "apptoken",
                 "clientsecret", "webhooksecret", "signingsecret"}
 
 
+# a name that ends in one of these holds a secret, however it is spelled: OpenClaw's `env.vars`
+# (OPENROUTER_API_KEY, as its docs show), a provider's privateKey, a credential header
+_SECRET_SUFFIX = re.compile(r"(?:api_?key|token|secret|password|passwd|private_?key|credentials?|authorization|cookie)$")
+
+
+def _secret_name(key: str) -> bool:
+    name = key.lower().replace("-", "_")
+    return name in _SECRET_KEYS or bool(_SECRET_SUFFIX.search(name))
+
+
 def _without_secrets(value: Any, key: str = "") -> Any:
     if isinstance(value, dict):
         return {k: _without_secrets(v, k) for k, v in value.items()}
     if isinstance(value, list):
         return [_without_secrets(v) for v in value]
-    if isinstance(value, str) and key.lower() in _SECRET_KEYS and value and not value.startswith("${"):
+    if isinstance(value, str) and _secret_name(key) and value and not value.startswith("${"):
         return "memtui-validation-stand-in"
     return value
 

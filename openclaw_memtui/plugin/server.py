@@ -244,7 +244,15 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
-    """The reply to one request line; never raises."""
+    """The reply to one request line, every string of it masked (the gate's `mask_answer`): the
+    replies made here (an agent this server does not answer, an index it cannot open, the plugin's
+    version) quote what the request or an error said; never raises."""
+    from ..core.gate import mask_answer
+
+    return mask_answer(_answer_line(server_state, line))
+
+
+def _answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
     from ..core.tools import hide_secrets
     from ..engine.errors import MemtuiError, describe
     from ..engine.scrub import scrub
@@ -468,7 +476,9 @@ def _handler(state: ServeState) -> Any:
                 reply = answer_line(state, line)
             with contextlib.suppress(OSError):
                 sock.settimeout(state.connection_deadline)  # a client that does not read its answer is dropped too
-                sock.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+                # a lone surrogate the request held ("\ud800", quoted back) has no UTF-8: written as the
+                # JSON escape it came as (json.dumps puts characters only inside strings), never a dropped answer
+                sock.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8", "backslashreplace") + b"\n")
             server.last_call = time.monotonic()
 
     return Handler

@@ -12,7 +12,7 @@ from .auth_params import _redact_structured_auth
 from .forms import _form_regexes, _redact_assignments, _redact_form_body
 from .jsregex import _JS_WS, _js
 from .masking import _mask_secret_value, _mask_token, _redact_pem_block, _split_form_aware, _split_secret_value, _utf16_len
-from .patterns import _AWS_SCANNER, RULES, _Rule
+from .patterns import _AWS_SCANNER, RULES, VENDOR_RULES, _Rule
 from .scanners import _aws_secret_matches, _could_match_aws, _pem_matches
 
 # ---------------------------------------------------------------------------------------------
@@ -214,3 +214,29 @@ def redact_secrets(text: str) -> str:
         else:
             out = _apply_scanner(rule, out, _pem_matches(out))
     return out
+
+
+def mask_token_shapes(text: str, replacement: str) -> str:
+    """Every vendor token shape of the redactor (GitHub, AWS key ids, Hugging Face, Slack, …) replaced
+    whole by `replacement`, wherever it stands (glued to a word by `_` too).
+
+    For the fields of an answer that are not prose (a note's path, its citation): `redact_secrets`
+    masks these in a note's text, so a note *named* after one must not show it in its path. Only the
+    token shapes: the field rules (`password: …`) are about prose and would mangle a file name.
+    """
+    if not text:
+        return text
+    low = text.lower()
+    for rule in VENDOR_RULES:
+        hay = text if rule.cs else low
+        if any(n not in hay for n in rule.all_of) or (rule.any_of and not any(n in hay for n in rule.any_of)):
+            continue
+
+        def whole(m: re.Match[str]) -> str:
+            group = m.lastindex or 0  # the token is each rule's last group; what precedes it is context
+            return m.group(0)[: m.start(group) - m.start()] + replacement + m.group(0)[m.end(group) - m.start():]
+
+        new = rule.regex.sub(whole, text)
+        if new != text:
+            text, low = new, new.lower()
+    return text

@@ -286,6 +286,7 @@ _VENDOR_TABLE: list[tuple[str, str, dict[str, bool]]] = [
     ("Telegram bot token", r"\b(\d{6,}:[A-Za-z0-9_-]{20,})\b", {"chunk_unsafe": True}),
 ]
 _VENDOR_RULES = [_r(name, source, **flags) for name, source, flags in _VENDOR_TABLE]
+VENDOR_RULES = _VENDOR_RULES  # the token shapes alone (redact.apply.mask_token_shapes)
 assert all(r.any_of or r.all_of for r in _VENDOR_RULES), "every vendor rule has a gate"
 
 _AWS_SCANNER = "AWS secret access key"
