@@ -333,3 +333,34 @@ def test_a_note_openclaw_recorded_under_a_keys_name_is_masked_as_memtuis_own_hit
     recall = next(r for r in data["recalls"] if r["query"] == "Kafka consumer lag alarm rota")
     assert recall["openclaw"][0]["path"] == "memory/[redacted].md"
     assert recall["compared"][0]["found"] == "both"  # the same note on both sides
+
+
+async def test_the_agent_searches_screen_masks_a_note_openclaw_recorded_under_a_keys_name(oc, tmp_path):
+    """The app read OpenClaw's recorded hits raw: a note named after a token showed whole in the list
+    and its ◆ mark missed memtui's (masked) hit of the same note."""
+    from openclaw_memtui.cli.parser import build_parser, load_cfg
+    from openclaw_memtui.core.session import SessionOptions, open_session
+
+    from .app_helpers import RecordingApp, wait_for
+
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    (oc / "ws-main" / "memory" / f"{token}.md").write_text("# Kafka\n- Kafka consumer lag alarm rota\n", encoding="utf-8")
+    key = workspace_keys(oc / "ws-main")[0]
+    add_events(oc, [("memory-core", "memory-host.events", f"{key}:event:9:1", event("Kafka consumer lag alarm rota", [
+        {"path": f"memory/{token}.md", "startLine": 1, "endLine": 3, "score": 0.79}]))])
+    args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
+                                      "--db", str(tmp_path / "app.sqlite")])
+    session = open_session(SessionOptions.from_args(args), load_cfg(args))
+    app = RecordingApp.from_session(session, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
+        recall = next(r for r in app.recall_set.recalls if r.query == "Kafka consumer lag alarm rota")
+        assert [h.path for h in recall.hits] == ["memory/[redacted].md"]
+        assert token[4:14] not in repr(app.recall_set)
+        query = app.query_one("#query")
+        query.value = "Kafka consumer lag alarm rota"
+        app.start_search()
+        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query.value and app.results)
+        mine = next(r for r in app.results if r.path == "memory/[redacted].md")
+        assert app.query_one("#results").openclaw.get(mine.id) == "◆1"  # the same note on both sides
+    session.close()

@@ -10,11 +10,15 @@ logged is dropped (the log has it, with the time memtui answered). The Agent sea
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..interop.recalls import SAME_SEARCH_MS, RecallSet, agent_recalls, group
 from .search_log import log_path, read_searches
+
+if TYPE_CHECKING:
+    from .gate import Gate
 
 
 def agent_searches(agent: Any, workspace: Path, state_dir: str | os.PathLike[str], since_ms: float | None = None,
@@ -27,3 +31,12 @@ def agent_searches(agent: Any, workspace: Path, state_dir: str | os.PathLike[str
                                                    for m in mine))]
     sources = [s for s in found.source.split("+") if s != "none"] + (["memtui"] if mine else [])
     return RecallSet(group([*theirs, *mine], since_ms, limit), "+".join(sources) or "none", found.notes)
+
+
+def gated(found: RecallSet, gate: Gate) -> RecallSet:
+    """`found` with every recorded hit's path masked by the gate (`Gate.recalled`), as memtui's own
+    results are: what the app shows of OpenClaw's answers leaks no key a note is named after, and a
+    recorded hit still matches memtui's result for the same note."""
+    recalls = [replace(r, events=[replace(e, hits=tuple(gate.recalled(e.hits))) for e in r.events])
+               for r in found.recalls]
+    return replace(found, recalls=recalls)

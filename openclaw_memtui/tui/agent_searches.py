@@ -74,11 +74,11 @@ class AgentSearchesMixin(_App):
 
     @work(thread=True, exclusive=True, group="recalls", exit_on_error=False)
     def _load_recalls(self) -> None:
-        from ..core.agent_searches import agent_searches
+        from ..core.agent_searches import agent_searches, gated
         from ..paths import openclaw_state_dir
 
-        try:
-            found = agent_searches(self.agent, self.index.settings.workspace, openclaw_state_dir())
+        try:  # OpenClaw's recorded paths pass the gate too (core/gate.py): masked as memtui's results are
+            found = gated(agent_searches(self.agent, self.index.settings.workspace, openclaw_state_dir()), self.gate)
             places = {(h.path, h.start_line, h.end_line) for r in found.recalls for h in r.hits if not h.outside}
             chunks = self.index.reads().chunks_at(sorted(places))
             loaded = self.judgement_store.load()
