@@ -273,3 +273,33 @@ def test_mcp_is_refused_an_agent_switched_off_while_it_runs_unless_told_to_serve
         gate.admit(Caller("cli", "main"))  # a person searching their own memory is never refused
         with pytest.raises(Refused):
             anyway.admit(Caller("plugin", "main", "agent:main:main"))  # the plugin has no such switch
+
+
+def test_a_config_that_cannot_be_read_never_opens_the_gate(tmp_path, monkeypatch):
+    """Memory switched off, then openclaw.json half saved (unreadable): the last good reading holds, as
+    OpenClaw keeps its last good config; a gate that never read it answers no agent at all."""
+    from openclaw_memtui.core import gate as gate_module
+    from openclaw_memtui.core.caller import Caller
+    from openclaw_memtui.core.gate import Gate, Refused
+
+    root = make_hostile_state(tmp_path, monkeypatch)
+    monkeypatch.setattr(gate_module, "CONFIG_RECHECK_S", 0.0)  # every call reads the config again
+    cfg_path = root / "state" / "openclaw.json"
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg["agents"]["entries"]["main"]["memory"] = {"search": {"enabled": False}}
+    cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
+    agent, person = Caller("plugin", "main", "agent:main:main"), Caller("cli", "main")
+
+    class Index:
+        settings = None
+
+    gate = Gate(Index(), "main")  # type: ignore[arg-type]
+    with pytest.raises(Refused, match="memory search is off"):
+        gate.admit(agent)
+    cfg_path.write_text('{"agents": {"entries": {"main": {', encoding="utf-8")  # an edit half saved
+    with pytest.raises(Refused, match="memory search is off"):
+        gate.admit(agent)
+    fresh = Gate(Index(), "main")  # type: ignore[arg-type]
+    with pytest.raises(Refused, match="config cannot be read"):
+        fresh.admit(agent)
+    fresh.admit(person)  # a person searching their own memory always is answered

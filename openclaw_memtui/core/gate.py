@@ -26,6 +26,7 @@ Front ends only serialize what comes out of here.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import threading
 import time
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from ..engine.search.rank import Pool, Result
     from ..interop.recalls import RecallHit
     from ..interop.session_store import SessionStore
+
+log = logging.getLogger("memtui.gate")
 
 AGENT_FRONT_ENDS = ("plugin", "mcp")
 CONFIG_RECHECK_S = 2.0  # the OpenClaw config is re-read at most this often (its includes have no cheap stamp)
@@ -108,6 +111,12 @@ class Gate:
                 return self._view
         view = self._read_view(path)
         with self._lock:
+            last = self._view
+            if view.error and last is not None and not last.error:
+                # a config OpenClaw cannot read either (an edit half saved): OpenClaw keeps running on the
+                # last good one, and so does the gate — never fail open into answering a switched-off agent
+                view = replace(last, error="")
+                log.warning("OpenClaw's config cannot be read now; keeping the last good reading")
             self._view, self._view_at, self._view_stamp = view, now, stamp
         return view
 
@@ -134,6 +143,10 @@ class Gate:
         view = self.openclaw()
         if view.disabled and not (caller.front_end == "mcp" and self.serve_disabled):
             raise Refused(f"memory search is off for agent {self.agent_id} in OpenClaw ({view.disabled})")
+        if view.error and not (caller.front_end == "mcp" and self.serve_disabled):
+            # never read well since this server started: whether OpenClaw turns this agent's memory off
+            # cannot be told, so nothing is answered until the config reads again
+            raise Refused(f"OpenClaw's config cannot be read ({view.error}); memory is unavailable until it can")
 
     # -- what may be in an answer ----------------------------------------------------------------------
     def _store(self) -> SessionStore:
