@@ -203,12 +203,18 @@ def session_paths(result: dict[str, Any]) -> set[str]:
 
 
 def test_connected_agent_searches_with_memtui_beside_memory_core(live: Live, tmp_path: Path) -> None:
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shape, as a note's file name
+    (live.root / "ws-main" / "memory" / f"{token}.md").write_text("# Rota\n\nThe zebrafish rota is kept by Ilse.\n",
+                                                                  encoding="utf-8")
     out = live.memtui("connect", "--agent", "main")
     assert "OpenClaw confirms" in out and "plugins.slots.memory" not in out
     assert "connected: memory_search answers from memtui" in live.memtui("agents")
-    requests = live.turn(tmp_path / "connected.jsonl", [search("Kafka consumer lag")])
+    requests = live.turn(tmp_path / "connected.jsonl", [search("zebrafish rota"), search("Kafka consumer lag")])
     assert all(r["memory_recall_prompt"] for r in requests)
-    [(tool, answer)] = tool_answers(requests)
+    [(_, masked), (tool, answer)] = tool_answers(requests)
+    # the key in the note's name is masked in every field the agent gets (path, citation, snippet)
+    assert token not in json.dumps(requests) and "ghp_" not in json.dumps(payload(masked))
+    assert payload(masked)["results"][0]["path"] == "memory/[redacted].md"
     assert tool == "openclaw:memtui-memory:memory_search"
     result = payload(answer)
     assert result["engine"] == "memtui" and result["results"][0]["breakdown"]["rank"] == 1
@@ -232,6 +238,12 @@ def test_connected_agent_searches_with_memtui_beside_memory_core(live: Live, tmp
     answers = tool_answers(requests)
     assert [a["error"].split(".")[0] for _, a in answers] == ["Unknown tool id: memory_search",
                                                               "Unknown tool id: memory_get"]
+    # and memtui answers nothing either, should a search reach it on the plugin's wire (as memory-core's
+    # {"disabled": true} answer)
+    off = live.ask_memtui({"op": "memory_search", "agent": "main", "args": {"query": QUERY},
+                           "sessionKey": "agent:main:main", "sandboxed": False})
+    assert off["disabled"] is True and off["results"] == [], off
+    assert "memory.search.enabled is false" in json.dumps(off)
     cfg["agents"]["entries"]["main"]["memory"]["search"].pop("enabled")
     live.save(cfg)
 
