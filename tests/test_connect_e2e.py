@@ -333,3 +333,8 @@ def test_session_rules_forget_and_provenance_as_memory_core(live: Live, tmp_path
     assert forgot["artifacts"]["indexChunks"] >= 1
     result = payload(tool_answers(live.turn(tmp_path / "forgotten.jsonl", [search()], key="agent:main:probe"))[0][1])
     assert result["engine"] == "memtui" and other_path not in session_paths(result)
+
+    # memory-core answered the query once before connect, memtui five times since: one entry each
+    recalls = json.loads(live.memtui("recalls", "--agent", "main", "--json"))["recalls"]
+    asked = sorted((r["answeredBy"], r["count"]) for r in recalls if r["query"] == QUERY)
+    assert asked == [("memtui", 5), ("openclaw", 1)], asked
