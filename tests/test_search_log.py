@@ -110,3 +110,19 @@ def test_the_agent_searches_screen_never_marks_memtuis_answers_as_openclaws():
     theirs = Recall("heron", [RecallEvent("heron", 1_796_000_000_000, (), "event")])
     assert "memtui answered 0 via plugin" in str(recall_row(mine, 100)) and OPENCLAW_GLYPH not in str(recall_row(mine, 100))
     assert "OpenClaw returned 0" in str(recall_row(theirs, 100))
+
+
+def test_a_query_asked_before_and_after_connect_is_listed_once_per_engine():
+    # before connect memory-core answered it (OpenClaw's record), after connect memtui did (twice): memtui's
+    # answers never hide OpenClaw's, and OpenClaw's answer is never counted as memtui's
+    from openclaw_memtui.interop.recalls import RecallHit, RecallSet, group
+
+    hit = RecallHit("MEMORY.md", 1, 2, 0.5)
+    theirs = RecallEvent("heron", 1_796_000_000_000, (hit,), "event")
+    mine = [RecallEvent("heron", 1_796_000_100_000 + n, (), "memtui", engine="memtui", front_end="plugin")
+            for n in range(2)]
+    recalls = group([theirs, *mine])
+    assert [(r.engine, len(r.events)) for r in recalls] == [("memtui", 2), ("openclaw", 1)]
+    assert recalls[1].hits == (hit,)
+    # the Agent searches screen marks OpenClaw's hits for the question: the OpenClaw-answered group
+    assert RecallSet(recalls, "events", []).by_question()["heron"].engine == "openclaw"

@@ -138,7 +138,14 @@ class RecallSet:
     notes: list[str] = field(default_factory=list)  # what could not be read, said in one line each
 
     def by_question(self) -> dict[str, Recall]:
-        return {normalize_query(r.query): r for r in self.recalls}
+        """Each question's search, OpenClaw's answer first where memtui also answered it (OpenClaw's hits
+        are the ones to mark and compare against)."""
+        out: dict[str, Recall] = {}
+        for r in self.recalls:
+            key = normalize_query(r.query)
+            if key not in out or (r.engine == "openclaw" and out[key].engine != "openclaw"):
+                out[key] = r
+        return out
 
 
 def normalize_query(text: str) -> str:
@@ -382,12 +389,14 @@ def merge_skipped(typed: Iterable[tuple[str, RecallEvent]]) -> list[RecallEvent]
 # -- an agent's searches ---------------------------------------------------------------------------------
 
 def group(events: Iterable[RecallEvent], since_ms: float | None = None, limit: int | None = None) -> list[Recall]:
-    """Events grouped by query text, newest first (by each query's last time), each newest first."""
-    grouped: dict[str, Recall] = {}
+    """Events grouped by query text and by who answered them, newest first (by each group's last time),
+    each newest first. A query asked before `memtui connect` (memory-core answered) and after it (memtui
+    did) is two groups: memtui's answers neither hide OpenClaw's nor count as OpenClaw's."""
+    grouped: dict[tuple[str, str], Recall] = {}
     for event in sorted(events, key=lambda e: e.ts_ms, reverse=True):
         if since_ms is not None and event.ts_ms < since_ms:
             continue
-        grouped.setdefault(event.query, Recall(event.query)).events.append(event)
+        grouped.setdefault((event.query, event.engine), Recall(event.query)).events.append(event)
     recalls = list(grouped.values())
     return recalls[:limit] if limit is not None else recalls
 
