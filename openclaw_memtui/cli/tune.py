@@ -203,10 +203,10 @@ def cmd_tune(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 
 def _tune(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) -> int:
-    from ..core.search import search_request
+    from ..core.search import parse_now, search_request
     from ..engine.tuning.tuner import NeedMore, retrieve_judged, suggest
     from ..render import dumps_json, safe
-    from .search import params_from, parse_now, sync_before_scoring
+    from .request import params_from, sync_before_scoring
 
     index, cfg = session.index, session.cfg
     loaded = load_judgements(session)

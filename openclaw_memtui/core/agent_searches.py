@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..interop.recalls import SAME_SEARCH_MS, RecallSet, agent_recalls, group
+from ..interop.agent_recalls import agent_recalls
+from ..interop.recalls import SAME_SEARCH_MS, RecallSet, group
 from .search_log import log_path, read_searches
 
 
