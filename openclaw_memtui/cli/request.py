@@ -41,7 +41,7 @@ def sync_before_scoring(index: Any, waiting: dict[str, Any]) -> None:
     from ..engine.dirty_check import STATUS_DIRTY_BUDGET_S
 
     if not index.read_only:
-        if index.is_dirty() or index.is_empty():
+        if index.needs_sync():
             index.sync(**waiting)  # bounded, and said at once, when another process syncs
         return
     if index.is_empty():

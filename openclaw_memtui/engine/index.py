@@ -258,6 +258,12 @@ class MemoryIndex:
         """True when files on disk differ from what the index holds (new, changed or gone): every file is stat-ed."""
         return bool(self.check_dirty().dirty)
 
+    def needs_sync(self) -> bool:
+        """Whether a sync has work to do: the index was never built, a file on disk differs from what it
+        holds, or chunks wait for a vector (a sync cancelled or quit while embedding). The one rule every
+        front end asks before it syncs on its own; every file is stat-ed."""
+        return self.is_empty() or self.is_dirty() or self.unembedded() > 0
+
     def check_dirty(self, budget_s: float | None = None, full_up_to: int | None = None,
                     hashes: bool = False) -> DirtyCheck:
         """Compare the files on disk with the index's (mtime, size) stamps, within `budget_s` when
