@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import PACKAGE_DIR, data_dir
+from ..version import package_version
 from .agents import OpenClawError
 from .config_file import json_object
 from .memory_slot import BUILTIN_MEMORY_PLUGIN, MEMTUI_MEMORY_PLUGIN, current_slot, is_our_plugin_path
@@ -62,15 +63,6 @@ def plugin_source() -> Path:
 def plugin_dir() -> Path:
     """Where `connect` copies the plugin for OpenClaw to load: memtui's own data folder."""
     return data_dir() / "openclaw-plugin" / MEMTUI_MEMORY_PLUGIN
-
-
-def memtui_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("openclaw-memtui")
-    except PackageNotFoundError:
-        return "0"
 
 
 def _stamped(name: str, version: str) -> bytes:
@@ -153,7 +145,7 @@ def install_plugin(folder: Path | None = None, version: str | None = None) -> tu
     from ..engine.store import make_private_dirs
 
     folder = folder or plugin_dir()
-    version = version or memtui_version()
+    version = version or package_version()
     check_plugin_folder(folder)
     make_private_dirs(folder)
     check_plugin_folder(folder)  # made now by us, or in between by someone else: checked again

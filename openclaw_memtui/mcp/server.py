@@ -21,6 +21,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..version import package_version as _version
 
 if TYPE_CHECKING:
     from ..core.config_types import AppConfig
@@ -100,15 +101,6 @@ def build_server(tools: Any) -> Any:
 
     return Server("memtui", version=_version(), instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("openclaw-memtui")
-    except PackageNotFoundError:
-        return "0"
 
 
 class CheckedLines:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..version import package_version as _version
 
 if TYPE_CHECKING:
     from ..core.caller import Caller
@@ -472,15 +473,6 @@ def _handler(state: ServeState) -> Any:
             server.last_call = time.monotonic()
 
     return Handler
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("openclaw-memtui")
-    except PackageNotFoundError:
-        return "0"
 
 
 def _claim(path: Path, wait: float = CLAIM_WAIT_S) -> Any:
