@@ -420,3 +420,19 @@ def test_the_status_screen_says_the_agent_is_connected(tmp_path, monkeypatch, ca
     assert openclaw_rows(find_agent("main"))[0] == ("OpenClaw memory", "connected: memory_search answers from memtui "
                                                                        "(`memtui disconnect --agent main` undoes it)")
     assert openclaw_rows(find_agent("research"))[0][1].startswith("on: OpenClaw's builtin memory-core answers")
+
+
+def test_one_reading_of_the_memory_slot_for_status_and_connect(tmp_path):
+    """The memory slot is read once (interop/memory_slot.py), as OpenClaw reads it: trimmed, "none" in any
+    case; status and connect agree on a slot written with stray spaces."""
+    from openclaw_memtui.interop.connect import connect_edit
+    from openclaw_memtui.interop.memory_slot import SLOT_BUILTIN, SLOT_CONNECTED, connected_agents, memory_slot
+
+    spaced = {"plugins": {"slots": {"memory": " memory-core "}}}
+    assert memory_slot(spaced)[0] == SLOT_BUILTIN
+    server = {"socket": str(tmp_path / "s.sock")}
+    edit = connect_edit(spaced, "main", server, tmp_path / "plugin", ["main"])  # not refused as another plugin
+    assert edit.data["plugins"]["entries"][MEMTUI_MEMORY_PLUGIN]["config"]["agents"] == ["main"]
+    old_way = {"plugins": {"slots": {"memory": f"{MEMTUI_MEMORY_PLUGIN} "},
+                           "entries": {MEMTUI_MEMORY_PLUGIN: {"config": {"agents": {"main": {"socket": "/x"}}}}}}}
+    assert memory_slot(old_way)[0] == SLOT_CONNECTED and connected_agents(old_way) == ["main"]

@@ -96,10 +96,9 @@ def plugin_missing(data: dict[str, Any]) -> str:
 
 
 def current_slot(data: dict[str, Any]) -> str:
-    """The plugin in the memory slot as OpenClaw reads it (memory-core when unset)."""
-    slots = json_object(json_object(data.get("plugins")).get("slots"))
-    slot = slots.get("memory")
-    return slot if isinstance(slot, str) and slot.strip() else BUILTIN_MEMORY_PLUGIN
+    """The plugin in the memory slot as `memory_slot` reads it (memory-core when unset, "none" when off)."""
+    plugin = memory_slot(data)[1]
+    return plugin if plugin is not None else "none"
 
 
 def entry_of(data: dict[str, Any]) -> dict[str, Any]:
