@@ -106,7 +106,7 @@ def test_index_with_orphan_fts_rows_from_older_versions_heals_and_status_reports
 
 
 def test_a_file_that_fails_to_index_is_skipped_and_the_rest_still_index(tmp_path, capsys, monkeypatch):
-    from openclaw_memtui.engine.sync import syncer as sync
+    from openclaw_memtui.engine.sync import file_pass as sync
 
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
     write(ws / "memory" / "a-bad.md", "poison\n")

@@ -140,7 +140,7 @@ def test_check_files_hashes_by_the_same_rule_the_sync_reads_by(tmp_path, make_se
     # `--check-files` compares content_hash with the stored hash; it read a note swapped for a link
     # since the listing (links off) and hashed a file that is no note, where the sync skips it
     from openclaw_memtui.engine.ingest.listing import list_sources
-    from openclaw_memtui.engine.sync.syncer import content_hash
+    from openclaw_memtui.engine.sync.file_pass import content_hash
 
     ws = tmp_path / "ws"
     write(ws / "memory" / "a.md", "axolotl\n")
