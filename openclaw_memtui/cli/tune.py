@@ -48,7 +48,7 @@ def stored_queries(session: Session) -> list[dict[str, Any]]:
     loaded = load_judgements(session)
     if not loaded.judgements:
         raise no_judgements(loaded)
-    checked = check_targets(loaded.judgements, session.index.reads().chunk_spans)
+    checked = check_targets(loaded.judgements, session.index.chunk_spans)
     stale = stale_count(checked)
     if stale:
         _warn(f"{stale} judged result(s) are stale (their note changed since it was judged) and left out; "
@@ -96,10 +96,10 @@ def _import(args: argparse.Namespace, session: Session, path: Path) -> int:
     store = session.judgements()
     loaded = load_judgements(session)
     existing = [] if args.replace else loaded.judgements
-    built = not session.index.store.missing
+    built = session.index.built
     try:
         vetted = vet_import(load_numbered_queries(path), str(path), existing,
-                            session.index.reads().chunk_spans if built else None)
+                            session.index.chunk_spans if built else None)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     for note in vetted.notes[:5]:
@@ -151,8 +151,8 @@ def _list(args: argparse.Namespace, session: Session) -> int:
     from ..render import dumps_json, safe
 
     loaded = load_judgements(session)
-    built = not session.index.store.missing
-    checked = check_targets(loaded.judgements, session.index.reads().chunk_spans) if built else {}
+    built = session.index.built
+    checked = check_targets(loaded.judgements, session.index.chunk_spans) if built else {}
     # read-only: the index is not synced here, so stale counts are as of the last sync — said, not hidden
     out_of_date = not built or session.index.is_dirty()
     rows: list[dict[str, Any]] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from . import index_vectors
@@ -25,7 +25,7 @@ from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .search.forgotten_filter import without_forgotten
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
 from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout
-from .store.reader import IndexReader
+from .store.reader import ChunkRow, IndexReader
 
 if TYPE_CHECKING:
     from .search.browse import BrowseEntry, BrowseFilter
@@ -251,6 +251,11 @@ class MemoryIndex:
         """Typed reads over the calling thread's read connection."""
         return IndexReader(self.reader())
 
+    @property
+    def built(self) -> bool:
+        """Whether the index file exists (one never built reads as an empty index held in memory)."""
+        return not self.store.missing
+
     def is_empty(self) -> bool:
         return self.reads().is_empty()
 
@@ -304,9 +309,14 @@ class MemoryIndex:
     def save_vector_file(self) -> bool:
         """Build the vector matrix and save it beside the index now (`memtui index` does, after its
         sync, when `lacks_vector_file`); True when the file saved is for the index's state now. When
-        not, `vector_searcher.save_problem` says why (a full disk; a folder at the file's path, found
+        not, `vector_save_problem` says why (a full disk; a folder at the file's path, found
         before the build: a large matrix that cannot be saved is not built for nothing)."""
         return index_vectors.save_file(self)
+
+    @property
+    def vector_save_problem(self) -> str:
+        """Why the last `save_vector_file` saved no file for the index's state now ("" when it did)."""
+        return self.vector_searcher.save_problem
 
     def map_saved_vectors(self) -> bool:
         """Map in the vector matrix saved beside the index, if it is current (a long-lived process
@@ -396,6 +406,22 @@ class MemoryIndex:
         return self.retrieve(request.query, pool_size=request.pool_size, keyword_mode=request.keyword_mode,
                              now_ms=request.now_ms, use_vectors=request.use_vectors, time_aware=request.time_words,
                              sources=request.sources)
+
+    def read_file(self, path: str, source: str) -> str:
+        """The current text of an indexed file, by its index path, under the access rule (see
+        ingest.reading.read_indexed_file: FileNotFoundError when it is gone, another OSError when it
+        may not be read)."""
+        from .ingest.reading import read_indexed_file
+
+        return read_indexed_file(self.settings, path, source)
+
+    def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
+        """(start_line, end_line, text hash) of every chunk of these paths: what judgements are checked against."""
+        return self.reads().chunk_spans(paths)
+
+    def chunks_at(self, places: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], ChunkRow]:
+        """The chunks at exactly these (path, start_line, end_line): the hits another engine returned."""
+        return self.reads().chunks_at(places)
 
     def browse(self, which: BrowseFilter = "all", offset: int = 0, limit: int = 200,
                now_ms: float | None = None) -> list[BrowseEntry]:
