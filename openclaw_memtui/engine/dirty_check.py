@@ -77,7 +77,7 @@ def notes_changed(settings: IndexSettings, reads: IndexReader) -> bool:
 
     if "memory" not in settings.sources:
         return False
-    known = {path: (m, s) for path, m, s in reads.conn.execute("SELECT path, mtime, size FROM files WHERE source = 'memory'")}
+    known = reads.file_stamps("memory")
     unchanged: list[str] = []
     files = list_sources(replace(settings, sources=("memory",)), known=known, unchanged=unchanged)
     listed = set(unchanged)

@@ -84,9 +84,13 @@ class IndexReader:
     def is_empty(self) -> bool:
         return self.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
 
-    def file_stamps(self) -> dict[str, tuple[float, int]]:
-        """(mtime ms, size) of every known file, in one read, as a listing's SourceFile.stamp has them.
-        Plain tuples: 100,000 named records cost more than the stats they are compared with."""
+    def file_stamps(self, source: str | None = None) -> dict[str, tuple[float, int]]:
+        """(mtime ms, size) of every known file (of `source` when given), in one read, as a listing's
+        SourceFile.stamp has them. Plain tuples: 100,000 named records cost more than the stats they are
+        compared with."""
+        if source is not None:
+            return {path: (m, s) for path, m, s in self.conn.execute(
+                "SELECT path, mtime, size FROM files WHERE source = ?", (source,))}
         return {path: (m, s) for path, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
 
     def file_hashes(self) -> dict[str, str]:
