@@ -238,10 +238,6 @@ class IndexReader:
             (*sources, limit, offset)).fetchall()
         return [(ChunkRow(*row[:10]), float(row[10])) for row in rows]
 
-    def rowids_of_sources(self, sources: tuple[str, ...]) -> list[int]:
-        return [r[0] for r in self.conn.execute(
-            f"SELECT rowid FROM chunks WHERE source IN ({_marks(len(sources))})", sources)]
-
     def embedding_batches(self, model: str, batch_rows: int) -> Iterator[list[tuple[int, str, bytes, str]]]:
         """(rowid, source, float32 blob, chunk id) of every chunk embedded with `model`, `batch_rows`
         at a time: 1M vectors are 1.5 GB, so they are streamed, never read into one list."""
