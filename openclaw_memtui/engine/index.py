@@ -1,9 +1,10 @@
 """MemoryIndex: the one object the TUI, the CLI and the tests use.
 
 It owns the writer connection (sync), hands each thread its own read connection (search), creates
-the embedding provider lazily, and never imports Textual. Parts of it live apart, each behind a
-method of the same name: `dirty_check` (do the files differ from the index), `index_status` (what
-it holds), `index_vectors` (the vector matrix and its file) and `search.forgotten_filter`.
+the embedding provider lazily, and never imports Textual. Parts of it live apart and are given only
+what they need: `dirty_check` (do the files differ from the index), `index_status` (what it holds,
+built from the reader, store and provider), `index_vectors` (the vector matrix and its file, an object
+the index holds as `vectors`) and `search.forgotten_filter`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from . import index_vectors
 from .dirty_check import check_dirty
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
 from .errors import disk_full, is_disk_full
 from .index_status import IntegrityCache, index_status
+from .index_vectors import IndexVectors
 from .ingest.access import index_in_memory
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .search.forgotten_filter import without_forgotten
@@ -68,7 +69,7 @@ class MemoryIndex:
         self._local = threading.local()
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
         self.watcher_state = "off"
-        self._vector_searcher: VectorSearcher | None = None
+        self.vectors = IndexVectors(settings, self.store, read_only, self._ensure_index_id)
         self._integrity = IntegrityCache()
 
     def built_with(self) -> tuple[str, str]:
@@ -282,14 +283,19 @@ class MemoryIndex:
         """What the index holds; `check_dirty` compares it with the files on disk, all of them, or with
         `dirty_budget_s` those stat-ed within that time (see check_dirty: `dirty` may then be None);
         `check_hashes` reads every file and compares its content hash too."""
-        return index_status(self, check_dirty, dirty_budget_s, check_hashes, self._integrity)
+        reads = self.reads()
+        dirty = self.check_dirty(dirty_budget_s, hashes=check_hashes) if check_dirty else None
+        provider = self.provider
+        dims = self.store.get_meta("vectorDims")
+        integrity = self._integrity.report(reads.conn, self.store_generation(), int(dims) if dims else None)
+        unembedded = self.unembedded() if provider is not None and not self.store.missing else 0
+        return index_status(reads, self.store, self.settings, provider, dirty, unembedded, integrity,
+                            self.provider_error, self.fallback, self.watcher_state, self.notices)
 
     # -- search ---------------------------------------------------------------------------------
     @property
     def vector_searcher(self) -> VectorSearcher:
-        if self._vector_searcher is None:
-            self._vector_searcher = index_vectors.new_searcher(self.settings, self.store)
-        return self._vector_searcher
+        return self.vectors.searcher
 
     def warm_up_vectors(self) -> None:
         """Load the in-memory vector matrix now (a long-lived process calls it on a worker thread at
@@ -298,38 +304,49 @@ class MemoryIndex:
         search of a large index never builds it (sqlite-vec serves, or the matrix file saved beside
         the index, patched if older); this process, unless read-only, saves each matrix it builds
         (or merges, past `matrix_cache.MERGE_SAVE_ROWS` patched rows) there for the next start."""
-        index_vectors.warm_up(self)
+        self.vectors.warm_up(self._model(), self._epoch)
 
     def lacks_vector_file(self) -> bool:
         """Would the next long-lived process (the app, `memtui mcp`) build the vector matrix from SQLite
         at its first start (seconds at 1M chunks, its searches on sqlite-vec meanwhile)? Only a large
         index without a matrix file of its own does (see VectorSearcher.lacks_file)."""
-        return index_vectors.lacks_file(self)
+        return self.vectors.lacks_file(self._model())
 
     def save_vector_file(self) -> bool:
         """Build the vector matrix and save it beside the index now (`memtui index` does, after its
         sync, when `lacks_vector_file`); True when the file saved is for the index's state now. When
         not, `vector_save_problem` says why (a full disk; a folder at the file's path, found
         before the build: a large matrix that cannot be saved is not built for nothing)."""
-        return index_vectors.save_file(self)
+        saved = self.vectors.save_file(self._model(), self._epoch)
+        return saved is not None and saved.generation == self.reads().generation()
 
     @property
     def vector_save_problem(self) -> str:
         """Why the last `save_vector_file` saved no file for the index's state now ("" when it did)."""
-        return self.vector_searcher.save_problem
+        return self.vectors.save_problem
 
     def map_saved_vectors(self) -> bool:
         """Map in the vector matrix saved beside the index, if it is current (a long-lived process
         calls it on a worker thread at launch: a checksum of the file, not a rebuild, so its first
         search need not fall back to sqlite-vec). Builds nothing; False when there is no usable file."""
-        return index_vectors.map_saved(self)
+        return self.vectors.map_saved(self._model(), self._epoch)
 
     def vectors_pending(self) -> bool:
         """True when a search now would wait seconds for its vector leg over a large index (a sqlite-vec
         KNN, or patching an older matrix with a sync's rows) because the vector matrix is neither in
         memory nor saved for this state: meanwhile a front end may show keyword results first
         (docs/benchmarks.md has the figures)."""
-        return index_vectors.pending(self)
+        model = self._model()
+        if model is None or self.store.missing:
+            return False
+        generation = self.store_generation()
+        embedded, _ = self.chunk_counts(model, generation)
+        return self.vectors.pending(model, self.reader(), generation, embedded)
+
+    def _model(self) -> str | None:
+        """The current provider's model (None without one: keyword-only)."""
+        provider = self.provider
+        return provider.model if provider is not None else None
 
     def _ensure_index_id(self) -> None:
         """An index an older memtui built has no id until its next change: give it one now, so its
