@@ -37,11 +37,11 @@ from _common import as_installed_env, memory_mb, table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
-from openclaw_memtui.engine.search import vector as vector_mod  # noqa: E402
-from openclaw_memtui.engine.search.matrix import QuantizedMatrix  # noqa: E402
-from openclaw_memtui.engine.search.matrix_file import matrix_path  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
 from openclaw_memtui.engine.sync.identity import compute_identity  # noqa: E402
+from openclaw_memtui.engine.vectors import vector as vector_mod  # noqa: E402
+from openclaw_memtui.engine.vectors.matrix import QuantizedMatrix  # noqa: E402
+from openclaw_memtui.engine.vectors.matrix_file import matrix_path  # noqa: E402
 
 DIMS = 384
 MODEL = "bench-384"

@@ -11,7 +11,7 @@ import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.search.rank import SearchParams, rank
-from openclaw_memtui.engine.search.vector import VectorSearcher
+from openclaw_memtui.engine.vectors.vector import VectorSearcher
 
 from .app_helpers import SeededProvider
 from .helpers import env_for_subprocess, write

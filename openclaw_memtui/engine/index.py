@@ -20,22 +20,22 @@ from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
 from .errors import disk_full, is_disk_full
 from .index_status import IntegrityCache, index_status
-from .index_vectors import IndexVectors
 from .ingest.access import index_in_memory
 from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .search.forgotten_filter import without_forgotten
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
 from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout
 from .store.reader import ChunkRow, IndexReader
+from .vectors.index_vectors import IndexVectors
 
 if TYPE_CHECKING:
     from .search.browse import BrowseEntry, BrowseFilter
     from .search.rank import Pool, Result
     from .search.request import SearchRequest
     from .search.retrieval import RetrievalContext
-    from .search.vector import VectorSearcher
     from .settings import SearchParams
     from .sync.state import CancelFlag
+    from .vectors.vector import VectorSearcher
 
 
 class MemoryIndex:
@@ -232,11 +232,11 @@ class MemoryIndex:
     def _remove_foreign_matrix(self) -> None:
         """The vector matrix saved beside the index for an index no longer there (rebuilt, replaced,
         deleted and built again) can never be used: delete it rather than leave ~440 MB (1M chunks)."""
-        from .search.matrix_names import any_matrix_file
+        from .vectors.matrix_names import any_matrix_file
 
         if self.store.missing or not any_matrix_file(self.settings.db_path):
             return  # none (a keyword-only index, a small one): a sync need not even load numpy
-        from .search.matrix_file import matrix_path, remove_foreign
+        from .vectors.matrix_file import matrix_path, remove_foreign
 
         if not self.store.missing:
             # tidying only: the sync has committed, and a file we could not inspect or remove must not

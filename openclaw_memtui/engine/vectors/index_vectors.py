@@ -12,13 +12,13 @@ import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .settings import IndexSettings
-from .store import Store
-from .store.reader import IndexReader
+from ..settings import IndexSettings
+from ..store import Store
+from ..store.reader import IndexReader
 
 if TYPE_CHECKING:
-    from .search.matrix_file import MatrixStamp
-    from .search.vector import VectorSearcher
+    from .matrix_file import MatrixStamp
+    from .vector import VectorSearcher
 
 
 class IndexVectors:
@@ -35,8 +35,8 @@ class IndexVectors:
     def searcher(self) -> VectorSearcher:
         """The index's searcher, as its settings ask; no matrix file (nor reader) for an index not on disk."""
         if self._searcher is None:
-            from .search.matrix_file import matrix_path
-            from .search.vector import VectorSearcher
+            from .matrix_file import matrix_path
+            from .vector import VectorSearcher
 
             missing = self.store.missing
             self._searcher = VectorSearcher(
