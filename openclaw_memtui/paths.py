@@ -22,6 +22,13 @@ def data_dir() -> Path:
     return Path(os.environ.get("MEMTUI_DATA_DIR") or platformdirs.user_data_dir(APP_NAME))
 
 
+def cache_dir() -> Path:
+    """Rebuildable files (the prepared model, the MCP handshake): MEMTUI_CACHE_DIR, else the user cache dir."""
+    from .engine.embeddings.use_prepared import default_cache_dir
+
+    return default_cache_dir()
+
+
 def default_config_path() -> Path:
     env = os.environ.get("MEMTUI_CONFIG")
     return Path(env) if env else config_dir() / "config.toml"

@@ -92,6 +92,16 @@ async def wait_for(pilot, predicate, seconds=HANG_GUARD_S):
     return False
 
 
+async def settle(pilot, app) -> None:
+    """Wait until the app's background work is over: no worker running once the messages the last ones
+    posted were handled (a finished sync starts the judged questions' load, which starts the metric)."""
+    while True:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(worker.is_running for worker in app.workers):
+            return
+
+
 def status_screen_text(app) -> str:
     """What the status screen (F2) shows, "" while another screen is up."""
     found = app.screen.query("#sync-status")

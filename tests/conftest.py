@@ -10,10 +10,17 @@ from .helpers import transcript, write
 from .lanes import pytest_collection_modifyitems, pytest_ignore_collect  # noqa: F401  (the hooks that mark each test unit, app or e2e)
 
 
+@pytest.fixture(scope="session")
+def shared_cache_dir(tmp_path_factory) -> Path:
+    """One cache dir per test process: the prepared model is built once there, not once per test."""
+    return tmp_path_factory.mktemp("memtui-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path_factory, monkeypatch):
-    """Never touch the real user's config or data dirs; never pick up real API keys."""
+def isolated_dirs(tmp_path_factory, monkeypatch, shared_cache_dir):
+    """Never touch the real user's config, data or cache dirs; never pick up real API keys."""
     base = tmp_path_factory.mktemp("memtui-home")
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(shared_cache_dir))
     monkeypatch.setenv("MEMTUI_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("MEMTUI_CONFIG_DIR", str(base / "config"))
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(base / "openclaw"))

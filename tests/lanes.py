@@ -48,6 +48,7 @@ MODULE_LANES = {
     "test_matrix_delta": "e2e",  # patching matrices of 50,000+ rows after syncs
     "test_local_model": "e2e",  # the real embedding model
     "test_local_use": "e2e",  # both real embedding models, indexing and searching with them
+    "test_use_prepared": "e2e",  # the default model's prepared form, built from the wheel and rebuilt
 }
 
 

@@ -123,6 +123,22 @@ def test_notes_changed_looks_at_notes_only(ws, tmp_path):
         tools.close()
 
 
+def test_an_index_deleted_under_the_server_waits_for_its_rebuild_even_while_a_sync_holds_the_lock(ws, tmp_path):
+    """The file gone from its path while a sync holds the index's lock (so no read can recreate it yet):
+    the answer waits for the sync that rebuilds it, never answers from nothing at once."""
+    synced_before(ws, tmp_path)
+    tools = tools_over(ws, tmp_path, SeededProvider())
+    try:
+        index = tools.session.index
+        assert tools.freshness.must_wait() == ""  # synced before, nothing changed: answered as it is
+        for f in tmp_path.glob("i.sqlite*"):
+            f.unlink()
+        with index._sync_lock:  # a sync of this process is running
+            assert tools.freshness.must_wait() == "sync"
+    finally:
+        tools.close()
+
+
 def test_a_server_resumes_the_embedding_a_cancelled_sync_left(ws, tmp_path):
     """One rule for when to sync (MemoryIndex.needs_sync): chunks left without a vector are synced by a
     server too, not only by the app at launch; before, a server served without them until a file changed."""

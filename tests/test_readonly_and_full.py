@@ -112,7 +112,8 @@ def test_a_read_only_openclaw_state_folder_is_named_as_such_by_connect(tmp_path,
         err = capsys.readouterr().err
         state = root / "state"
         assert code != 0 and err.count("\n") == 1
-        assert f"{state} is on a read-only file system" in err
+        assert f"OpenClaw's folder {state} cannot be written (Read-only file system)" in err
+        assert "nothing was changed" in err and ".memtui-check" not in err
         assert "index file" not in err and "pass --db" not in err
 
 

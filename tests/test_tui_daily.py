@@ -515,7 +515,7 @@ async def test_quitting_during_a_sync_stops_it_and_says_what_the_exit_waits_for(
         provider.release.set()
     assert synced.wait(15) and provider.batches == 1
     err = " ".join(capsys.readouterr().err.split())  # printed to the terminal's width
-    assert "memtui: finishing the sync's current batch before quitting; the rest resumes at the next start" in err
+    assert "memtui: quit during a sync; the notes it had not embedded are embedded at the next start" in err
     from openclaw_memtui.engine.index import MemoryIndex
 
     index = MemoryIndex(app.index.settings, provider_name="none")  # the app's is closed with it

@@ -246,7 +246,10 @@ async def test_help_paragraphs_wrap_cleanly_at_both_sizes(tmp_path):
                     assert len(line) > widget.size.width // 2, (size, line)
             assert any("e opens it in $EDITOR" in line or line.endswith("e opens it") for line in about)
             keys = lines[lines.index("Keys") + 1: start]
-            assert keys and all(line.startswith("  ") for line in keys if line)  # a wrapped description stays in its column
+            titles = [line for line in keys if line and not line.startswith("  ")]  # the other panes' keys, titled
+            assert titles and all(t.startswith(("On ", "In ")) for t in titles), titles
+            # a wrapped description stays in its column
+            assert keys and all(line.startswith("  ") for line in keys if line and line not in titles)
 
 
 async def test_the_focused_slider_is_drawn_apart_and_left_moves_it(tmp_path):

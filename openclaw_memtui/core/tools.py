@@ -191,7 +191,7 @@ class Freshness:
         from ..engine.dirty_check import notes_changed
 
         try:
-            if self.index.is_empty():
+            if self.index.file_gone() or self.index.is_empty():  # gone: its recreation leaves nothing to answer from
                 return "sync"
             return "keywords" if notes_changed(self.index.settings, self.index.reads()) else ""
         except Exception as exc:  # a listing that fails says so in the sync; the answer goes ahead

@@ -260,6 +260,11 @@ class MemoryIndex:
     def is_empty(self) -> bool:
         return self.reads().is_empty()
 
+    def file_gone(self) -> bool:
+        """The index file is no longer at its path (deleted under this process): the next read makes
+        it anew, empty, and only a sync fills it again."""
+        return not self.read_only and not self.store.missing and self.store.file_inode() is None
+
     def is_dirty(self) -> bool:
         """True when files on disk differ from what the index holds (new, changed or gone): every file is stat-ed."""
         return bool(self.check_dirty().dirty)
@@ -330,6 +335,24 @@ class MemoryIndex:
         calls it on a worker thread at launch: a checksum of the file, not a rebuild, so its first
         search need not fall back to sqlite-vec). Builds nothing; False when there is no usable file."""
         return self.vectors.map_saved(self._model(), self._epoch)
+
+    def query_vector_ready(self) -> bool:
+        """False while a query's vector would wait for a local model to load (a front end may show keyword
+        results first and re-rank them when the vector arrives); True with no provider, a loaded model,
+        or a remote provider (whose round trip each query pays alike). Makes the provider, not the model."""
+        provider = self.provider
+        return provider is None or bool(getattr(provider, "ready", True))
+
+    def warm_up_model(self) -> None:
+        """Make the provider and load a local model now, so the first query does not wait for it. Safe from
+        any thread; a provider that cannot be made is left for the search to report."""
+        try:
+            provider = self.provider
+            warm_up = getattr(provider, "warm_up", None)
+            if warm_up is not None:
+                warm_up()
+        except Exception:  # noqa: BLE001 - the first search says why, in its own words
+            return
 
     def vectors_pending(self) -> bool:
         """True when a search now would wait seconds for its vector leg over a large index (a sqlite-vec

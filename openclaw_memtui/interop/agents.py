@@ -333,6 +333,15 @@ def find_agent(agent_id: str, state_dir: Path | None = None) -> Agent:
     raise OpenClawError(f"no OpenClaw agent '{safe(agent_id, keep_newlines=False)}'{where}; known agents: {known}")
 
 
+def reread_agent(agent: Agent) -> Agent:
+    """`agent` as OpenClaw's config describes it now (`memtui connect` in another terminal, its memory search
+    turned off); the agent as it was when the config cannot be read or no longer names it."""
+    try:
+        return find_agent(agent.id)
+    except Exception:  # gone, unreadable, half-written: what was known stays, the next read tries again
+        return agent
+
+
 def agent_index_settings(settings: IndexSettings, agent: Agent) -> IndexSettings:
     """An IndexSettings for indexing `agent` the way OpenClaw does: its root files, transcripts and names."""
     from dataclasses import replace

@@ -18,10 +18,13 @@ import logging
 import os
 import re
 import sys
+import threading
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..version import package_version as _version
+from .handshake import AnsweredEarly, Handshake, parse_initialize
 
 if TYPE_CHECKING:
     from ..core.config_types import AppConfig
@@ -109,14 +112,21 @@ class CheckedLines:
     those is one warning on stderr (the reason, never the text) and, when it is a request whose id
     can still be read, a JSON-RPC error answer, so the client is not left waiting."""
 
-    def __init__(self, stdin: Any) -> None:
+    def __init__(self, stdin: Any, first: str = "") -> None:
         self.stdin = stdin
+        self.first = first  # the line read before the SDK loaded (handshake.py), read again here first
         self.write_stream: Any = None  # set once the transport is up, before any line is read
+
+    async def _lines(self) -> Any:
+        if self.first:
+            yield self.first
+        async for line in self.stdin:
+            yield line
 
     async def __aiter__(self) -> Any:
         import mcp_types as types
 
-        async for line in self.stdin:
+        async for line in self._lines():
             if not line.strip():
                 continue
             if line.lstrip().startswith("["):  # a batch: the SDK drops it unanswered, the client waits for ever
@@ -250,12 +260,15 @@ def _top_level(line: str) -> dict[str, Any] | None:
     return found if line.lstrip().startswith("{") else None
 
 
-async def serve(server: Any, wire_in: IO[bytes], wire_out: IO[bytes]) -> None:
+async def serve(server: Any, wire_in: IO[bytes], wire_out: IO[bytes], early: Early | None = None) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    stdin = CheckedLines(anyio.wrap_file(io.TextIOWrapper(wire_in, encoding="utf-8", errors="replace")))
-    stdout = anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8"))
+    first = early.line.decode("utf-8", errors="replace") if early is not None else ""
+    stdin = CheckedLines(anyio.wrap_file(io.TextIOWrapper(wire_in, encoding="utf-8", errors="replace")), first)
+    stdout: Any = anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8"))
+    if early is not None:
+        stdout = AnsweredEarly(stdout, early.handshake, early.request, early.answered)
     # the SDK only iterates its stdin (`async for line in stdin`), which CheckedLines provides
     async with stdio_server(stdin, stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
         stdin.write_stream = write_stream
@@ -277,8 +290,9 @@ def cmd_mcp(args: argparse.Namespace, cfg: AppConfig) -> int:
         refuse_disabled_agent(options, cfg)  # one line, exit 2, before any protocol
     wire_in, wire_out = claim_stdio()
     log_to_stderr()
-    import anyio
-
+    # the SDK (~0.6 s of CPU) loads beside the index while `initialize` is answered without it (handshake.py)
+    sdk = threading.Thread(target=_import_sdk, name="memtui-mcp-sdk", daemon=True)
+    sdk.start()
     from ..core.tools import MemoryTools
     from ..render import safe
 
@@ -294,10 +308,49 @@ def cmd_mcp(args: argparse.Namespace, cfg: AppConfig) -> int:
              safe(session.origin, one_line=True), safe(str(session.index.settings.db_path), one_line=True))
     stop_on_signals(tools.close)
     try:
-        anyio.run(serve, build_server(tools), wire_in, wire_out)
+        early = answer_early(wire_in, wire_out)
+        # the local model loads now, beside the SDK's import, not in the client's first memory_search
+        threading.Thread(target=session.index.warm_up_model, name="memtui-mcp-model", daemon=True).start()
+        sdk.join()
+        import anyio
+
+        anyio.run(serve, build_server(tools), wire_in, wire_out, early)
     finally:
         tools.close()
     return 0
+
+
+def _import_sdk() -> None:
+    with contextlib.suppress(Exception):  # an SDK that fails to import fails again, with its reason, in serve
+        import anyio  # noqa: F401
+        import mcp_types  # noqa: F401
+        from mcp.server import Server  # noqa: F401
+        from mcp.server.stdio import stdio_server  # noqa: F401
+
+
+@dataclass
+class Early:
+    """The client's first line, read before the SDK loaded, and whether it was answered then."""
+
+    line: bytes
+    handshake: Handshake
+    request: dict[str, Any] | None
+    answered: bool
+
+
+def answer_early(wire_in: IO[bytes], wire_out: IO[bytes]) -> Early:
+    """Read the client's first line; answer it now if it is an `initialize` the learnt handshake knows."""
+    from ..paths import cache_dir
+
+    line = wire_in.readline()
+    handshake = Handshake(cache_dir())
+    request = parse_initialize(line)
+    answer = handshake.answer(request) if request is not None else None
+    if answer is not None:
+        wire_out.write(answer)
+        wire_out.flush()
+        log.info("answered initialize before the SDK loaded")
+    return Early(line, handshake, request, answer is not None)
 
 
 STOP_GRACE_S = 2.0  # what a stop on a signal gives the index to close before the process goes anyway

@@ -9,6 +9,7 @@ thread worker that answers with a message from `messages.py`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
 import threading
@@ -18,13 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
+from textual import events, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widgets import Input
+from textual.worker import Worker
 
 from ..core.config_types import to_tree
 from ..engine.index import MemoryIndex
@@ -36,10 +40,13 @@ from ..render import safe
 from . import theme_picker
 from .agent_searches import AgentSearchesMixin
 from .app_sync import SyncMixin
+from .clipboard import copy_and_tell
 from .editor import open_in_editor, run_suspended
 from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
+from .quit import DaemonThreads
 from .screens.agent_searches import AgentSearchesScreen
+from .screens.confirm_quit import ConfirmQuitScreen, quit_needs_asking
 from .screens.file_view import FileScreen
 from .screens.help import HelpScreen, open_help
 from .screens.suggest import SuggestScreen
@@ -49,7 +56,10 @@ from .settings_actions import Outcome, export_settings
 from .state import MetricView, RankedResults, SyncState
 from .teardown import skip_when_torn_down
 from .themes import install_themes
+from .widgets.info_bar import working_label
+from .widgets.query_input import HistoryInput
 from .widgets.result_list import ResultList
+from .widgets.slider import Slider
 from .widgets.tuning import PRESET_LABELS
 
 if TYPE_CHECKING:
@@ -68,7 +78,8 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     TITLE = "memtui"
     BINDINGS = [
         Binding("f1", "help", "Help", id="help"),
-        Binding("question_mark", "help", "Help", show=False, id="help_key"),
+        # priority: from the list, the file view or an empty query box (a query may hold a "?": typed there)
+        Binding("question_mark", "help('key')", "Help", show=False, priority=True, id="help_key"),
         Binding("ctrl+t", "toggle_tuning", "Tuning", id="toggle_tuning"),
         Binding("ctrl+r", "sync", "Sync", id="sync"),
         Binding("ctrl+g", "cancel_sync", "Cancel", id="cancel_sync"),  # in the footer only while a sync runs
@@ -78,7 +89,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
         # ctrl+o: OpenClaw's own searches (f4 is the browse filter)
         Binding("ctrl+o", "agent_searches", "Agent searches", show=False, id="agent_searches"),
-        # in the footer only while browsing (empty query): notes and transcripts, notes, transcripts
+        # notes and transcripts, notes, transcripts: what browsing lists (empty query), or the results shown
         Binding("f4", "browse_source", "Source", id="browse_source"),
         Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
         # priority: the query input binds ctrl+e (end of line) and would swallow it
@@ -88,6 +99,8 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     ]
 
     sync_state: reactive[SyncState] = reactive(SyncState, init=False)
+    # what runs in the background, for the info line ("" when nothing does): see _refresh_working
+    working: reactive[str] = reactive("", init=False)
 
     def __init__(self, index: MemoryIndex, cfg: AppConfig, *, origin: str = "", agent: Agent | None = None,
                  now_ms: float | None = None, config_path: Path | None = None, watch: bool = True,
@@ -216,6 +229,10 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         self._close_messages_no_wait()
 
     def on_mount(self) -> None:
+        # ctrl+q must not wait for a thread worker: the loop's executor abandons them (quit.py)
+        self.executor = DaemonThreads()
+        asyncio.get_running_loop().set_default_executor(self.executor)
+        self._warm_up_model()
         # Sync and search run in threads; a shorter GIL switch interval (default 5 ms) hands the
         # event loop its turn sooner, so typing stays smooth while a long sync runs.
         sys.setswitchinterval(0.001)
@@ -232,6 +249,20 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         if self.enable_watch:
             self._start_watcher()
         # the search screen, once composed, focuses the query and starts the launch check (search_screen.py)
+
+    @work(thread=True, exclusive=True, group="model", exit_on_error=False)
+    def _warm_up_model(self) -> None:
+        """Load the local model from the start, so the first query's vector does not wait for it (its keyword
+        results do not wait at all). Not at a lower priority: on a busy machine the OS left such a thread
+        holding the GIL unscheduled, and the event loop and the search waited behind it."""
+        self.index.warm_up_model()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.refresh_working()
+
+    def refresh_working(self) -> None:
+        """Name what runs in the background (the app's and its screens' workers) on the info line."""
+        self.working = working_label(worker.group for worker in self.workers if worker.is_running)
 
     # -- themes --------------------------------------------------------------------------------------
     def _install_themes(self) -> list[str]:
@@ -272,7 +303,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     def _binding_scopes() -> list[list[Any]]:
         """The bindings of each screen and widget besides the app's own: the ids tui.keys may remap."""
         return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen,
-                                                ResultList)]
+                                                ResultList, Slider, ConfirmQuitScreen, MainScreen, HistoryInput)]
 
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
@@ -297,9 +328,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
             return main and ((pool is not None and pool.time_window is not None) or self._time_ignored_safe())
         if action in ("toggle_tuning", "focus_query", "sync_screen", "agent_searches"):
             return main
-        if action == "browse_source":
-            return main and ranked.browsing
-        return True
+        return main if action == "browse_source" else True  # f4: what browsing lists, or the results shown
 
     def refresh_footer(self) -> None:
         if self.screen_stack:  # none left while the app shuts down
@@ -352,8 +381,8 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
                                    to_tree(self.cfg.query.keyword)))
 
     def _tell(self, outcome: Outcome) -> None:
-        if outcome.clipboard is not None:
-            self.copy_to_clipboard(outcome.clipboard)
+        if outcome.clipboard is not None:  # said in a toast of its own: where it went, or that it went nowhere
+            copy_and_tell(self, outcome.clipboard, "The settings block")
         for toast in outcome.toasts:
             self.notify(toast.text, severity=toast.severity, timeout=toast.timeout, markup=False)
 
@@ -367,17 +396,24 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
 
     # -- other actions ---------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        """Quit now. A sync stops between batches only, and the exit waits for the batch it is embedding
-        (seconds with the local model) after the screen is gone: the terminal sat blank meanwhile, so
-        say what it is waiting for. Vectors not embedded yet are built at the next start."""
+        """Quit now, whatever runs: nothing waits for a worker (quit.py). A sync is cancelled; what it had
+        not embedded is embedded at the next start, so say so."""
+        if quit_needs_asking(self):  # settings applied but unsaved: say which first (screens/confirm_quit.py)
+            return
         if not self.sync_state.running:
             self.exit()
             return
         self._cancel.set()
-        self.exit(message=Text("memtui: finishing the sync's current batch before quitting; the rest resumes at the next start"))
+        self.exit(message=Text("memtui: quit during a sync; the notes it had not embedded are embedded at the next start"))
 
-    def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
+    def action_help(self, how: str = "") -> None:
+        """Help; `?` (how "key") only where it is not being typed: any text box but an empty query."""
+        focused = self.focused
+        if how == "key" and isinstance(focused, Input) and (focused.id != "query" or focused.value):
+            raise SkipAction()  # the key goes on to the text box
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()  # ? again closes it (the priority binding answers before help's own)
+        else:
             open_help(self)
 
     def action_sync_screen(self) -> None:
@@ -407,20 +443,30 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Sync now", "Index changed memory files", self.action_sync)
+        keyed = self._keyed_help
+        yield SystemCommand("Sync now", keyed("Index changed memory files", "sync"), self.action_sync)
         yield SystemCommand("Full rebuild", "Rebuild the whole index atomically", lambda: self.action_sync(True))
-        yield SystemCommand("Cancel sync", "Stop the running sync between batches", self.action_cancel_sync)
-        yield SystemCommand("Sync status", "Index, provider, watcher and skipped files", self.action_sync_screen)
+        yield SystemCommand("Cancel sync", keyed("Stop the running sync between batches", "cancel_sync"),
+                            self.action_cancel_sync)
+        yield SystemCommand("Sync status", keyed("Index, provider, watcher and skipped files", "sync_screen"),
+                            self.action_sync_screen)
         for key, label in PRESET_LABELS.items():
             yield SystemCommand(f"Preset: {label}", "Apply these ranking settings", lambda k=key: self.apply_preset(k))
-        yield SystemCommand("Export settings", "memorySearch.query block for openclaw.json", self.action_export_settings)
+        yield SystemCommand("Export settings", keyed("memorySearch.query block for openclaw.json", "export_settings"),
+                            self.action_export_settings)
         yield SystemCommand("Save settings", "Write the tuned settings to the config file", self.action_save_settings)
-        yield SystemCommand("Agent searches", "The agent's own memory searches: judge what OpenClaw gave it",
-                            self.action_agent_searches)
-        yield SystemCommand("Suggest settings", "Search settings on your judged questions (cross-validated)",
-                            self.action_suggest_settings)
-        yield SystemCommand("Copy snippet", "Copy the selected result's text", self.action_copy_snippet)
-        yield SystemCommand("Copy result as JSON", "Copy the selected result with its scores", self.action_copy_json)
+        yield SystemCommand("Agent searches", keyed("The agent's own memory searches: judge what OpenClaw gave it",
+                                                    "agent_searches"), self.action_agent_searches)
+        yield SystemCommand("Suggest settings", "Search settings on your judged questions (cross-validated); "
+                            "also the tuning panel's Suggest button", self.action_suggest_settings)
+        yield SystemCommand("Copy snippet", keyed("Copy the selected result's text", "results.copy"),
+                            self.action_copy_snippet)
+        yield SystemCommand("Copy result as JSON", keyed("Copy the selected result with its scores", "results.copy_json"),
+                            self.action_copy_json)
+
+    def _keyed_help(self, text: str, binding_id: str) -> str:
+        """A palette command's help line with its key as remapped, as Posting's palette shows it."""
+        return f"{text}  · key: {self.key_for(binding_id)}"
 
     def _map_saved_vectors(self) -> None:
         """Map in the vector matrix saved beside the index (a thread started before the app runs);

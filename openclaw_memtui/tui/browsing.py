@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from ..core.caller import Caller
-from ..engine.search.browse import BROWSE_FILTERS, BROWSE_PAGE, BrowseEntry, BrowseFilter
+from ..engine.search.browse import BROWSE_FILTERS, BROWSE_PAGE, BrowseEntry, BrowseFilter, one_row_per_file
 from ..engine.search.rank import Pool
 from ..errors import describe
 from ..render import safe
@@ -80,12 +80,17 @@ class BrowsingMixin:
         page = message.entries[:BROWSE_PAGE]
         self.browse_entries = (self.browse_entries[:message.offset] if message.offset else []) + page
         pool = Pool(query="", candidates=[], now_ms=screen.now_ms(), mode="browse")
-        screen._show_ranking(RankedResults(pool, tuple(e.result for e in self.browse_entries), screen.params,
-                                        days=tuple(e.day for e in self.browse_entries), more=more))
+        shown = one_row_per_file(self.browse_entries)  # a file's neighbouring chunks as one row (its bullets inside)
+        screen._show_ranking(RankedResults(pool, tuple(e.result for e in shown), screen.params,
+                                        days=tuple(e.day for e in shown), more=more))
 
     def action_browse_source(self) -> None:
-        """Cycle what browsing lists: notes and transcripts, notes only, transcripts only."""
+        """Cycle what browsing lists: notes and transcripts, notes only, transcripts only; while searching,
+        what the result list shows (narrowing.py)."""
         screen: Any = self  # the search screen this is mixed into
+        if not self.ranked.browsing:
+            screen.cycle_result_source()
+            return
         self.browse_filter = BROWSE_FILTERS[(BROWSE_FILTERS.index(self.browse_filter) + 1) % len(BROWSE_FILTERS)]
         screen.notify(f"Listing {FILTER_NAMES[self.browse_filter]}", markup=False, timeout=2)
         screen.start_search()

@@ -68,9 +68,9 @@ def empty_workspace_text(settings: IndexSettings) -> str:
             + f"\n\nmemtui indexes {memory_wanted(settings)}.\nPass another folder (memtui PATH, or --agent ID), or try --demo.")
 
 
-def open_in_editor(app: MemtuiApp, screen: MainScreen, result: Result | None) -> bool:
-    """Open `result` in $VISUAL / $EDITOR at its first line (`app.run_editor`), each failure said in a
-    toast; True once the editor ran (the file may have changed)."""
+def open_in_editor(app: MemtuiApp, screen: MainScreen, result: Result | None, line: int | None = None) -> bool:
+    """Open `result` in $VISUAL / $EDITOR at its first line, or at `line` (the file view's find), with
+    `app.run_editor`, each failure said in a toast; True once the editor ran (the file may have changed)."""
     if result is None:
         screen.nothing_selected("open")
         return False
@@ -82,7 +82,7 @@ def open_in_editor(app: MemtuiApp, screen: MainScreen, result: Result | None) ->
     variable, editor = chosen_editor()
     shown = safe(repr(editor), one_line=True)
     try:
-        command = editor_command(editor, target, result.start_line)
+        command = editor_command(editor, target, line or result.start_line)
     except ValueError as exc:  # shlex: an unbalanced quote
         app.notify(f"${variable} {shown} cannot be split into a command ({exc}): fix its quotes", severity="error",
                    markup=False)

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..engine.index import MemoryIndex
     from ..interop.agents import Agent
 
+DEMO_NAME = "demo workspace"
 HEADER_SIDES = 20  # the header's icon and clock space on either side of its title, and a margin
 
 
@@ -27,12 +28,18 @@ def embeds_label(index: MemoryIndex) -> str:
 def workspace_subtitle(title: str, origin: str, agent: Agent | None, index: MemoryIndex, width: int) -> str:
     """The workspace, `~` for home and cut in the middle to fit `width`, so its origin (`[demo]`,
     `[agent main]`) and the folder's own name always show (the header cut the end)."""
-    told = f"  [{safe(origin, one_line=True)}]" if origin else ""
+    from ..paths import is_demo_workspace
+
+    demo = is_demo_workspace(index.settings.workspace)
+    # the bundled demo lives inside the installed package: its path says nothing a person can use
+    told = f"  [{safe(origin, one_line=True)}]" if origin and not demo else ""
     if agent is not None and agent.search_disabled:
         told += "  [OpenClaw memory search off]"  # F2 says why
     elif agent is not None and agent.connected:
         told += "  [connected to OpenClaw]"
     told += f" · {embeds_label(index)}"  # which provider sees the notes: offline, or which remote one
+    if demo:
+        return DEMO_NAME + told
     path = str(index.settings.workspace)
     home = str(Path.home())
     if path.startswith(home + "/"):

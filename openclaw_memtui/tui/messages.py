@@ -15,9 +15,10 @@ from textual.message import Message
 
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.browse import BrowseEntry
-from ..engine.search.rank import Pool
+from ..engine.search.rank import Pool, Result
 from ..engine.tuning.judgements import Loaded
 from ..engine.tuning.tuner import JudgedSet, NeedMore, Suggestion
+from .screens.file_view import FileBody
 from .screens.status_rows import StatusSnapshot
 from .state import MetricView
 
@@ -70,8 +71,8 @@ class FileLoaded(Message):
 
     generation: int
     heading: Text
-    body: Text
-    scroll_to_row: int  # the row of the first matched line
+    body: FileBody  # its rows, and the row of the first matched line
+    result: Result
 
 
 @dataclass

@@ -39,6 +39,7 @@ class SearchController:
         self.focus_results_for = -1  # Enter was pressed: move to the results when this generation answers
         self.time_disabled_query: str | None = None  # f3: ignore the time words of this query
         self.ranked = RankedResults(params=params)
+        self.partial_for = -1  # the generation whose keyword-only results are on screen, the hybrid to follow
 
     # -- the queue ------------------------------------------------------------------------------------
     def start(self, query: str) -> SearchCall | Literal["browse"] | None:
@@ -82,13 +83,18 @@ class SearchController:
 
     # -- the ranking ----------------------------------------------------------------------------------
     def answered(self, generation: int, pool: Pool, params: SearchParams,
-                 add_hits: AddHits | None = None) -> RankedResults | None:
-        """A search answered: its pool ranked with `params` (no moves: a new query), or None when the
-        answer is stale (a newer query is on its way) and nothing changes."""
+                 add_hits: AddHits | None = None, partial: bool = False) -> RankedResults | None:
+        """A search answered: its pool ranked with `params`, or None when the answer is stale (a newer
+        query is on its way) and nothing changes. `partial`: keyword results first, the hybrid pool of the
+        same generation follows and re-ranks them in place (its moves are against the keyword ranking;
+        a new query has none)."""
         if not self.is_current(generation):
             return None
-        self.ranked = RankedResults(pool=pool, params=params)
-        return self.rerank(params, add_hits, track_moves=False)
+        follows_partial = self.partial_for == generation and not partial
+        self.partial_for = generation if partial else -1
+        previous = self.ranked.results if follows_partial else ()
+        self.ranked = RankedResults(pool=pool, results=previous, params=params)
+        return self.rerank(params, add_hits, track_moves=follows_partial)
 
     def rerank(self, params: SearchParams, add_hits: AddHits | None = None, track_moves: bool = True) -> RankedResults | None:
         """The cached pool ranked with `params`, never touching the database; with `track_moves` each

@@ -18,25 +18,33 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, OptionList
+from textual.widgets import Header, Input, OptionList
+from textual.worker import Worker
 
 from ..core.caller import Caller
+from ..core.history import QueryHistory, history_path
 from ..core.search import search_request
 from ..engine.search.rank import Pool, Result, SearchParams, rank
 from ..engine.search.request import SearchRequest
 from ..errors import describe
+from ..paths import data_dir
 from ..render import dumps_json, safe
 from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
+from .clipboard import copy_and_tell
 from .editor import empty_workspace_text
 from .judging import Judging
 from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, SearchFailed, SuggestFinished, WorkProgressed
-from .screens.file_view import FileScreen, file_title, render_file
+from .narrowing import NARROWING_BINDINGS, NarrowingMixin, narrowed
+from .screens.file_view import FileScreen, file_title, load_body
 from .search_controller import SearchController
+from .session_titles import SessionTitlesMixin
 from .state import RankedResults
 from .teardown import skip_when_torn_down
 from .widgets.breakdown import score_summary
+from .widgets.context_footer import ContextFooter
 from .widgets.detail_pane import DetailPane, ShownResult
 from .widgets.info_bar import InfoBar
+from .widgets.query_input import HistoryInput
 from .widgets.result_list import ResultList
 from .widgets.tuning import PRESETS, TuningPanel
 
@@ -47,13 +55,16 @@ if TYPE_CHECKING:
 
 SEARCH_DEBOUNCE_S = 0.25
 VECTORS_FOLLOW = "vectors follow (matrix loading)"
+VECTORS_FOLLOW_QUERY = "vectors follow (embedding the query)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
 T = TypeVar("T")
 
 
-class MainScreen(BrowsingMixin, Screen[None]):
+class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
     detail pane instead of crushing both panes (app.tcss)."""
+
+    BINDINGS = NARROWING_BINDINGS  # ctrl+f filter, f7 sort (narrowing.py)
 
     def __init__(self, params: SearchParams, judgements: JudgementStore, default_params: SearchParams) -> None:
         super().__init__(id="_default")
@@ -61,6 +72,8 @@ class MainScreen(BrowsingMixin, Screen[None]):
         self.searches = SearchController(params)  # the queue, the generations and the ranking on screen
         self.judging = Judging(self, judgements, default_params)  # marks, the live metric, suggested settings
         self.init_browsing()  # browsing.py: the memory newest first while the query is empty
+        self.init_narrowing()  # narrowing.py: source, dates, path and sort over the ranked results
+        self.init_titles()  # session_titles.py: transcripts named by their first user line
         self.file_generation = 0
         self.ignored_window = ""  # the time words f3 ignores, said in the info bar
         self.rerank_ms = 0.0
@@ -96,22 +109,23 @@ class MainScreen(BrowsingMixin, Screen[None]):
 
         app = self.memtui
         yield Header()
-        yield Input(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune)", id="query",
-                    select_on_focus=False)
+        yield HistoryInput(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune, "
+                         f"{app.key_for('help')} or ? for help)", id="query", select_on_focus=False)
         yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
-                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state)
+                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state, working=MemtuiApp.working)
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
             yield TuningPanel(self.params, app.default_params, id="tuning",
                               judge_keys=f"{app.key_for('results.mark_relevant')} / {app.key_for('results.mark_not_relevant')}")
-        yield Footer()
+        yield ContextFooter()
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
     def on_mount(self) -> None:
-        query = self.query_one("#query", Input)
+        query = self.query_one("#query", HistoryInput)
+        query.history = QueryHistory(history_path(data_dir()))  # core/history.py: up / down in the box
         query.focus()
         app = self.memtui
         if app.initial_query:
@@ -121,6 +135,9 @@ class MainScreen(BrowsingMixin, Screen[None]):
             query.value = app.initial_query
         app.check_index()
         app.load_recalls()  # agent_searches.py: the agent's own searches, OpenClaw's hits marked
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.memtui.refresh_working()  # this screen's workers report here, not to the app
 
     # -- search ----------------------------------------------------------------------------------
     @on(Input.Changed, "#query")
@@ -167,12 +184,16 @@ class MainScreen(BrowsingMixin, Screen[None]):
         index, gate = self.memtui.index, self.memtui.gate
         caller = Caller("tui", self.memtui.agent.id if self.memtui.agent is not None else None)
         try:
-            # every pool passes the gate (core/gate.py): forgotten sessions out, texts and paths masked
-            if index.vectors_pending():
-                # the vector leg waits for sqlite-vec (seconds at 1M chunks) until the matrix is in memory:
-                # keyword results first (tens of ms), the hybrid ranking replaces them when it is ready
+            # every pool passes the gate (core/gate.py): forgotten sessions out, texts and paths masked.
+            # Keyword results first (milliseconds) whenever the vector leg would keep them waiting, the
+            # hybrid ranking re-ranks them in place when it is ready: the query's vector is not at hand
+            # (the model still loading, a remote provider's round trip), or the vector leg waits for
+            # sqlite-vec (seconds at 1M chunks) until the matrix is in memory
+            follow = "" if not request.use_vectors else (
+                VECTORS_FOLLOW_QUERY if not index.query_vector_ready() else VECTORS_FOLLOW if index.vectors_pending() else "")
+            if follow:
                 quick = gate.pool(caller, index.pool_for(replace(request, use_vectors=False))).pool
-                quick.warnings.append(VECTORS_FOLLOW)
+                quick.warnings.append(follow)
                 self.post_message(SearchDone(generation, quick, partial=True))
             pool = gate.pool(caller, index.pool_for(request)).pool
         except Exception as exc:  # DB locked, file vanished: say it in one line, keep working
@@ -184,7 +205,8 @@ class MainScreen(BrowsingMixin, Screen[None]):
         if not message.partial:
             self._search_ended()
         started = time.perf_counter()
-        ranked = self.searches.answered(message.generation, message.pool, self.params, self.memtui.with_openclaw_hits)
+        ranked = self.searches.answered(message.generation, message.pool, self.params, self.memtui.with_openclaw_hits,
+                                        partial=message.partial)
         if ranked is None:
             return  # a newer query is on its way; drop this stale answer
         self._show_ranking(ranked)
@@ -223,6 +245,8 @@ class MainScreen(BrowsingMixin, Screen[None]):
     @skip_when_torn_down
     def _show_ranking(self, ranked: RankedResults) -> None:
         self.searches.ranked = ranked
+        ranked = narrowed(ranked, self.result_filter, self.now_ms())  # what the list shows (narrowing.py)
+        self.want_titles(ranked)
         listing = self.query_one(ResultList)
         listing.set_reactive(ResultList.marks, self.judging.marks_for(ranked))  # drawn with the ranking, not after it
         listing.set_reactive(ResultList.openclaw, self.memtui.openclaw_marks(ranked))
@@ -230,6 +254,7 @@ class MainScreen(BrowsingMixin, Screen[None]):
         info = self.query_one(InfoBar)
         info.ignored_window = self.ignored_window if self.time_ignored() else ""
         info.browse_filter = FILTER_NAMES[self.browse_filter]
+        info.narrowing = "" if ranked.browsing else self.result_filter.describe()
         info.ranked = ranked
         self._show_selected()
         self.memtui.refresh_footer()  # f3 shows in the footer only with a time window
@@ -292,16 +317,14 @@ class MainScreen(BrowsingMixin, Screen[None]):
         if result is None:
             self.nothing_selected("copy")
             return
-        self.app.copy_to_clipboard(result.snippet)
-        self.notify("Snippet copied", markup=False, timeout=2)
+        copy_and_tell(self.app, result.snippet, "Snippet")  # where it went, or that it went nowhere
 
     def action_copy_json(self) -> None:
         result = self.selected()
         if result is None:
             self.nothing_selected("copy")
             return
-        self.app.copy_to_clipboard(dumps_json(result.to_dict(), indent=2))
-        self.notify("Result copied as JSON", markup=False, timeout=2)
+        copy_and_tell(self.app, dumps_json(result.to_dict(), indent=2), "Result as JSON")
 
     # -- the whole file ------------------------------------------------------------------------
     @on(OptionList.OptionSelected, "#results")
@@ -314,17 +337,12 @@ class MainScreen(BrowsingMixin, Screen[None]):
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, result: Result, generation: int) -> None:
         """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
-        from ..engine.ingest.reading import flatten_transcript, read_indexed_file
-
-        settings = self.memtui.index.settings
-        body, row = render_file(lambda: read_indexed_file(settings, result.path, result.source), result.path,
-                                result.start_line, result.end_line, result.source,
-                                lambda raw: flatten_transcript(raw, settings))
-        self.post_message(FileLoaded(generation, file_title(result), body, row))
+        self.post_message(FileLoaded(generation, file_title(result), load_body(self.memtui.index.settings, result),
+                                     result))
 
     def on_file_loaded(self, message: FileLoaded) -> None:
         if message.generation == self.file_generation and not isinstance(self.app.screen, FileScreen):
-            self.app.push_screen(FileScreen(message.heading, message.body, message.scroll_to_row))
+            self.app.push_screen(FileScreen(message.heading, message.body, message.result, self.memtui.index.settings))
 
     # -- tuning ----------------------------------------------------------------------------------
     def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
@@ -340,6 +358,9 @@ class MainScreen(BrowsingMixin, Screen[None]):
 
     def on_tuning_panel_export_requested(self, message: TuningPanel.ExportRequested) -> None:
         self.memtui.export_tuned(message.params)
+
+    def on_tuning_panel_suggest_requested(self, message: TuningPanel.SuggestRequested) -> None:
+        self.judging.action_suggest_settings()
 
     def action_toggle_tuning(self) -> None:
         panel = self.query_one("#tuning", TuningPanel)

@@ -100,7 +100,7 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
     except OSError as exc:
         return Outcome([Toast(f"Could not export: {safe(describe(exc), False)}", "error")])
     block = "memory.search.query" if export.layout == "2026.9" else "memorySearch.query"
-    said = f"Exported {block} to {target} and the clipboard"
+    said = f"Exported {block} to {target}"  # where the clipboard copy went is the app's to say (tui/clipboard.py)
     notes = target.with_name(target.stem + NOT_HONOURED_SUFFIX)
     if not export.not_exported:
         with suppress(OSError):

@@ -52,6 +52,15 @@ class LocalModel:
     def _encode_passages(self, engine: Any, texts: list[str]) -> Any:
         raise NotImplementedError
 
+    @property
+    def ready(self) -> bool:
+        """Loaded: a query's vector now costs a forward pass (milliseconds), not the model's load."""
+        return self._engine is not None
+
+    def warm_up(self) -> None:
+        """Load the model now, off the path of a query (a front end calls it from a background thread)."""
+        self._load()
+
     def _load(self) -> Any:
         if self._engine is None:
             with self._lock:

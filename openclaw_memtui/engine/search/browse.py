@@ -4,7 +4,7 @@ like any other (path, lines, snippet), with no scores. Sorting and paging are SQ
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..store.reader import IndexReader
@@ -46,3 +46,23 @@ def browse_page(reads: IndexReader, searchable: tuple[str, ...], which: BrowseFi
                         decay=1.0, age_days=age, rank_before_mmr=n, rank=n, id=row.id)
         entries.append(BrowseEntry(result, at_ms, day_label(at_ms, row.date_source)))
     return entries
+
+
+def one_row_per_file(entries: list[BrowseEntry]) -> list[BrowseEntry]:
+    """Neighbouring chunks of one file listed under one day as one entry: its lines from the first chunk's
+    start to the last one's end, its text every chunk's in line order (a MEMORY.md of bullets was a row per
+    bullet). Paging still counts chunks: this is applied to what is shown, not to what is read."""
+    merged: list[BrowseEntry] = []
+    texts: list[list[str]] = []
+    for entry in entries:
+        last = merged[-1] if merged else None
+        r = entry.result
+        if last is not None and last.result.path == r.path and last.day == entry.day:
+            texts[-1].append(r.snippet)
+            merged[-1] = replace(last, result=replace(last.result, start_line=min(last.result.start_line, r.start_line),
+                                                      end_line=max(last.result.end_line, r.end_line)))
+            continue
+        merged.append(entry)
+        texts.append([r.snippet])
+    return [replace(e, result=replace(e.result, snippet="\n".join(t))) if len(t) > 1 else e
+            for e, t in zip(merged, texts, strict=True)]

@@ -213,6 +213,17 @@ class IndexReader:
                 spans.setdefault(path, []).append((int(s), int(e), str(h)))
         return spans
 
+    def first_chunk_texts(self, paths: list[str]) -> dict[str, str]:
+        """The text of each path's first chunk (lowest start line): a transcript's opening, for its title."""
+        firsts: dict[str, str] = {}
+        for start in range(0, len(paths), IN_CLAUSE_LIMIT):
+            part = paths[start : start + IN_CLAUSE_LIMIT]
+            for path, text in self.conn.execute(
+                    f"SELECT path, text FROM chunks WHERE path IN ({_marks(len(part))})"
+                    " AND start_line = (SELECT min(c2.start_line) FROM chunks c2 WHERE c2.path = chunks.path)", part):
+                firsts.setdefault(str(path), str(text))
+        return firsts
+
     def chunks_of_path(self, path: str) -> list[tuple[str, int, int, str]]:
         """(id, start_line, end_line, text) of every chunk of one file, in line order: the whole file
         as the index holds it, which a snippet is masked against before it is cut."""

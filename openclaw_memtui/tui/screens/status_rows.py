@@ -39,6 +39,7 @@ class StatusSnapshot:
     openclaw: Rows = field(default_factory=list)
     error: str = ""
     pending: bool = False
+    agent: Agent | None = None  # the agent as OpenClaw's config described it at this read
 
     @classmethod
     def reading(cls) -> StatusSnapshot:
@@ -47,16 +48,21 @@ class StatusSnapshot:
 
 
 def read_status(index: MemoryIndex, agent: Agent | None) -> StatusSnapshot:
-    """Counts, integrity and the OpenClaw inspection (each reads the index or OpenClaw's files): never on the event loop."""
+    """Counts, integrity and the OpenClaw inspection (each reads the index or OpenClaw's files): never on the event loop.
+    The agent is read again from OpenClaw's config: connected or turned off since the app started, it says so."""
+    if agent is not None:
+        from ...interop.agents import reread_agent
+
+        agent = reread_agent(agent)
     try:
         status = index.status(check_dirty=False)
     except Exception as exc:  # a locked or vanished index: said on the screen, which stays open
-        return StatusSnapshot(None, [], describe(exc))
+        return StatusSnapshot(None, [], describe(exc), agent=agent)
     try:
         rows = openclaw_rows(agent)
     except Exception as exc:  # OpenClaw's file gone mid-read, a full temp folder for its copy: said in its row;
         rows = [("OpenClaw index", f"could not be read: {describe(exc)}")]  # a raise left "reading the index…" up
-    return StatusSnapshot(status, rows)
+    return StatusSnapshot(status, rows, agent=agent)
 
 
 def openclaw_rows(agent: Agent | None) -> Rows:

@@ -10,7 +10,7 @@ answers with `StatusLoaded`.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -19,13 +19,14 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ...engine.index import MemoryIndex
 from ...render import safe
 from ..keys import key_for
 from ..messages import StatusLoaded
 from ..state import SyncState, format_rate_eta, phase_unit
+from ..widgets.context_footer import ContextFooter
 from ..widgets.progress_line import ProgressLine
 from .status_rows import StatusSnapshot, StatusTable, read_status, status_rows, unembedded
 
@@ -76,7 +77,7 @@ class SyncScreen(Screen[None]):
         yield ProgressLine(id="sync-bar")
         with VerticalScroll():
             yield StatusTable(id="sync-status")
-        yield Footer()
+        yield ContextFooter()
 
     def on_mount(self) -> None:
         self.load_status()
@@ -136,7 +137,17 @@ class SyncScreen(Screen[None]):
     def _read_status(self, generation: int) -> None:
         self.post_message(StatusLoaded(generation, read_status(self.index, self.agent)))
 
+    def _take_agent(self, agent: Agent | None) -> None:
+        """The agent read again with the status: the app's header and the Agent searches use it from now on."""
+        if agent is None or agent == self.agent:
+            return
+        self.agent = agent
+        app: Any = self.app
+        app.agent = agent
+        app._show_workspace(app.size.width)  # "[connected to OpenClaw]", "[OpenClaw memory search off]"
+
     def on_status_loaded(self, message: StatusLoaded) -> None:
         message.stop()
         if message.generation == self._status_generation:  # else an older read finished after a newer was asked for
+            self._take_agent(message.snapshot.agent)
             self.snapshot = message.snapshot

@@ -82,8 +82,19 @@ def snippet_from_match(snippet: str, query: str) -> str:
 MARKS = {"relevant": ("✓ ", "bold green"), "not_relevant": ("✗ ", "bold red"), "stale": ("! ", "bold yellow")}
 
 
+def place_of(result: Result, width: int, title: str = "") -> str:
+    """Where the result is, in `width` cells: a transcript by its first user line (`title`) when known, not
+    its file's UUID; else the path, shortened from the folders down (cut_path)."""
+    lines = f"{result.start_line}-{result.end_line}"
+    if title:  # a sentence reads from its start: cut at the end
+        named = Text(f"“{safe(title, one_line=True)}”")
+        named.truncate(max(4, width - len(lines) - 1), overflow="ellipsis")
+        return f"{named.plain}:{lines}"
+    return cut_path(safe(result.path, one_line=True), lines, width)
+
+
 def result_row(result: Result, move: int | None, width: int, query: str = "", mark: str | None = None,
-               openclaw: str = "") -> Text:
+               openclaw: str = "", title: str = "") -> Text:
     """Both lines of one entry, each cut to `width` cells. `move` is ranks climbed; None means new;
     `mark` is the result's judgement for this query (a key of MARKS); `openclaw` is "◆2" when OpenClaw
     returned it at rank 2 for this query. Rank 0 is a hit memtui ranks nowhere (OpenClaw's, to judge)."""
@@ -102,8 +113,7 @@ def result_row(result: Result, move: int | None, width: int, query: str = "", ma
         head.append(f"▼{-move:<2} ", style="bold red")
     unscored = not result.rank and result.vector_score is None and not result.hybrid_score  # not in memtui's pool
     head.append("  —   " if unscored else f"{result.score:.3f} ", style="bold")
-    place = safe(result.path, one_line=True)
-    head.append(cut_path(place, f"{result.start_line}-{result.end_line}", max(8, width - head.cell_len)))
+    head.append(place_of(result, max(8, width - head.cell_len), title))
     age = "evergreen" if result.age_days is None else f"{result.age_days:.0f}d old"
     snippet = safe(snippet_from_match(result.snippet, query), False)
     tail = Text(f"    {result.source} · {age} · {snippet}", style="dim")
@@ -112,10 +122,10 @@ def result_row(result: Result, move: int | None, width: int, query: str = "", ma
     return Text("\n").join([head, tail])
 
 
-def browse_row(result: Result, width: int) -> Text:
+def browse_row(result: Result, width: int, title: str = "") -> Text:
     """A browsed entry (no query, no score): where, then what kind and its first words."""
     head = Text()
-    head.append(cut_path(safe(result.path, one_line=True), f"{result.start_line}-{result.end_line}", width - 2))
+    head.append(place_of(result, width - 2, title))
     kind = "transcript" if result.source == "sessions" else "note"
     snippet = safe(" ".join(result.snippet.split()), False)
     tail = Text(f"    {kind} · {snippet}", style="dim")
@@ -124,7 +134,7 @@ def browse_row(result: Result, width: int) -> Text:
     return Text("\n").join([head, tail])
 
 
-def browse_options(ranked: RankedResults, width: int) -> list[Option]:
+def browse_options(ranked: RankedResults, width: int, titles: dict[str, str] | None = None) -> list[Option]:
     """The browsed entries, a disabled heading option before each day's first one."""
     options: list[Option] = []
     day = None
@@ -133,8 +143,11 @@ def browse_options(ranked: RankedResults, width: int) -> list[Option]:
             day = result_day
             options.append(Option(Text(f"── {day} ", style="bold").append("─" * max(0, width - len(day) - 4)),
                                   disabled=True))
-        options.append(Option(browse_row(result, width), id=result.id))
+        options.append(Option(browse_row(result, width, (titles or {}).get(result.path, "")), id=result.id))
     return options
+
+
+JUDGE = Binding.Group("Judge", compact=True)
 
 
 class ResultList(OptionList):
@@ -144,15 +157,17 @@ class ResultList(OptionList):
         Binding("e", "app.open_in_editor", "Edit", id="results.edit"),
         Binding("c", "app.copy_snippet", "Copy", id="results.copy"),
         Binding("j", "app.copy_json", "Copy JSON", show=False, id="results.copy_json"),
-        # judging: keys of the list, so they never reach the query input
-        Binding("plus", "app.mark('relevant')", "Judge relevant", show=False, id="results.mark_relevant"),
-        Binding("minus", "app.mark('not_relevant')", "Judge not relevant", show=False, id="results.mark_not_relevant"),
-        Binding("x", "app.mark('')", "Clear judgement", show=False, id="results.clear_mark"),
+        # judging: keys of the list, so they never reach the query input; one "+ - x Judge" in the footer
+        Binding("plus", "app.mark('relevant')", "Judge relevant", show=False, id="results.mark_relevant", group=JUDGE),
+        Binding("minus", "app.mark('not_relevant')", "Judge not relevant", show=False, id="results.mark_not_relevant",
+                group=JUDGE),
+        Binding("x", "app.mark('')", "Clear judgement", show=False, id="results.clear_mark", group=JUDGE),
     ]
 
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
     marks: reactive[dict[str, str]] = reactive(dict, always_update=True, init=False)  # result id -> MARKS key
     openclaw: reactive[dict[str, str]] = reactive(dict, always_update=True, init=False)  # result id -> "◆2"
+    titles: reactive[dict[str, str]] = reactive(dict, always_update=True, init=False)  # transcript path -> first user line
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, markup=False)
@@ -182,6 +197,10 @@ class ResultList(OptionList):
         if self.ranked.results:
             self.refit()
 
+    def watch_titles(self) -> None:
+        if self.ranked.results:
+            self.refit()
+
     def on_resize(self) -> None:
         """A new terminal size, or the tuning panel opened or closed beside the list: cut the rows again."""
         if self.ranked.results:
@@ -201,13 +220,14 @@ class ResultList(OptionList):
         self.clear_options()
         self._by_id = {r.id: r for r in ranked.results}
         if ranked.browsing:
-            self.add_options(browse_options(ranked, width))
+            self.add_options(browse_options(ranked, width, self.titles))
         else:
             query = ranked.pool.query if ranked.pool is not None else ""
             marks = self.marks
-            openclaw = self.openclaw
+            openclaw, titles = self.openclaw, self.titles
             self.add_options([Option(result_row(r, ranked.moves.get(r.id, 0) if r.rank else 0, width, query, marks.get(r.id),
-                                            openclaw.get(r.id, "")), id=r.id) for r in ranked.results])
+                                            openclaw.get(r.id, ""), titles.get(r.path, "")), id=r.id)
+                              for r in ranked.results])
         if ranked.results:
             wanted = keep_id if keep_id in self._by_id else ranked.results[0].id
             self.highlighted = self.get_option_index(wanted)

@@ -17,12 +17,13 @@ class Slider(Widget, can_focus=True):
     """
     KNOB, FOCUSED_KNOB = "●", "◉"  # a different glyph too: the tint alone is lost on a monochrome terminal
     BINDINGS = [
-        Binding("left,h", "nudge(-1)", "Less", show=False),
-        Binding("right,l", "nudge(1)", "More", show=False),
-        Binding("pagedown", "nudge(-10)", show=False),
-        Binding("pageup", "nudge(10)", show=False),
-        Binding("home", "to_end(0)", show=False),
-        Binding("end", "to_end(1)", show=False),
+        # ids and descriptions: the footer shows them while a slider has the focus, help lists them, tui.keys remaps them
+        Binding("left,h", "nudge(-1)", "Less", show=False, id="slider.less"),
+        Binding("right,l", "nudge(1)", "More", show=False, id="slider.more"),
+        Binding("pagedown", "nudge(-10)", "Less ×10", show=False, id="slider.less_10"),
+        Binding("pageup", "nudge(10)", "More ×10", show=False, id="slider.more_10"),
+        Binding("home", "to_end(0)", "Lowest", show=False, id="slider.lowest"),
+        Binding("end", "to_end(1)", "Highest", show=False, id="slider.highest"),
     ]
 
     value: reactive[float] = reactive(0.0)

@@ -56,6 +56,10 @@ PRESET_LABELS = {"openclaw-2026": "OpenClaw 2026.9", "openclaw": "OpenClaw, olde
                  "recent-first": "Recent first"}
 
 
+def on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
 class NumberInput(Input):
     """A tuning number. Focusing it by a click selects the whole number (as Tab does), so typing
     `0.5` replaces `0.35` instead of landing where the click did (`050.00`)."""
@@ -101,10 +105,11 @@ class TuningPanel(Vertical):
     TuningPanel .row Slider { margin-left: 1; }
     TuningPanel .toggle { height: 1; margin-top: 1; }
     TuningPanel .toggle Label { width: 6; }
-    TuningPanel .toggle Switch { height: 1; border: none; padding: 0; width: 6; margin-right: 4; }
+    TuningPanel .toggle Label.state { width: 4; margin: 0 2 0 1; text-style: bold; }
+    TuningPanel .toggle Switch { height: 1; border: none; padding: 0; width: 6; }
     TuningPanel .buttons { dock: bottom; height: 1; padding: 0 1; }
     TuningPanel MetricBox { height: auto; }
-    TuningPanel Button { width: 1fr; min-width: 7; margin-right: 1; }
+    TuningPanel Button { width: 1fr; min-width: 5; margin-right: 1; }
     """
 
     @dataclass
@@ -116,6 +121,10 @@ class TuningPanel(Vertical):
         """Write these settings to memtui's config file."""
 
         params: SearchParams
+
+    @dataclass
+    class SuggestRequested(Message):
+        """Search better settings on the judged questions (Suggest settings)."""
 
     @dataclass
     class ExportRequested(Message):
@@ -136,6 +145,8 @@ class TuningPanel(Vertical):
             yield Button("Reset", id="reset", compact=True)
             yield Button("Save", id="save", compact=True)
             yield Button("Export", id="export", compact=True)
+            yield Button("Suggest", id="suggest", compact=True).with_tooltip(
+                "search settings on your judged questions (cross-validated)")
         with VerticalScroll(id="tuning-body"):
             yield Label("[b]Tuning[/b]  (re-ranks instantly)")
             yield Label("", id="tuning-score", markup=False)
@@ -150,8 +161,10 @@ class TuningPanel(Vertical):
             with Horizontal(classes="toggle"):
                 yield Label("MMR")
                 yield Switch(self.params.mmr, id="sw-mmr")
+                yield Label(on_off(self.params.mmr), id="sw-mmr-state", classes="state", markup=False)
                 yield Label("decay")
                 yield Switch(self.params.decay, id="sw-decay")
+                yield Label(on_off(self.params.decay), id="sw-decay-state", classes="state", markup=False)
             yield Select([("time words boost", "boost"), ("time words filter", "filter"), ("time words ignored", "off")],
                          value=self.params.time_mode, id="time-mode", allow_blank=False, compact=True)
             yield Select([(PRESET_LABELS[k], k) for k in PRESETS], prompt="Preset…", id="preset", allow_blank=True,
@@ -264,6 +277,8 @@ class TuningPanel(Vertical):
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         event.stop()
+        # the state in words beside the switch: its colour alone is lost on a monochrome terminal
+        self.query_one(f"#{event.switch.id}-state", Label).update(on_off(event.value))
         if self._syncing:
             return
         field = "mmr" if event.switch.id == "sw-mmr" else "decay"
@@ -289,3 +304,5 @@ class TuningPanel(Vertical):
             self.post_message(self.SaveRequested(self.params))
         elif event.button.id == "export":
             self.post_message(self.ExportRequested(self.params))
+        elif event.button.id == "suggest":
+            self.post_message(self.SuggestRequested())
