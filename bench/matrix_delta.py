@@ -41,11 +41,11 @@ from _common import memory_mb, table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
-from openclaw_memtui.engine.search import matrix_cache  # noqa: E402
-from openclaw_memtui.engine.search.matrix_delta import diff, fingerprints_of_scan  # noqa: E402
-from openclaw_memtui.engine.search.matrix_file import load_matrix, matrix_path, saved_stamp  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
 from openclaw_memtui.engine.store.reader import IndexReader  # noqa: E402
+from openclaw_memtui.engine.vectors import matrix_cache  # noqa: E402
+from openclaw_memtui.engine.vectors.matrix_delta import diff, fingerprints_of_scan  # noqa: E402
+from openclaw_memtui.engine.vectors.matrix_file import load_matrix, matrix_path, saved_stamp  # noqa: E402
 
 
 def open_index(db: Path, ws: Path, queries: np.ndarray) -> MemoryIndex:

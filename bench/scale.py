@@ -37,12 +37,11 @@ from _common import as_installed_env, memory_mb, table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
-from openclaw_memtui.engine.search import vector as vector_mod  # noqa: E402
-from openclaw_memtui.engine.search.engine import retrieve  # noqa: E402
-from openclaw_memtui.engine.search.matrix import QuantizedMatrix  # noqa: E402
-from openclaw_memtui.engine.search.matrix_file import matrix_path  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
 from openclaw_memtui.engine.sync.identity import compute_identity  # noqa: E402
+from openclaw_memtui.engine.vectors import vector as vector_mod  # noqa: E402
+from openclaw_memtui.engine.vectors.matrix import QuantizedMatrix  # noqa: E402
+from openclaw_memtui.engine.vectors.matrix_file import matrix_path  # noqa: E402
 
 DIMS = 384
 MODEL = "bench-384"
@@ -244,7 +243,7 @@ def measure(args: argparse.Namespace) -> int:
         text = " ".join(pyrng.choice(VOCAB) for _ in range(3))
         index._provider.i = i - 1  # query i gets vector i
         t, cpu = time.perf_counter(), time.process_time()
-        pool = retrieve(index, text)
+        pool = index.retrieve(text)
         total = (time.perf_counter() - t) * 1000 - pool.timings_ms.get("embed", 0.0)
         cpu_ms = (time.process_time() - cpu) * 1000  # this process's own CPU: what load from others does not inflate
         if i == 0:

@@ -28,7 +28,6 @@ from _common import as_installed_env, table, write_json  # noqa: E402
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.embeddings.base import normalize_rows  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
-from openclaw_memtui.engine.search.engine import retrieve  # noqa: E402
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams, rank  # noqa: E402
 from openclaw_memtui.engine.store import Store  # noqa: E402
 from openclaw_memtui.engine.store.writer import line_rows  # noqa: E402
@@ -94,13 +93,13 @@ def measure(index: MemoryIndex, backend: str, queries: int) -> dict:
     index.vector_searcher.backend = backend
     index.vector_searcher._matrix = None
     pyrng = random.Random(3)
-    retrieve(index, "warm up query")  # loads the numpy matrix once
+    index.retrieve("warm up query")  # loads the numpy matrix once
     times = []
     lines = []
     for _ in range(queries):
         q = " ".join(pyrng.choice(VOCAB) for _ in range(4))
         t = time.perf_counter()
-        pool = retrieve(index, q)
+        pool = index.retrieve(q)
         total = (time.perf_counter() - t) * 1000
         times.append(total - pool.timings_ms.get("embed", 0.0))
         lines.append(pool.timings_ms.get("lines", 0.0))

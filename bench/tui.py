@@ -381,8 +381,8 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
     import numpy as np
     from scale import FixedQueryVectors, rss_mb
 
-    from openclaw_memtui.engine.search.matrix import QuantizedMatrix
-    from openclaw_memtui.engine.search.matrix_file import matrix_path
+    from openclaw_memtui.engine.vectors.matrix import QuantizedMatrix
+    from openclaw_memtui.engine.vectors.matrix_file import matrix_path
 
     cfg = validate({})
     out: dict = {"matrix_file_before": matrix_path(Path(db)).exists()}

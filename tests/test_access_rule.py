@@ -1,4 +1,4 @@
-"""One rule for what is memory (engine/access.py): the sync indexes only what memory_get would read."""
+"""One rule for what is memory (engine/ingest/access.py): the sync indexes only what memory_get would read."""
 
 from __future__ import annotations
 

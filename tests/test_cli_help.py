@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memtui.cli.parser import build_parser
+from openclaw_memtui.cli.parser import build_parser, build_tui_parser
 from openclaw_memtui.engine.settings import DEFAULT_SEARCH_PARAMS
 
 RANKING_FLAGS = {"--max-results": "max_results", "--min-score": "min_score", "--vector-weight": "vector_weight",
@@ -23,3 +23,15 @@ def test_every_ranking_flag_says_what_it_does_and_its_shipped_default(command):
         assert text.endswith(f"(default: the config's, else {shown})") and len(text) > 40, (flag, text)
     for flag in ("--mmr", "--no-mmr", "--decay", "--no-decay", "--time"):
         assert actions[flag].help, flag
+
+
+def test_version_is_the_installed_packages(capsys):
+    """One lookup (openclaw_memtui/version.py) for `--version`, the servers and the plugin stamp."""
+    from importlib.metadata import version
+
+    from openclaw_memtui.version import package_version
+
+    assert package_version() == version("openclaw-memtui")
+    with pytest.raises(SystemExit) as done:
+        build_tui_parser().parse_args(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"memtui {package_version()}"

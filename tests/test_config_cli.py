@@ -79,7 +79,7 @@ def test_errors_are_one_line_without_traceback(tmp_path):
 
 def test_engine_never_imports_textual():
     code = (
-        "import sys, openclaw_memtui.engine.index, openclaw_memtui.engine.search.engine, openclaw_memtui.cli.search;"
+        "import sys, openclaw_memtui.engine.index, openclaw_memtui.engine.search.retrieval, openclaw_memtui.cli.search;"
         "print('textual' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_for_subprocess())

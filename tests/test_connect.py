@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from openclaw_memtui.cli.main import main as memtui_main
-from openclaw_memtui.interop.connect import PLUGIN_ID, installed_plugin_version, plugin_dir
+from openclaw_memtui.interop.connect import installed_plugin_version, plugin_dir
+from openclaw_memtui.interop.memory_slot import MEMTUI_MEMORY_PLUGIN
 
 from .connect_helpers import make_state
 
@@ -88,13 +89,13 @@ def test_connect_answers_beside_memory_core_and_says_what_changed(state, capsys)
     plugins = data["plugins"]
     assert "slots" not in plugins  # OpenClaw's memory slot is never touched
     assert plugins["load"]["paths"] == [str(plugin_dir())]
-    entry = plugins["entries"][PLUGIN_ID]
+    entry = plugins["entries"][MEMTUI_MEMORY_PLUGIN]
     assert entry["enabled"] is True and entry["config"]["agents"] == ["main"]
     server = entry["config"]["server"]
     assert server["command"][1:5] == ["-m", "openclaw_memtui", "serve", "--socket"] and "--agent" not in server["command"]
     assert server["socket"].endswith(".sock") and server["env"]["OPENCLAW_STATE_DIR"] == str(state / "state")
     assert data["gateway"] == {"auth": {"token": "tok-123"}}  # nothing else changes
-    assert f"plugins.entries.{PLUGIN_ID}.config.agents: + main" in out and "backup: openclaw.json.bak-" in out
+    assert f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.config.agents: + main" in out and "backup: openclaw.json.bak-" in out
     # every agent, and who answers it: said before the write
     assert "agent main: memory_search and memory_get answered by memtui (was memory-core)" in out
     assert "agent research: memory_search and memory_get answered by memory-core (unchanged)" in out
@@ -146,7 +147,7 @@ def test_connect_and_disconnect_are_idempotent(state, capsys):
     assert code == 0 and "already connected" in out
     assert (state / "state" / "openclaw.json").read_bytes() == connected and len(backups(state)) == 1
     code, out, _ = run(capsys, "disconnect", "--agent", "main")
-    assert code == 0 and f"plugins.entries.{PLUGIN_ID}: removed" in out
+    assert code == 0 and f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}: removed" in out
     assert config(state) == original  # every key connect added is gone again
     code, out, _ = run(capsys, "disconnect", "--agent", "main")
     assert code == 0 and "not connected" in out and len(backups(state)) == 2
@@ -191,7 +192,7 @@ def test_an_allowlist_gets_the_plugin_and_loses_it_again(state, capsys):
     data["plugins"] = {"allow": ["voice-call"]}
     (state / "state" / "openclaw.json").write_text(json.dumps(data), encoding="utf-8")
     assert run(capsys, "connect", "--agent", "main", "--no-index")[0] == 0
-    assert config(state)["plugins"]["allow"] == ["voice-call", PLUGIN_ID]
+    assert config(state)["plugins"]["allow"] == ["voice-call", MEMTUI_MEMORY_PLUGIN]
     assert run(capsys, "disconnect", "--agent", "main")[0] == 0
     assert config(state)["plugins"] == {"allow": ["voice-call"]}
 
@@ -199,16 +200,16 @@ def test_an_allowlist_gets_the_plugin_and_loses_it_again(state, capsys):
 def test_the_last_agent_out_takes_the_plugin_out(state, capsys):
     assert run(capsys, "connect", "--agent", "main", "--no-index")[0] == 0
     assert run(capsys, "connect", "--agent", "research", "--no-index")[0] == 0
-    assert config(state)["plugins"]["entries"][PLUGIN_ID]["config"]["agents"] == ["main", "research"]
+    assert config(state)["plugins"]["entries"][MEMTUI_MEMORY_PLUGIN]["config"]["agents"] == ["main", "research"]
     code, out, _ = run(capsys, "disconnect", "--agent", "main")
     assert code == 0 and "still answers agent(s) research" in out
-    assert config(state)["plugins"]["entries"][PLUGIN_ID]["config"]["agents"] == ["research"]
+    assert config(state)["plugins"]["entries"][MEMTUI_MEMORY_PLUGIN]["config"]["agents"] == ["research"]
     assert run(capsys, "disconnect", "--agent", "research")[0] == 0
     assert "plugins" not in config(state)
 
 
-OLD_WAY = {"slots": {"memory": PLUGIN_ID}, "load": {"paths": ["PLUGIN"]},
-           "entries": {PLUGIN_ID: {"enabled": True, "config": {"previousSlot": "", "agents": {
+OLD_WAY = {"slots": {"memory": MEMTUI_MEMORY_PLUGIN}, "load": {"paths": ["PLUGIN"]},
+           "entries": {MEMTUI_MEMORY_PLUGIN: {"enabled": True, "config": {"previousSlot": "", "agents": {
                "main": {"socket": "/nonexistent/main.sock", "command": ["python3"]}}}}}}
 
 
@@ -223,9 +224,9 @@ def test_an_install_connected_the_old_way_is_converted(state, capsys):
     code, out, err = run(capsys, "connect", "--agent", "main", "--no-index")
     assert code == 0, err
     plugins = config(state)["plugins"]
-    assert "slots" not in plugins and plugins["entries"][PLUGIN_ID]["config"]["agents"] == ["main"]
-    assert "previousSlot" not in plugins["entries"][PLUGIN_ID]["config"]
-    assert f"plugins.slots.memory: {PLUGIN_ID} → memory-core" in out
+    assert "slots" not in plugins and plugins["entries"][MEMTUI_MEMORY_PLUGIN]["config"]["agents"] == ["main"]
+    assert "previousSlot" not in plugins["entries"][MEMTUI_MEMORY_PLUGIN]["config"]
+    assert f"plugins.slots.memory: {MEMTUI_MEMORY_PLUGIN} → memory-core" in out
 
 
 def test_an_install_connected_the_old_way_is_cleaned_by_disconnect(state, capsys):
@@ -238,13 +239,13 @@ def test_an_install_connected_the_old_way_is_cleaned_by_disconnect(state, capsys
 def test_disconnecting_one_agent_of_an_old_install_converts_the_rest(state, capsys):
     old_way(state)
     data = config(state)
-    data["plugins"]["entries"][PLUGIN_ID]["config"]["agents"]["research"] = {"socket": "/x/research.sock",
+    data["plugins"]["entries"][MEMTUI_MEMORY_PLUGIN]["config"]["agents"]["research"] = {"socket": "/x/research.sock",
                                                                              "command": ["python3"]}
     (state / "state" / "openclaw.json").write_text(json.dumps(data), encoding="utf-8")
     code, out, err = run(capsys, "disconnect", "--agent", "main")
     assert code == 0, err
     plugins = config(state)["plugins"]
-    entry = plugins["entries"][PLUGIN_ID]["config"]
+    entry = plugins["entries"][MEMTUI_MEMORY_PLUGIN]["config"]
     assert "slots" not in plugins and entry["agents"] == ["research"] and entry["server"]["socket"].endswith(".sock")
     assert "kind" not in json.loads((plugin_dir() / "openclaw.plugin.json").read_text(encoding="utf-8"))
 
@@ -399,3 +400,19 @@ def test_the_status_screen_says_the_agent_is_connected(tmp_path, monkeypatch, ca
     assert openclaw_rows(find_agent("main"))[0] == ("OpenClaw memory", "connected: memory_search answers from memtui "
                                                                        "(`memtui disconnect --agent main` undoes it)")
     assert openclaw_rows(find_agent("research"))[0][1].startswith("on: OpenClaw's builtin memory-core answers")
+
+
+def test_one_reading_of_the_memory_slot_for_status_and_connect(tmp_path):
+    """The memory slot is read once (interop/memory_slot.py), as OpenClaw reads it: trimmed, "none" in any
+    case; status and connect agree on a slot written with stray spaces."""
+    from openclaw_memtui.interop.connect import connect_edit
+    from openclaw_memtui.interop.memory_slot import SLOT_BUILTIN, SLOT_CONNECTED, connected_agents, memory_slot
+
+    spaced = {"plugins": {"slots": {"memory": " memory-core "}}}
+    assert memory_slot(spaced)[0] == SLOT_BUILTIN
+    server = {"socket": str(tmp_path / "s.sock")}
+    edit = connect_edit(spaced, "main", server, tmp_path / "plugin", ["main"])  # not refused as another plugin
+    assert edit.data["plugins"]["entries"][MEMTUI_MEMORY_PLUGIN]["config"]["agents"] == ["main"]
+    old_way = {"plugins": {"slots": {"memory": f"{MEMTUI_MEMORY_PLUGIN} "},
+                           "entries": {MEMTUI_MEMORY_PLUGIN: {"config": {"agents": {"main": {"socket": "/x"}}}}}}}
+    assert memory_slot(old_way)[0] == SLOT_CONNECTED and connected_agents(old_way) == ["main"]

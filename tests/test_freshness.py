@@ -137,3 +137,23 @@ def test_an_index_deleted_under_the_server_waits_for_its_rebuild_even_while_a_sy
             assert tools.freshness.must_wait() == "sync"
     finally:
         tools.close()
+
+
+def test_a_server_resumes_the_embedding_a_cancelled_sync_left(ws, tmp_path):
+    """One rule for when to sync (MemoryIndex.needs_sync): chunks left without a vector are synced by a
+    server too, not only by the app at launch; before, a server served without them until a file changed."""
+    tools = tools_over(ws, tmp_path, SeededProvider())
+    try:
+        tools.session.index.sync(embed=False)  # keyword rows only: as a sync cancelled while embedding leaves it
+        assert tools.session.index.unembedded() > 0 and not tools.session.index.is_dirty()
+    finally:
+        tools.close()
+    provider = HeldProvider()
+    tools = tools_over(ws, tmp_path, provider)
+    try:
+        tools.call("memory_search", {"query": "heron survey"}, Caller("mcp"))
+        assert tools.freshness.waited == 0  # answered at once: the answer never waits on embedding
+        assert provider.batches_waiting.wait(60)  # and the server's background sync embeds what was left
+    finally:
+        provider.release.set()
+        tools.close()

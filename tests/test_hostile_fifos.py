@@ -45,7 +45,7 @@ def swap_for_fifo(path: Path) -> None:
 
 
 def test_a_note_swapped_for_a_fifo_after_the_listing_is_skipped_and_the_sync_goes_on(tmp_path, capsys, monkeypatch):
-    from openclaw_memtui.engine.sync import syncer as sync
+    from openclaw_memtui.engine.sync import file_pass as sync
 
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
     write(ws / "memory" / "a.md", "axolotl\n")

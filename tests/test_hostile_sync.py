@@ -106,7 +106,7 @@ def test_index_with_orphan_fts_rows_from_older_versions_heals_and_status_reports
 
 
 def test_a_file_that_fails_to_index_is_skipped_and_the_rest_still_index(tmp_path, capsys, monkeypatch):
-    from openclaw_memtui.engine.sync import syncer as sync
+    from openclaw_memtui.engine.sync import file_pass as sync
 
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
     write(ws / "memory" / "a-bad.md", "poison\n")
@@ -278,7 +278,7 @@ def test_symlinked_sessions_folder_follows_the_same_rule_as_memory(tmp_path, cap
 
 
 def test_symlinked_transcript_file_is_followed_only_when_allowed(tmp_path, capsys):
-    """Followed only when allowed, and then only to a file memory_get may read too (engine/access.py):
+    """Followed only when allowed, and then only to a file memory_get may read too (engine/ingest/access.py):
     a link inside the workspace is followed, one to a file outside every root never."""
     ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
     inside = transcript(ws / "archive" / "s.jsonl", [("user", "tapir migration")])

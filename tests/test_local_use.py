@@ -10,7 +10,8 @@ import pytest
 
 from openclaw_memtui.cli.main import main
 from openclaw_memtui.engine.embeddings.base import EmbeddingError
-from openclaw_memtui.engine.embeddings.registry import USE_MODEL, make_provider
+from openclaw_memtui.engine.embeddings.local_base import USE_MODEL
+from openclaw_memtui.engine.embeddings.registry import make_provider
 
 
 def test_auto_without_a_remote_key_keeps_the_named_local_model(monkeypatch):

@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.search import matrix_cache, matrix_delta, matrix_file, vector
-from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix
-from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
-from openclaw_memtui.engine.search.matrix_file import (
+from openclaw_memtui.engine.store import connection
+from openclaw_memtui.engine.store.reader import IndexReader
+from openclaw_memtui.engine.vectors import matrix_cache, matrix_delta, matrix_file, vector
+from openclaw_memtui.engine.vectors.matrix import FloatMatrix, QuantizedMatrix
+from openclaw_memtui.engine.vectors.matrix_delta import PatchedMatrix, diff, fingerprints, fingerprints_of_scan
+from openclaw_memtui.engine.vectors.matrix_file import (
     MatrixStamp,
     load_matrix,
     matrix_path,
@@ -22,8 +24,6 @@ from openclaw_memtui.engine.search.matrix_file import (
     saved_stamp,
     write_matrix,
 )
-from openclaw_memtui.engine.store import connection
-from openclaw_memtui.engine.store.reader import IndexReader
 
 from .helpers import write
 from .test_matrix_file import matrix_and_stamp as _matrix_and_stamp

@@ -16,9 +16,9 @@ import pytest
 
 from openclaw_memtui.core.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.search import matrix_file, vector
-from openclaw_memtui.engine.search.matrix_delta import PatchedMatrix
-from openclaw_memtui.engine.search.matrix_file import (
+from openclaw_memtui.engine.vectors import matrix_file, vector
+from openclaw_memtui.engine.vectors.matrix_delta import PatchedMatrix
+from openclaw_memtui.engine.vectors.matrix_file import (
     MatrixStamp,
     UnusableMatrixFile,
     load_matrix,

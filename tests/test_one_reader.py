@@ -140,7 +140,7 @@ def test_check_files_hashes_by_the_same_rule_the_sync_reads_by(tmp_path, make_se
     # `--check-files` compares content_hash with the stored hash; it read a note swapped for a link
     # since the listing (links off) and hashed a file that is no note, where the sync skips it
     from openclaw_memtui.engine.ingest.listing import list_sources
-    from openclaw_memtui.engine.sync.syncer import content_hash
+    from openclaw_memtui.engine.sync.file_pass import content_hash
 
     ws = tmp_path / "ws"
     write(ws / "memory" / "a.md", "axolotl\n")
@@ -151,3 +151,23 @@ def test_check_files_hashes_by_the_same_rule_the_sync_reads_by(tmp_path, make_se
     (ws / "memory" / "a.md").unlink()
     os.symlink(ws / "private.txt", ws / "memory" / "a.md")
     assert content_hash(listed, settings) is None
+
+
+def test_the_index_facade_reads_a_file_and_its_chunks_by_the_same_rule(tmp_path, make_settings):
+    """Front ends read a file range and chunk rows through MemoryIndex, never the reader's rows or the
+    store's fields: the same access rule as the sync (a note swapped for a link is refused)."""
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "axolotl\n")
+    write(ws / "private.txt", "the combination is 1234\n")
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    index.sync()
+    assert index.built and index.read_file("memory/a.md", "memory") == "axolotl\n"
+    spans = index.chunk_spans(["memory/a.md"])["memory/a.md"]
+    (start, end, _), = spans
+    assert index.chunks_at([("memory/a.md", start, end)])[("memory/a.md", start, end)].text.startswith("axolotl")
+    (ws / "memory" / "a.md").unlink()
+    os.symlink(ws / "private.txt", ws / "memory" / "a.md")
+    with pytest.raises(OSError):
+        index.read_file("memory/a.md", "memory")

@@ -230,7 +230,7 @@ def test_an_indexed_live_transcript_is_not_dirty_and_not_read_again(oc, capsys, 
     """The session's stamp (ms from OpenClaw's database) went through nanoseconds and came back
     1796079440761.9998 for 1796079440762: never equal, so the agent was always dirty, every search
     warned the index was out of date, and every sync read the transcript from the database again."""
-    from openclaw_memtui.engine.sync import syncer as sync
+    from openclaw_memtui.engine.sync import file_pass as sync
 
     db = tmp_path / "m.sqlite"
     base = ("--agent", "main", "--provider", "none", "--db", str(db))

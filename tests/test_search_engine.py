@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.search.engine import retrieve
 from openclaw_memtui.engine.search.rank import SearchParams, rank
-from openclaw_memtui.engine.search.vector import VectorSearcher
+from openclaw_memtui.engine.vectors.vector import VectorSearcher
 
 from .app_helpers import SeededProvider
 from .helpers import env_for_subprocess, write
@@ -128,7 +127,7 @@ def test_vector_cache_follows_index_changes(small_vector_index):
     ws = small_vector_index.settings.workspace
     write(ws / "memory" / "fresh.md", "brand new note")
     small_vector_index.sync()
-    pool = retrieve(small_vector_index, "brand new note")
+    pool = small_vector_index.retrieve("brand new note")
     best = max(pool.candidates, key=lambda c: c.vector_score or -1)
     assert best.path == "memory/fresh.md" and best.vector_score == pytest.approx(1.0, abs=1e-5)
 

@@ -241,3 +241,22 @@ def test_long_lived_index_follows_a_file_swapped_by_another_process(tmp_path, ma
     assert cli_side.sync(force=True).full_rebuild  # swaps a new file in under the app's feet
     assert app_side.retrieve("bravo").candidates  # the reader notices the new file
     assert app_side.sync().files_indexed == 0  # and the writer too: nothing left to do
+
+
+def test_needs_sync_is_empty_dirty_or_unembedded(tmp_path, make_settings):
+    """The one rule every front end asks before it syncs on its own."""
+    from .app_helpers import SeededProvider, use_provider
+
+    ws = tmp_path / "ws"
+    write(ws / "MEMORY.md", "# Memory\n- the heron survey\n")
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    use_provider(index, SeededProvider())
+    assert index.needs_sync()  # never built
+    index.sync(embed=False)
+    assert not index.is_dirty() and index.needs_sync()  # built, but its chunks wait for vectors
+    index.sync()
+    assert not index.needs_sync()
+    write(ws / "memory" / "2026-12-01.md", "# Today\n- the egret census\n")
+    assert index.needs_sync()  # a new file
+    index.sync()
+    assert not index.needs_sync()

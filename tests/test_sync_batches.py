@@ -8,7 +8,7 @@ from pathlib import Path
 
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.engine.store import check_integrity
-from openclaw_memtui.engine.sync import syncer as sync
+from openclaw_memtui.engine.sync import file_pass as sync
 
 from .helpers import same_size_edit, write
 

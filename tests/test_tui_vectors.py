@@ -8,8 +8,8 @@ import pytest
 
 from openclaw_memtui.core.config import validate
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.search import vector
-from openclaw_memtui.engine.search.matrix_file import matrix_path
+from openclaw_memtui.engine.vectors import vector
+from openclaw_memtui.engine.vectors.matrix_file import matrix_path
 from openclaw_memtui.tui.app import VECTORS_FOLLOW
 
 from .app_helpers import NOW_MS, RecordingApp, wait_for

@@ -10,8 +10,8 @@ import pytest
 
 from openclaw_memtui.core.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
-from openclaw_memtui.engine.search import vector
-from openclaw_memtui.engine.search.matrix import FloatMatrix, QuantizedMatrix
+from openclaw_memtui.engine.vectors import vector
+from openclaw_memtui.engine.vectors.matrix import FloatMatrix, QuantizedMatrix
 
 from .app_helpers import SeededProvider
 from .helpers import write

@@ -68,7 +68,7 @@ def cmd_export_settings(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..interop.export import build_export, write_export
     from ..paths import openclaw_state_dir
     from ..render import safe
-    from .search import params_from
+    from .request import params_from
 
     cfg, _, _ = apply_agent(args.agent, cfg)
     params = params_from(args, cfg)

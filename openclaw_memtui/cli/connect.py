@@ -58,14 +58,14 @@ def _openclaw(args: argparse.Namespace) -> str | None:
 
 def _plan(edit: Any, before: list[str], after: list[str], inst: Installation) -> None:
     """Every change, then every agent and who answers its memory_search once it is written."""
-    from ..interop.connect import DEFAULT_MEMORY_PLUGIN
+    from ..interop.memory_slot import BUILTIN_MEMORY_PLUGIN
     from ..render import safe
 
     for line in edit.changes:
         print(f"  {safe(line, one_line=True)}")
     for agent in inst.agents:
-        now = "memtui" if agent.id in after else DEFAULT_MEMORY_PLUGIN
-        was = "memtui" if agent.id in before else DEFAULT_MEMORY_PLUGIN
+        now = "memtui" if agent.id in after else BUILTIN_MEMORY_PLUGIN
+        was = "memtui" if agent.id in before else BUILTIN_MEMORY_PLUGIN
         off = f" (OpenClaw's memory search is off for it: {agent.search_disabled})" if agent.search_disabled else ""
         change = "unchanged" if now == was else f"was {was}"
         print(f"  agent {safe(agent.id, one_line=True)}: memory_search and memory_get answered by {now} ({change}){off}")
@@ -83,6 +83,7 @@ def _prove(target: Path, text: str, edit: Any, openclaw: str | None, folder: Pat
     """Have OpenClaw itself say the connected agents' memory_search now resolves to memtui's plugin;
     when it does not, put the config back and say why."""
     from ..interop import connect as oc
+    from ..interop import memory_slot
     from ..interop.agents import OpenClawError
 
     if openclaw is None or not agents:
@@ -92,8 +93,8 @@ def _prove(target: Path, text: str, edit: Any, openclaw: str | None, folder: Pat
     except OpenClawError as exc:
         why = str(exc)
     if not why:
-        _say(f"OpenClaw confirms: {oc.PLUGIN_ID} is loaded before memory-core and offers memory_search and memory_get, "
-             f"so it answers agent(s) {', '.join(agents)}")
+        _say(f"OpenClaw confirms: {memory_slot.MEMTUI_MEMORY_PLUGIN} is loaded before memory-core and offers memory_search and "
+             f"memory_get, so it answers agent(s) {', '.join(agents)}")
         return
     try:
         oc.undo_write(target, text, edit)
@@ -107,10 +108,11 @@ def _server_entry(args: argparse.Namespace, data: dict[str, Any]) -> dict[str, A
     """The plugin's `config.server`: the state's socket (the one written before, while still private),
     the command that starts `memtui serve`, its log, and the environment it needs."""
     from ..interop import connect as oc
+    from ..interop import memory_slot
     from ..paths import data_dir
 
     config = getattr(args, "config", None) and str(Path(args.config).expanduser().resolve())
-    existing = oc.json_object(oc.json_object(oc.entry_of(data).get("config")).get("server")).get("socket")
+    existing = oc.json_object(oc.json_object(memory_slot.entry_of(data).get("config")).get("server")).get("socket")
     sock = oc.socket_path(existing if isinstance(existing, str) else None)
     server: dict[str, Any] = {"socket": str(sock), "command": oc.server_command(sock, config),
                               "log": str(data_dir() / "connect" / f"serve-{oc.state_key()}.log")}
@@ -123,6 +125,7 @@ def _server_entry(args: argparse.Namespace, data: dict[str, Any]) -> dict[str, A
 def cmd_connect(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.session import apply_agent
     from ..interop import connect as oc
+    from ..interop import memory_slot
     from ..interop.agents import OpenClawError
 
     if not args.agent:
@@ -147,7 +150,7 @@ def cmd_connect(args: argparse.Namespace, cfg: AppConfig) -> int:
         edit = oc.connect_edit(data, agent.id, server, folder, [a.id for a in inst.agents], force=args.force)
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
-    before, after = oc.connected_agents(data), oc.connected_agents(edit.data)
+    before, after = memory_slot.connected_agents(data), memory_slot.connected_agents(edit.data)
     if args.dry_run:
         _say(f"--dry-run: connecting agent {agent.id} would change in {target}:" if edit.changes else
              f"--dry-run: agent {agent.id} is already connected; nothing would change in {target}")
@@ -161,7 +164,7 @@ def cmd_connect(args: argparse.Namespace, cfg: AppConfig) -> int:
     try:
         folder, copied = oc.install_plugin(folder)
         if copied:
-            _say(f"copied the {oc.PLUGIN_ID} plugin into {folder} ({', '.join(copied)})")
+            _say(f"copied the {memory_slot.MEMTUI_MEMORY_PLUGIN} plugin into {folder} ({', '.join(copied)})")
         backup, warnings = oc.write_config(target, text, edit, openclaw)
     except OpenClawError as exc:
         raise UserError(str(exc)) from None
@@ -194,6 +197,7 @@ def _build_index(args: argparse.Namespace, cfg: AppConfig) -> None:
 
 def cmd_disconnect(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..interop import connect as oc
+    from ..interop import memory_slot
     from ..interop.agents import OpenClawError, normalize_agent_id
 
     if not args.agent:
@@ -204,7 +208,7 @@ def cmd_disconnect(args: argparse.Namespace, cfg: AppConfig) -> int:
     try:
         text, data = oc.read_plain_json(target)
         edit = oc.disconnect_edit(data, agent_id)
-        before, after = oc.connected_agents(data), oc.connected_agents(edit.data)
+        before, after = memory_slot.connected_agents(data), memory_slot.connected_agents(edit.data)
         if edit.old_sockets and after:  # an older connect's install, agents left: theirs becomes today's
             oc.serve_with(edit, _server_entry(args, data))
             if not args.dry_run:
@@ -226,7 +230,7 @@ def cmd_disconnect(args: argparse.Namespace, cfg: AppConfig) -> int:
     _written(target, backup, warnings, openclaw is not None)
     for note in edit.notes:
         _say(note)
-    server = oc.json_object(oc.json_object(oc.entry_of(data).get("config")).get("server")).get("socket")
+    server = oc.json_object(oc.json_object(memory_slot.entry_of(data).get("config")).get("server")).get("socket")
     for sock in ([] if after else [server]) + edit.old_sockets:  # servers no agent needs any more
         if isinstance(sock, str):
             _stop_server(Path(sock))

@@ -123,7 +123,7 @@ def _save_vector_file(index: Any, report: Any, wanted: bool, on_terminal: bool) 
     finally:
         if on_terminal:
             sys.stderr.write("\r" + " " * 60 + "\r")
-    problem = "" if saved else index.vector_searcher.save_problem
+    problem = "" if saved else index.vector_save_problem
     return {"saved": saved, "seconds": time.perf_counter() - started, "problem": problem}
 
 
@@ -155,7 +155,7 @@ def _status(args: argparse.Namespace, session: Session) -> int:
         print(f"OpenClaw:    agent {safe(agent.id, one_line=True)} · {openclaw['layout']} layout · "
               f"OpenClaw {safe(str(openclaw['version'] or 'unknown'), one_line=True)} · transcripts {where}")
         print(f"Memory:      {safe(memory_search_text(agent), one_line=True)}")
-    not_built = "  (not built yet: run memtui index)" if index.store.missing else ""
+    not_built = "  (not built yet: run memtui index)" if not index.built else ""
     print(f"Index:       {safe(status.db_path, one_line=True)}{not_built}")
     print(f"SQLite:      {status.sqlite_version} via {status.sqlite_binding}; "
           f"sqlite-vec {status.sqlite_vec_version or 'unavailable'}")

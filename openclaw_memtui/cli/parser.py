@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..engine.settings import DEFAULT_SEARCH_PARAMS, FUSIONS, PROVIDERS, TIME_MODES
+from ..version import package_version
 from .wait import add_wait_flag
 
 if TYPE_CHECKING:
@@ -103,22 +104,13 @@ and extra paths. Nothing but protocol goes to stdout; logs go to stderr.
   claude mcp add memtui -- memtui mcp --agent main"""
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("openclaw-memtui")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown"
-
-
 def build_tui_parser() -> argparse.ArgumentParser:
     commands = "\n".join(f"  {name:16} {text}" for name, text in COMMAND_HELP.items())
     parser = _Parser(
         prog="memtui", description="Browse and search an OpenClaw-style agent memory.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=f"headless commands (memtui COMMAND --help):\n{commands}")
-    parser.add_argument("--version", action="version", version=f"memtui {_version()}")
+    parser.add_argument("--version", action="version", version=f"memtui {package_version()}")
     parser.add_argument("workspace_arg", nargs="?", metavar="WORKSPACE", help="workspace to open (default: the config's, "
                         "else an installed OpenClaw's default agent, else ~/.openclaw/workspace, else the bundled demo)")
     _common(parser)

@@ -64,11 +64,11 @@ def cmd_recalls(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 
 def _recalls(args: argparse.Namespace, session: Session, since: float | None) -> int:
-    from ..core.search import search_request
+    from ..core.search import parse_now, search_request
     from ..engine.search.rank import rank
     from ..interop.recall_compare import compare
     from ..render import dumps_json, safe
-    from .search import STALE_WARNING, params_from, parse_now
+    from .request import STALE_WARNING, params_from
 
     index, cfg = session.index, session.cfg
     found = load_agent_recalls(session, since, args.limit or DEFAULT_LIMIT)

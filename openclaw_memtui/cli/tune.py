@@ -48,7 +48,7 @@ def stored_queries(session: Session) -> list[dict[str, Any]]:
     loaded = load_judgements(session)
     if not loaded.judgements:
         raise no_judgements(loaded)
-    checked = check_targets(loaded.judgements, session.index.reads().chunk_spans)
+    checked = check_targets(loaded.judgements, session.index.chunk_spans)
     stale = stale_count(checked)
     if stale:
         _warn(f"{stale} judged result(s) are stale (their note changed since it was judged) and left out; "
@@ -96,10 +96,10 @@ def _import(args: argparse.Namespace, session: Session, path: Path) -> int:
     store = session.judgements()
     loaded = load_judgements(session)
     existing = [] if args.replace else loaded.judgements
-    built = not session.index.store.missing
+    built = session.index.built
     try:
         vetted = vet_import(load_numbered_queries(path), str(path), existing,
-                            session.index.reads().chunk_spans if built else None)
+                            session.index.chunk_spans if built else None)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     for note in vetted.notes[:5]:
@@ -151,8 +151,8 @@ def _list(args: argparse.Namespace, session: Session) -> int:
     from ..render import dumps_json, safe
 
     loaded = load_judgements(session)
-    built = not session.index.store.missing
-    checked = check_targets(loaded.judgements, session.index.reads().chunk_spans) if built else {}
+    built = session.index.built
+    checked = check_targets(loaded.judgements, session.index.chunk_spans) if built else {}
     # read-only: the index is not synced here, so stale counts are as of the last sync — said, not hidden
     out_of_date = not built or session.index.is_dirty()
     rows: list[dict[str, Any]] = []
@@ -203,10 +203,10 @@ def cmd_tune(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 
 def _tune(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) -> int:
-    from ..core.search import search_request
+    from ..core.search import parse_now, search_request
     from ..engine.tuning.tuner import NeedMore, retrieve_judged, suggest
     from ..render import dumps_json, safe
-    from .search import params_from, parse_now, sync_before_scoring
+    from .request import params_from, sync_before_scoring
 
     index, cfg = session.index, session.cfg
     loaded = load_judgements(session)

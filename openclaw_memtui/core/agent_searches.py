@@ -14,7 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..interop.recalls import SAME_SEARCH_MS, RecallSet, agent_recalls, group
+from ..interop.agent_recalls import agent_recalls
+from ..interop.recalls import SAME_SEARCH_MS, RecallSet, group
 from .search_log import log_path, read_searches
 
 if TYPE_CHECKING:

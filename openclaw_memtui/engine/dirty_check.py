@@ -54,7 +54,7 @@ def check_dirty(settings: IndexSettings, reads: IndexReader, budget_s: float | N
 
 
 def _check_hashes(settings: IndexSettings, reads: IndexReader, skipped: set[str], indexed: int) -> DirtyCheck:
-    from .sync.syncer import content_hash  # reads every file: only on an explicit --check-files
+    from .sync.file_pass import content_hash  # reads every file: only on an explicit --check-files
 
     known, digests = reads.file_stamps(), reads.file_hashes()
     files = list_sources(settings)
@@ -77,7 +77,7 @@ def notes_changed(settings: IndexSettings, reads: IndexReader) -> bool:
 
     if "memory" not in settings.sources:
         return False
-    known = {path: (m, s) for path, m, s in reads.conn.execute("SELECT path, mtime, size FROM files WHERE source = 'memory'")}
+    known = reads.file_stamps("memory")
     unchanged: list[str] = []
     files = list_sources(replace(settings, sources=("memory",)), known=known, unchanged=unchanged)
     listed = set(unchanged)

@@ -1,9 +1,10 @@
 """MemoryIndex: the one object the TUI, the CLI and the tests use.
 
 It owns the writer connection (sync), hands each thread its own read connection (search), creates
-the embedding provider lazily, and never imports Textual. Parts of it live apart, each behind a
-method of the same name: `dirty_check` (do the files differ from the index), `index_status` (what
-it holds), `index_vectors` (the vector matrix and its file) and `search.forgotten_filter`.
+the embedding provider lazily, and never imports Textual. Parts of it live apart and are given only
+what they need: `dirty_check` (do the files differ from the index), `index_status` (what it holds,
+built from the reader, store and provider), `index_vectors` (the vector matrix and its file, an object
+the index holds as `vectors`) and `search.forgotten_filter`.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from . import index_vectors
 from .dirty_check import check_dirty
 from .embeddings.base import EmbeddingProvider
 from .embeddings.choice import FallbackRecord, ProviderChoice, SwitchOnQueryFailure
@@ -25,16 +25,17 @@ from .models import DirtyCheck, Status, SyncProgress, SyncReport
 from .search.forgotten_filter import without_forgotten
 from .settings import DEFAULT_CANDIDATE_POOL, DEFAULT_KEYWORD_MODE, IndexSettings, KeywordMode, fts_tokenize_clause
 from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout
-from .store.reader import IndexReader
+from .store.reader import ChunkRow, IndexReader
+from .vectors.index_vectors import IndexVectors
 
 if TYPE_CHECKING:
     from .search.browse import BrowseEntry, BrowseFilter
     from .search.rank import Pool, Result
     from .search.request import SearchRequest
     from .search.retrieval import RetrievalContext
-    from .search.vector import VectorSearcher
     from .settings import SearchParams
     from .sync.state import CancelFlag
+    from .vectors.vector import VectorSearcher
 
 
 class MemoryIndex:
@@ -68,7 +69,7 @@ class MemoryIndex:
         self._local = threading.local()
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
         self.watcher_state = "off"
-        self._vector_searcher: VectorSearcher | None = None
+        self.vectors = IndexVectors(settings, self.store, read_only, self._ensure_index_id)
         self._integrity = IntegrityCache()
 
     def built_with(self) -> tuple[str, str]:
@@ -231,11 +232,11 @@ class MemoryIndex:
     def _remove_foreign_matrix(self) -> None:
         """The vector matrix saved beside the index for an index no longer there (rebuilt, replaced,
         deleted and built again) can never be used: delete it rather than leave ~440 MB (1M chunks)."""
-        from .search.matrix_names import any_matrix_file
+        from .vectors.matrix_names import any_matrix_file
 
         if self.store.missing or not any_matrix_file(self.settings.db_path):
             return  # none (a keyword-only index, a small one): a sync need not even load numpy
-        from .search.matrix_file import matrix_path, remove_foreign
+        from .vectors.matrix_file import matrix_path, remove_foreign
 
         if not self.store.missing:
             # tidying only: the sync has committed, and a file we could not inspect or remove must not
@@ -251,6 +252,11 @@ class MemoryIndex:
         """Typed reads over the calling thread's read connection."""
         return IndexReader(self.reader())
 
+    @property
+    def built(self) -> bool:
+        """Whether the index file exists (one never built reads as an empty index held in memory)."""
+        return not self.store.missing
+
     def is_empty(self) -> bool:
         return self.reads().is_empty()
 
@@ -262,6 +268,12 @@ class MemoryIndex:
     def is_dirty(self) -> bool:
         """True when files on disk differ from what the index holds (new, changed or gone): every file is stat-ed."""
         return bool(self.check_dirty().dirty)
+
+    def needs_sync(self) -> bool:
+        """Whether a sync has work to do: the index was never built, a file on disk differs from what it
+        holds, or chunks wait for a vector (a sync cancelled or quit while embedding). The one rule every
+        front end asks before it syncs on its own; every file is stat-ed."""
+        return self.is_empty() or self.is_dirty() or self.unembedded() > 0
 
     def check_dirty(self, budget_s: float | None = None, full_up_to: int | None = None,
                     hashes: bool = False) -> DirtyCheck:
@@ -276,14 +288,19 @@ class MemoryIndex:
         """What the index holds; `check_dirty` compares it with the files on disk, all of them, or with
         `dirty_budget_s` those stat-ed within that time (see check_dirty: `dirty` may then be None);
         `check_hashes` reads every file and compares its content hash too."""
-        return index_status(self, check_dirty, dirty_budget_s, check_hashes, self._integrity)
+        reads = self.reads()
+        dirty = self.check_dirty(dirty_budget_s, hashes=check_hashes) if check_dirty else None
+        provider = self.provider
+        dims = self.store.get_meta("vectorDims")
+        integrity = self._integrity.report(reads.conn, self.store_generation(), int(dims) if dims else None)
+        unembedded = self.unembedded() if provider is not None and not self.store.missing else 0
+        return index_status(reads, self.store, self.settings, provider, dirty, unembedded, integrity,
+                            self.provider_error, self.fallback, self.watcher_state, self.notices)
 
     # -- search ---------------------------------------------------------------------------------
     @property
     def vector_searcher(self) -> VectorSearcher:
-        if self._vector_searcher is None:
-            self._vector_searcher = index_vectors.new_searcher(self.settings, self.store)
-        return self._vector_searcher
+        return self.vectors.searcher
 
     def warm_up_vectors(self) -> None:
         """Load the in-memory vector matrix now (a long-lived process calls it on a worker thread at
@@ -292,26 +309,32 @@ class MemoryIndex:
         search of a large index never builds it (sqlite-vec serves, or the matrix file saved beside
         the index, patched if older); this process, unless read-only, saves each matrix it builds
         (or merges, past `matrix_cache.MERGE_SAVE_ROWS` patched rows) there for the next start."""
-        index_vectors.warm_up(self)
+        self.vectors.warm_up(self._model(), self._epoch)
 
     def lacks_vector_file(self) -> bool:
         """Would the next long-lived process (the app, `memtui mcp`) build the vector matrix from SQLite
         at its first start (seconds at 1M chunks, its searches on sqlite-vec meanwhile)? Only a large
         index without a matrix file of its own does (see VectorSearcher.lacks_file)."""
-        return index_vectors.lacks_file(self)
+        return self.vectors.lacks_file(self._model())
 
     def save_vector_file(self) -> bool:
         """Build the vector matrix and save it beside the index now (`memtui index` does, after its
         sync, when `lacks_vector_file`); True when the file saved is for the index's state now. When
-        not, `vector_searcher.save_problem` says why (a full disk; a folder at the file's path, found
+        not, `vector_save_problem` says why (a full disk; a folder at the file's path, found
         before the build: a large matrix that cannot be saved is not built for nothing)."""
-        return index_vectors.save_file(self)
+        saved = self.vectors.save_file(self._model(), self._epoch)
+        return saved is not None and saved.generation == self.reads().generation()
+
+    @property
+    def vector_save_problem(self) -> str:
+        """Why the last `save_vector_file` saved no file for the index's state now ("" when it did)."""
+        return self.vectors.save_problem
 
     def map_saved_vectors(self) -> bool:
         """Map in the vector matrix saved beside the index, if it is current (a long-lived process
         calls it on a worker thread at launch: a checksum of the file, not a rebuild, so its first
         search need not fall back to sqlite-vec). Builds nothing; False when there is no usable file."""
-        return index_vectors.map_saved(self)
+        return self.vectors.map_saved(self._model(), self._epoch)
 
     def query_vector_ready(self) -> bool:
         """False while a query's vector would wait for a local model to load (a front end may show keyword
@@ -336,7 +359,17 @@ class MemoryIndex:
         KNN, or patching an older matrix with a sync's rows) because the vector matrix is neither in
         memory nor saved for this state: meanwhile a front end may show keyword results first
         (docs/benchmarks.md has the figures)."""
-        return index_vectors.pending(self)
+        model = self._model()
+        if model is None or self.store.missing:
+            return False
+        generation = self.store_generation()
+        embedded, _ = self.chunk_counts(model, generation)
+        return self.vectors.pending(model, self.reader(), generation, embedded)
+
+    def _model(self) -> str | None:
+        """The current provider's model (None without one: keyword-only)."""
+        provider = self.provider
+        return provider.model if provider is not None else None
 
     def _ensure_index_id(self) -> None:
         """An index an older memtui built has no id until its next change: give it one now, so its
@@ -413,6 +446,22 @@ class MemoryIndex:
         return self.retrieve(request.query, pool_size=request.pool_size, keyword_mode=request.keyword_mode,
                              now_ms=request.now_ms, use_vectors=request.use_vectors, time_aware=request.time_words,
                              sources=request.sources)
+
+    def read_file(self, path: str, source: str) -> str:
+        """The current text of an indexed file, by its index path, under the access rule (see
+        ingest.reading.read_indexed_file: FileNotFoundError when it is gone, another OSError when it
+        may not be read)."""
+        from .ingest.reading import read_indexed_file
+
+        return read_indexed_file(self.settings, path, source)
+
+    def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
+        """(start_line, end_line, text hash) of every chunk of these paths: what judgements are checked against."""
+        return self.reads().chunk_spans(paths)
+
+    def chunks_at(self, places: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], ChunkRow]:
+        """The chunks at exactly these (path, start_line, end_line): the hits another engine returned."""
+        return self.reads().chunks_at(places)
 
     def browse(self, which: BrowseFilter = "all", offset: int = 0, limit: int = 200,
                now_ms: float | None = None) -> list[BrowseEntry]:

@@ -1,4 +1,5 @@
-"""What an index holds, for `status` and the app's status screen: the `Status` of a `MemoryIndex`
+"""What an index holds, for `status` and the app's status screen: a `Status` built from the index's
+parts (its reader, store, settings, provider and dirty check), not from the whole `MemoryIndex`
 (`MemoryIndex.status` is the way in)."""
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ from .scrub import scrub
 from .store import check_integrity
 
 if TYPE_CHECKING:
-    from .index import MemoryIndex
+    from .embeddings.base import EmbeddingProvider
+    from .embeddings.choice import FallbackRecord
+    from .models import DirtyCheck
+    from .settings import IndexSettings
+    from .store import Store
+    from .store.reader import IndexReader
 
 
 class IntegrityCache:
@@ -29,12 +35,11 @@ class IntegrityCache:
         return dict(cached[1])
 
 
-def index_status(index: MemoryIndex, check_dirty: bool, dirty_budget_s: float | None, check_hashes: bool,
-                 integrity_cache: IntegrityCache) -> Status:
-    """See `MemoryIndex.status`."""
-    reads = index.reads()
-    dirty = index.check_dirty(dirty_budget_s, hashes=check_hashes) if check_dirty else None
-    store, settings = index.store, index.settings
+def index_status(reads: IndexReader, store: Store, settings: IndexSettings, provider: EmbeddingProvider | None,
+                 dirty: DirtyCheck | None, unembedded: int, integrity: dict[str, Any], provider_error: str,
+                 fallback: FallbackRecord | None, watcher: str, notices: list[str]) -> Status:
+    """The `Status` of an index from its parts (see `MemoryIndex.status`): `dirty` is the files' check
+    (None: not checked), `unembedded` the chunks waiting for a vector of `provider`'s model."""
     dims_raw = store.get_meta("vectorDims")
     # a vector of another size than the index's is not usable: it does not count as embedded
     vec_bytes = 4 * int(dims_raw) if dims_raw else 0
@@ -46,15 +51,11 @@ def index_status(index: MemoryIndex, check_dirty: bool, dirty_budget_s: float | 
         entry["chunks"], entry["embedded"] = counts.chunks, counts.embedded
     dates = reads.chunk_dates()
     skipped = [row._asdict() for row in reads.skipped()]
-    provider = index.provider
-    integrity = integrity_cache.report(reads.conn, index.store_generation(), int(dims_raw) if dims_raw else None)
     stored_error = store.get_meta("provider_error") or ""
     # one meaning of dirty everywhere: files changed since the last sync, or chunks still waiting for a
     # vector of this model (a cancelled sync, a model change); `dirty_check` keeps what the files said
-    unembedded = index.unembedded() if provider is not None and not store.missing else 0
     files_dirty = dirty.dirty if dirty is not None else False
     backend = store.backend
-    fallback = index.fallback
     return Status(
         workspace=str(settings.workspace),
         db_path=str(settings.db_path),
@@ -75,10 +76,10 @@ def index_status(index: MemoryIndex, check_dirty: bool, dirty_budget_s: float | 
         last_sync=store.get_meta("last_sync"),
         skipped=skipped,
         chunk_dates=dates,
-        provider_error=scrub(index.provider_error or stored_error),  # an index written before scrubbing may hold a key
+        provider_error=scrub(provider_error or stored_error),  # an index written before scrubbing may hold a key
         fallback=fallback.to_dict() if fallback is not None else None,
-        watcher=index.watcher_state,
-        notices=list(index.notices),
+        watcher=watcher,
+        notices=list(notices),
         integrity=integrity,
         openclaw_cache_reused=int(store.get_meta(OPENCLAW_REUSED_META) or 0),
         unembedded=unembedded,

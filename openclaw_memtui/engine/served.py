@@ -5,7 +5,8 @@ lines, a token by its length. Masking a slice or a snippet therefore leaks whate
 unrecognisable (the key lines between a BEGIN and an END outside the slice, the head of a token
 cut at the snippet's end). So every text served is masked on the whole it was cut from — the whole
 file for `memory_get`, the whole indexed file (its chunks put back together) for a search snippet —
-and only then cut. This module owns that rule; mcp_tools.py only calls it.
+and only then cut. This module owns that rule; the answer gate (core/gate.py) and the memory tools
+(core/tools.py) only call it.
 
 Beyond OpenClaw's redactor, a private key block that is not closed (a BEGIN with no END after it,
 an END with no BEGIN before it) still has its key lines masked: OpenClaw leaves those raw, but a

@@ -83,17 +83,6 @@ def utf16_prefix(text: str, limit: int) -> str:
     return text
 
 
-def is_cjk_weighted(cp: int) -> bool:
-    """Characters OpenClaw's chunker counts as four (CJK, Hangul, Kana)."""
-    return (
-        0x2E80 <= cp <= 0x9FFF
-        or 0xA000 <= cp <= 0xA4FF
-        or 0xAC00 <= cp <= 0xD7AF
-        or 0xF900 <= cp <= 0xFAFF
-        or 0x20000 <= cp <= 0x2FA1F
-    )
-
-
 def weighted_len(text: str) -> int:
     """OpenClaw's `estimateStringChars`: CJK counts 4, astral CJK counts 4, other astral counts 2."""
     if text.isascii():

@@ -44,12 +44,12 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import PACKAGE_DIR, data_dir
+from ..version import package_version
 from .agents import OpenClawError
 from .config_file import json_object
+from .memory_slot import BUILTIN_MEMORY_PLUGIN, MEMTUI_MEMORY_PLUGIN, current_slot, is_our_plugin_path
 from .rewrite import read_plain_json  # noqa: F401 - re-exported: cli_connect reads configs through here
 
-PLUGIN_ID = "memtui-memory"
-DEFAULT_MEMORY_PLUGIN = "memory-core"  # what OpenClaw uses when plugins.slots.memory is not set
 PLUGIN_FILES = ("openclaw.plugin.json", "package.json", "index.js")
 MARKER = ".memtui-plugin"  # in a plugin folder memtui made: connect refreshes no other folder
 VERSION_MARK = "__MEMTUI_VERSION__"
@@ -63,16 +63,7 @@ def plugin_source() -> Path:
 
 def plugin_dir() -> Path:
     """Where `connect` copies the plugin for OpenClaw to load: memtui's own data folder."""
-    return data_dir() / "openclaw-plugin" / PLUGIN_ID
-
-
-def memtui_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("openclaw-memtui")
-    except PackageNotFoundError:
-        return "0"
+    return data_dir() / "openclaw-plugin" / MEMTUI_MEMORY_PLUGIN
 
 
 def _stamped(name: str, version: str) -> bytes:
@@ -139,7 +130,7 @@ def check_plugin_folder(folder: Path) -> bool:
     names = {p.name for p in folder.iterdir() if not p.name.startswith(".")}
     if mst is None and names <= set(PLUGIN_FILES):
         with contextlib.suppress(OSError, ValueError):
-            if json.loads((folder / "package.json").read_text(encoding="utf-8")).get("name") == PLUGIN_ID:
+            if json.loads((folder / "package.json").read_text(encoding="utf-8")).get("name") == MEMTUI_MEMORY_PLUGIN:
                 return True  # made by an older memtui, before the marker: adopted, the marker added
         if not names:
             return True
@@ -155,7 +146,7 @@ def install_plugin(folder: Path | None = None, version: str | None = None) -> tu
     from ..engine.store import make_private_dirs
 
     folder = folder or plugin_dir()
-    version = version or memtui_version()
+    version = version or package_version()
     check_plugin_folder(folder)
     make_private_dirs(folder)
     check_plugin_folder(folder)  # made now by us, or in between by someone else: checked again
@@ -183,16 +174,6 @@ def install_plugin(folder: Path | None = None, version: str | None = None) -> tu
             raise
         changed.append(name)
     return folder, changed
-
-
-def plugin_missing(data: dict[str, Any]) -> str:
-    """Why OpenClaw cannot load memtui's plugin for the agents connected in `data` ("" when it can):
-    its folder is gone. OpenClaw then gives those agents memory-core's tools, so memtui says so."""
-    for p in json_object(json_object(json_object(data.get("plugins")).get("load"))).get("paths") or []:
-        if isinstance(p, str) and _is_our_path(p) and not (Path(p) / "index.js").is_file():
-            return (f"the plugin folder {p} is missing: OpenClaw's memory-core answers instead "
-                    "(`memtui connect` copies it again)")
-    return ""
 
 
 # -- the config edits (pure: a parsed openclaw.json in, the edited copy and what changed out) ------
@@ -223,57 +204,27 @@ def _obj(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     return value
 
 
-def current_slot(data: dict[str, Any]) -> str:
-    """The plugin in the memory slot as OpenClaw reads it (memory-core when unset)."""
-    slots = json_object(json_object(data.get("plugins")).get("slots"))
-    slot = slots.get("memory")
-    return slot if isinstance(slot, str) and slot.strip() else DEFAULT_MEMORY_PLUGIN
-
-
-def entry_of(data: dict[str, Any]) -> dict[str, Any]:
-    return json_object(json_object(json_object(data.get("plugins")).get("entries")).get(PLUGIN_ID))
-
-
-def connected_agents(data: dict[str, Any]) -> list[str]:
-    """The agents whose memory_search memtui answers: listed in the plugin's config while it is enabled
-    (a list since memtui answers beside memory-core; a map of agent → socket when an older memtui held
-    the memory slot, which counted only while it held it)."""
-    entry = entry_of(data)
-    if entry.get("enabled") is False:
-        return []
-    agents = json_object(entry.get("config")).get("agents")
-    if isinstance(agents, list):
-        return sorted({a for a in agents if isinstance(a, str)})
-    if isinstance(agents, dict) and current_slot(data) == PLUGIN_ID:
-        return sorted(agents)
-    return []
-
-
-def _is_our_path(p: str) -> bool:
-    return Path(p).name == PLUGIN_ID and "openclaw-plugin" in p
-
-
 def _convert_old(data: dict[str, Any], edit: Edit) -> None:
     """Undo what an older `memtui connect` did that this one does not: memtui's plugin in the memory
     slot (given back to what it held, `previousSlot`) and one server per agent (to be stopped)."""
     plugins = json_object(data.get("plugins"))
-    config = json_object(json_object(json_object(plugins.get("entries")).get(PLUGIN_ID)).get("config"))
+    config = json_object(json_object(json_object(plugins.get("entries")).get(MEMTUI_MEMORY_PLUGIN)).get("config"))
     previous = config.pop("previousSlot", None)
     slots = json_object(plugins.get("slots"))
-    if slots.get("memory") == PLUGIN_ID:
+    if slots.get("memory") == MEMTUI_MEMORY_PLUGIN:
         if isinstance(previous, str) and previous:
             slots["memory"] = previous
         else:
             del slots["memory"]
             if not slots and "slots" in plugins:
                 del plugins["slots"]
-        edit.changes.append(f"plugins.slots.memory: {PLUGIN_ID} → {previous or DEFAULT_MEMORY_PLUGIN} (an older memtui "
-                            "had taken OpenClaw's memory slot; memtui now answers beside it)")
+        edit.changes.append(f"plugins.slots.memory: {MEMTUI_MEMORY_PLUGIN} → {previous or BUILTIN_MEMORY_PLUGIN} "
+                            "(an older memtui had taken OpenClaw's memory slot; memtui now answers beside it)")
     agents = config.get("agents")
     if isinstance(agents, dict):
         edit.old_sockets += [v["socket"] for v in agents.values() if isinstance(v, dict) and isinstance(v.get("socket"), str)]
         config["agents"] = sorted(agents)
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents: one server per agent → one for all "
+        edit.changes.append(f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.config.agents: one server per agent → one for all "
                             f"({', '.join(sorted(agents)) or 'none'})")
 
 
@@ -285,20 +236,21 @@ def connect_edit(data: dict[str, Any], agent_id: str, server: dict[str, Any], fo
     edit = Edit(data)
     plugins = _plugins(data)
     deny = plugins.get("deny")
-    if isinstance(deny, list) and PLUGIN_ID in deny:
-        raise OpenClawError(f"plugins.deny lists {PLUGIN_ID}; remove it from plugins.deny to connect, nothing was changed")
+    if isinstance(deny, list) and MEMTUI_MEMORY_PLUGIN in deny:
+        raise OpenClawError(f"plugins.deny lists {MEMTUI_MEMORY_PLUGIN}; remove it from plugins.deny to connect, "
+                            "nothing was changed")
     _convert_old(data, edit)
     slot = current_slot(data)
-    if slot.lower() not in (DEFAULT_MEMORY_PLUGIN, "none") and not force:
+    if slot.lower() not in (BUILTIN_MEMORY_PLUGIN, "none") and not force:
         raise OpenClawError(f"OpenClaw's memory slot (plugins.slots.memory) holds plugin {slot!r}, not OpenClaw's own "
                             f"memory-core; nothing was changed. `memtui connect --agent {agent_id} --force` makes memtui "
                             f"answer this agent's memory_search instead of {slot!r}")
     entries = _obj(plugins, "entries", "plugins.entries")
-    entry = _obj(entries, PLUGIN_ID, f"plugins.entries.{PLUGIN_ID}")
-    config = _obj(entry, "config", f"plugins.entries.{PLUGIN_ID}.config")
+    entry = _obj(entries, MEMTUI_MEMORY_PLUGIN, f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}")
+    config = _obj(entry, "config", f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.config")
     if entry.get("enabled") is not True:
         entry["enabled"] = True
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.enabled: true")
+        edit.changes.append(f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.enabled: true")
     load = _obj(plugins, "load", "plugins.load")
     paths = load.get("paths")
     if paths is None:
@@ -309,19 +261,20 @@ def connect_edit(data: dict[str, Any], agent_id: str, server: dict[str, Any], fo
         paths.append(str(folder))
         edit.changes.append(f"plugins.load.paths: + {folder}")
     allow = plugins.get("allow")
-    if isinstance(allow, list) and allow and PLUGIN_ID not in allow:
-        allow.append(PLUGIN_ID)  # an allowlist is exclusive: without this the plugin would not load
+    if isinstance(allow, list) and allow and MEMTUI_MEMORY_PLUGIN not in allow:
+        allow.append(MEMTUI_MEMORY_PLUGIN)  # an allowlist is exclusive: without this the plugin would not load
         config["addedToAllow"] = True
-        edit.changes.append(f"plugins.allow: + {PLUGIN_ID}")
+        edit.changes.append(f"plugins.allow: + {MEMTUI_MEMORY_PLUGIN}")
     agents = config.get("agents")
     if not isinstance(agents, list):
         agents = config["agents"] = []
     if agent_id not in agents:
         agents.append(agent_id)
         agents.sort()
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents: + {agent_id}")
+        edit.changes.append(f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.config.agents: + {agent_id}")
     if config.get("server") != server:
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.server: {'updated' if 'server' in config else 'added'} "
+        edit.changes.append(f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.config.server: "
+                            f"{'updated' if 'server' in config else 'added'} "
                             f"(one memtui serve for every connected agent, on {server['socket']})")
         config["server"] = server
     return edit
@@ -329,11 +282,11 @@ def connect_edit(data: dict[str, Any], agent_id: str, server: dict[str, Any], fo
 
 def serve_with(edit: Edit, server: dict[str, Any]) -> None:
     """Give the edited config's plugin entry `server` (an older install converted by disconnect)."""
-    config = json_object(json_object(json_object(json_object(edit.data.get("plugins")).get("entries")).get(PLUGIN_ID))
+    config = json_object(json_object(json_object(json_object(edit.data.get("plugins")).get("entries")).get(MEMTUI_MEMORY_PLUGIN))
                          .get("config"))
     if config.get("server") != server:
         config["server"] = server
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.server: added (one memtui serve for every connected "
+        edit.changes.append(f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.config.server: added (one memtui serve for every connected "
                             f"agent, on {server['socket']})")
 
 
@@ -343,23 +296,23 @@ def disconnect_edit(data: dict[str, Any], agent_id: str) -> Edit:
     edit = Edit(data)
     plugins = json_object(data.get("plugins"))
     entries = json_object(plugins.get("entries"))
-    if PLUGIN_ID not in entries and current_slot(data) != PLUGIN_ID and not any(
-            isinstance(p, str) and _is_our_path(p) for p in json_object(plugins.get("load")).get("paths") or []):
+    if MEMTUI_MEMORY_PLUGIN not in entries and current_slot(data) != MEMTUI_MEMORY_PLUGIN and not any(
+            isinstance(p, str) and is_our_plugin_path(p) for p in json_object(plugins.get("load")).get("paths") or []):
         return edit  # never connected (or already disconnected): nothing to change
     _convert_old(data, edit)
-    entry = json_object(entries.get(PLUGIN_ID))
+    entry = json_object(entries.get(MEMTUI_MEMORY_PLUGIN))
     config = json_object(entry.get("config"))
     agents = config.get("agents")
     if isinstance(agents, list) and agent_id in agents:
         agents.remove(agent_id)
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}.config.agents: - {agent_id}")
+        edit.changes.append(f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}.config.agents: - {agent_id}")
     if isinstance(agents, list) and agents:
         edit.notes.append(f"memtui still answers agent(s) {', '.join(agents)}")
         return edit
     load = json_object(plugins.get("load"))
     paths = load.get("paths")
     if isinstance(paths, list):
-        mine = [p for p in paths if isinstance(p, str) and _is_our_path(p)]
+        mine = [p for p in paths if isinstance(p, str) and is_our_plugin_path(p)]
         for p in mine:
             paths.remove(p)
             edit.changes.append(f"plugins.load.paths: - {p}")
@@ -368,12 +321,12 @@ def disconnect_edit(data: dict[str, Any], agent_id: str) -> Edit:
             if not load:
                 del plugins["load"]
     allow = plugins.get("allow")
-    if config.get("addedToAllow") and isinstance(allow, list) and PLUGIN_ID in allow:
-        allow.remove(PLUGIN_ID)
-        edit.changes.append(f"plugins.allow: - {PLUGIN_ID}")
-    if PLUGIN_ID in entries:
-        del entries[PLUGIN_ID]
-        edit.changes.append(f"plugins.entries.{PLUGIN_ID}: removed")
+    if config.get("addedToAllow") and isinstance(allow, list) and MEMTUI_MEMORY_PLUGIN in allow:
+        allow.remove(MEMTUI_MEMORY_PLUGIN)
+        edit.changes.append(f"plugins.allow: - {MEMTUI_MEMORY_PLUGIN}")
+    if MEMTUI_MEMORY_PLUGIN in entries:
+        del entries[MEMTUI_MEMORY_PLUGIN]
+        edit.changes.append(f"plugins.entries.{MEMTUI_MEMORY_PLUGIN}: removed")
         if not entries:
             del plugins["entries"]
     if not plugins and "plugins" in data:
@@ -563,24 +516,24 @@ def verify_with_openclaw(openclaw: str, folder: Path, agents: list[str]) -> str:
         first = (proc.stderr.strip() or proc.stdout.strip() or f"exit {proc.returncode}").splitlines()[-1]
         return f"`openclaw plugins list` gave no inventory ({first[:200]})"
     plugins = [p for p in report["plugins"] if isinstance(p, dict)]
-    errors = [d for d in report.get("diagnostics") or [] if isinstance(d, dict) and d.get("pluginId") == PLUGIN_ID
+    errors = [d for d in report.get("diagnostics") or [] if isinstance(d, dict) and d.get("pluginId") == MEMTUI_MEMORY_PLUGIN
               and d.get("level") == "error"]
     if errors:
-        return f"OpenClaw cannot load {PLUGIN_ID}: {_brief(errors)}"
+        return f"OpenClaw cannot load {MEMTUI_MEMORY_PLUGIN}: {_brief(errors)}"
     order = [p.get("id") for p in plugins]
-    if PLUGIN_ID not in order:
-        return f"OpenClaw does not list {PLUGIN_ID} among its plugins"
-    ours = plugins[order.index(PLUGIN_ID)]
+    if MEMTUI_MEMORY_PLUGIN not in order:
+        return f"OpenClaw does not list {MEMTUI_MEMORY_PLUGIN} among its plugins"
+    ours = plugins[order.index(MEMTUI_MEMORY_PLUGIN)]
     if os.path.realpath(str(ours.get("rootDir") or "")) != os.path.realpath(folder):
-        return f"OpenClaw loads {PLUGIN_ID} from {ours.get('rootDir')}, not from {folder}"
+        return f"OpenClaw loads {MEMTUI_MEMORY_PLUGIN} from {ours.get('rootDir')}, not from {folder}"
     if ours.get("enabled") is not True or ours.get("status") not in ("loaded", None):
-        return f"OpenClaw lists {PLUGIN_ID} as {ours.get('status') or 'disabled'}"
+        return f"OpenClaw lists {MEMTUI_MEMORY_PLUGIN} as {ours.get('status') or 'disabled'}"
     tools = set(ours.get("toolNames") or [])
     if not {"memory_search", "memory_get"} <= tools:
-        return f"OpenClaw's inventory gives {PLUGIN_ID} the tools {sorted(tools)}, not memory_search and memory_get"
-    for other in plugins[: order.index(PLUGIN_ID)]:
+        return f"OpenClaw's inventory gives {MEMTUI_MEMORY_PLUGIN} the tools {sorted(tools)}, not memory_search and memory_get"
+    for other in plugins[: order.index(MEMTUI_MEMORY_PLUGIN)]:
         if other.get("enabled") and {"memory_search", "memory_get"} & set(other.get("toolNames") or []):
-            return (f"OpenClaw orders plugin {other.get('id')!r} before {PLUGIN_ID}, so its memory_search answers "
+            return (f"OpenClaw orders plugin {other.get('id')!r} before {MEMTUI_MEMORY_PLUGIN}, so its memory_search answers "
                     f"agent(s) {', '.join(agents)} (plugins from plugins.load.paths no longer come first)")
     return ""
 

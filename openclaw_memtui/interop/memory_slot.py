@@ -4,6 +4,7 @@ agents it lists, beside the slot's plugin, which answers all the others)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config_file import json_object
@@ -73,8 +74,6 @@ def mark_connected(agents: list[Agent], cfg: dict[str, Any]) -> None:
     """Which agents `memtui connect` handed to memtui. Every other agent keeps the memory slot's plugin:
     OpenClaw's memory-core (also while an older memtui held the slot: OpenClaw then still loads
     memory-core as its dreaming sidecar, whose tools answer the agents memtui's plugin returns none for)."""
-    from .connect import connected_agents, plugin_missing
-
     connected = set(connected_agents(cfg))
     problem = plugin_missing(cfg) if connected else ""
     for agent in agents:
@@ -82,3 +81,44 @@ def mark_connected(agents: list[Agent], cfg: dict[str, Any]) -> None:
         agent.connect_problem = problem if agent.connected else ""
         if agent.memory_plugin == MEMTUI_MEMORY_PLUGIN:  # an older connect's slot: memory-core still answers
             agent.memory_plugin = BUILTIN_MEMORY_PLUGIN
+
+
+# -- memtui's plugin entry, as `memtui connect` writes it --------------------------------------------
+
+def plugin_missing(data: dict[str, Any]) -> str:
+    """Why OpenClaw cannot load memtui's plugin for the agents connected in `data` ("" when it can):
+    its folder is gone. OpenClaw then gives those agents memory-core's tools, so memtui says so."""
+    for p in json_object(json_object(json_object(data.get("plugins")).get("load"))).get("paths") or []:
+        if isinstance(p, str) and is_our_plugin_path(p) and not (Path(p) / "index.js").is_file():
+            return (f"the plugin folder {p} is missing: OpenClaw's memory-core answers instead "
+                    "(`memtui connect` copies it again)")
+    return ""
+
+
+def current_slot(data: dict[str, Any]) -> str:
+    """The plugin in the memory slot as `memory_slot` reads it (memory-core when unset, "none" when off)."""
+    plugin = memory_slot(data)[1]
+    return plugin if plugin is not None else "none"
+
+
+def entry_of(data: dict[str, Any]) -> dict[str, Any]:
+    return json_object(json_object(json_object(data.get("plugins")).get("entries")).get(MEMTUI_MEMORY_PLUGIN))
+
+
+def connected_agents(data: dict[str, Any]) -> list[str]:
+    """The agents whose memory_search memtui answers: listed in the plugin's config while it is enabled
+    (a list since memtui answers beside memory-core; a map of agent → socket when an older memtui held
+    the memory slot, which counted only while it held it)."""
+    entry = entry_of(data)
+    if entry.get("enabled") is False:
+        return []
+    agents = json_object(entry.get("config")).get("agents")
+    if isinstance(agents, list):
+        return sorted({a for a in agents if isinstance(a, str)})
+    if isinstance(agents, dict) and current_slot(data) == MEMTUI_MEMORY_PLUGIN:
+        return sorted(agents)
+    return []
+
+
+def is_our_plugin_path(p: str) -> bool:
+    return Path(p).name == MEMTUI_MEMORY_PLUGIN and "openclaw-plugin" in p

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..engine.ingest.forgotten import read_tombstones
 from ..engine.ingest.openclaw_db import read_consistent, read_session_jsonl, table_names
 from ..engine.ingest.regular_file import open_regular
 from .recalls import (
@@ -114,17 +115,10 @@ def transcript_recalls(lines: Iterable[str], session: str = "") -> Iterator[Reca
                 yield RecallEvent(asked[0], asked[1] or ts, tuple(hits), "transcript", session, engine=engine)
 
 
-def forgotten_sessions(conn: Any) -> set[str]:
-    """Sessions OpenClaw was told to forget (`openclaw memory forget`): never shown."""
-    if "memory_session_tombstones" not in table_names(conn):
-        return set()
-    return {r[0] for r in conn.execute("SELECT session_id FROM memory_session_tombstones") if isinstance(r[0], str)}
-
-
 def read_transcript_db(db: Path) -> tuple[list[RecallEvent], set[str]]:
     """memory_search calls in a 2026.9 agent database's transcripts, and its forgotten sessions."""
     def read(conn: Any) -> tuple[list[RecallEvent], set[str]]:
-        forgotten = forgotten_sessions(conn)
+        forgotten = set(read_tombstones(conn))  # a forgotten session's searches are never shown
         if "transcript_events" not in table_names(conn):
             return [], forgotten
         sessions = [r[0] for r in conn.execute(

@@ -40,7 +40,7 @@ from typing import Any
 from ..engine.errors import MemtuiError
 from ..engine.ingest.openclaw_db import OpenClawDbError, damaged, read_consistent, table_names
 
-PLUGIN_ID = "memory-core"
+MEMORY_CORE_PLUGIN = "memory-core"  # the plugin whose search events OpenClaw records
 EVENTS_NAMESPACE = "memory-host.events"
 RECORDED, SKIPPED = "memory.recall.recorded", "memory.recall.skipped"
 WORKSPACE_HASH_CHARS = 24  # OpenClaw's WORKSPACE_HASH_BYTES (hex characters, despite the name)
@@ -326,7 +326,7 @@ def read_recorded(state_db: Path, keys: list[str]) -> tuple[list[RecallEvent], s
                 for row in conn.execute(
                         "SELECT value_json, created_at FROM plugin_state_entries WHERE plugin_id = ? AND namespace = ?"
                         " AND entry_key >= ? AND entry_key < ? ORDER BY entry_key LIMIT ?",
-                        (PLUGIN_ID, EVENTS_NAMESPACE, f"{key}:event:", f"{key}:event;", MAX_EVENTS)):
+                        (MEMORY_CORE_PLUGIN, EVENTS_NAMESPACE, f"{key}:event:", f"{key}:event;", MAX_EVENTS)):
                     rows.append(row)
             except _sqlite_errors() as exc:  # a damaged page: the rows before it are kept, the damage said once
                 return rows, damaged_line(state_db, exc)
@@ -399,30 +399,3 @@ def group(events: Iterable[RecallEvent], since_ms: float | None = None, limit: i
         grouped.setdefault((event.query, event.engine), Recall(event.query)).events.append(event)
     recalls = list(grouped.values())
     return recalls[:limit] if limit is not None else recalls
-
-
-def agent_recalls(agent: Any, state_dir: str | os.PathLike[str], since_ms: float | None = None,
-                  limit: int | None = None) -> RecallSet:
-    """The searches of `agent` (interop.agents.Agent): OpenClaw's records of them, and the memory_search
-    calls in its transcripts that OpenClaw left unrecorded (older installs record none; 2026.9.6 under
-    load missed some: it records after answering)."""
-    notes: list[str] = []
-    state_db = state_database(state_dir)
-    events, note = read_recorded(state_db, workspace_keys(agent.workspace))
-    if note and state_db.is_file():
-        notes.append(note)
-    from .recall_transcripts import read_transcript_db, read_transcript_files  # it builds on this module's types
-
-    transcript_events: list[RecallEvent] = []
-    forgotten: set[str] = set()
-    db = Path(agent.transcripts_db) if getattr(agent, "transcripts_db", "") else None
-    if db is not None and db.is_file():
-        try:
-            transcript_events, forgotten = read_transcript_db(db)
-        except OpenClawDbError as exc:
-            notes.append(str(exc))
-    transcript_events += read_transcript_files(Path(agent.sessions_dir), forgotten)
-    unrecorded = [t for t in transcript_events if not any(
-        e.query == t.query and abs(e.ts_ms - t.ts_ms) <= SAME_SEARCH_MS for e in events)]
-    source = "+".join(name for name, found in (("events", events), ("transcripts", unrecorded)) if found) or "none"
-    return RecallSet(group([*events, *unrecorded], since_ms, limit), source, notes)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..version import package_version as _version
 from .handshake import AnsweredEarly, Handshake, parse_initialize
 
 if TYPE_CHECKING:
@@ -103,15 +104,6 @@ def build_server(tools: Any) -> Any:
 
     return Server("memtui", version=_version(), instructions=INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("openclaw-memtui")
-    except PackageNotFoundError:
-        return "0"
 
 
 class CheckedLines:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..version import package_version as _version
 
 if TYPE_CHECKING:
     from ..core.caller import Caller
@@ -59,7 +60,6 @@ CONNECTION_DEADLINE_S = 10.0  # all of reading one request: a trickling client i
 MAX_HANDLERS = 256  # connections handled at once; more are told "busy" (the plugin sends again)
 LISTEN_BACKLOG = 512  # connections the kernel queues before accept: a burst of calls is never refused
 CLAIM_WAIT_S = 30.0  # how long a new server waits for a retiring one to let go of the lock
-REQUEST_WAIT_S = 20.0  # a call waiting longer for the index is answered "unavailable" (OpenClaw waits 30 s)
 SEARCH_CORPORA = ("memory", "wiki", "all", "sessions")  # what OpenClaw's memory_search takes
 GET_CORPORA = ("memory", "wiki", "all")
 GET_DEFAULT_LINES = 120  # OpenClaw's memory_get reads a bounded excerpt when `lines` is omitted
@@ -482,15 +482,6 @@ def _handler(state: ServeState) -> Any:
             server.last_call = time.monotonic()
 
     return Handler
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("openclaw-memtui")
-    except PackageNotFoundError:
-        return "0"
 
 
 def _claim(path: Path, wait: float = CLAIM_WAIT_S) -> Any:

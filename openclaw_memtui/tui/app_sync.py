@@ -56,7 +56,7 @@ class SyncMixin(_App):
         """Empty or stale? Reading every file's stamp takes 160–240 ms at 10k files: not on the event loop."""
         try:
             # unembedded: a sync cancelled or quit while embedding resumes now, not at the next file change
-            self.post_message(IndexChecked(self.index.is_empty() or self.index.is_dirty() or self.index.unembedded() > 0))
+            self.post_message(IndexChecked(self.index.needs_sync()))
         except Exception as exc:  # a locked or unreadable index: say so, let a sync try to repair it
             self.post_message(IndexChecked(True, describe(exc)))
 

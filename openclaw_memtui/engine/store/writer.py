@@ -125,15 +125,8 @@ class IndexWriter:
         row = self.conn.execute("SELECT hash, mtime, size FROM files WHERE path = ?", (path,)).fetchone()
         return None if row is None else FileRecord(row[0], float(row[1]), int(row[2]))
 
-    def upsert_file(self, path: str, source: str, content_hash: str, mtime_ms: float, size: int) -> None:
-        self.conn.execute(
-            "INSERT INTO files(path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
-            " source = excluded.source, hash = excluded.hash, mtime = excluded.mtime, size = excluded.size",
-            (path, source, content_hash, mtime_ms, size),
-        )
-
     def upsert_files(self, rows: Sequence[tuple[str, str, str, float, int]]) -> None:
-        """Many `upsert_file`s in one statement: (path, source, content hash, mtime ms, size)."""
+        """Insert or update these files' rows in one statement: (path, source, content hash, mtime ms, size)."""
         self.conn.executemany(
             "INSERT INTO files(path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
             " source = excluded.source, hash = excluded.hash, mtime = excluded.mtime, size = excluded.size", rows)
@@ -161,17 +154,6 @@ class IndexWriter:
         self.conn.executemany("INSERT OR REPLACE INTO skipped(path, source, reason) VALUES (?, ?, ?)", skipped)
 
     # -- chunks and keyword rows -----------------------------------------------------------------
-    def insert_chunk(self, chunk: NewChunk, fts_text: str) -> None:
-        """The chunk and its keyword row, which shares its rowid; `fts_text` is what FTS5 tokenizes."""
-        self._changed = True
-        cur = self.conn.execute(
-            "INSERT INTO chunks(id, path, source, start_line, end_line, hash, model, text, embedding,"
-            " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)", chunk)
-        self.conn.execute(_INSERT_FTS, (cur.lastrowid, fts_text, chunk.id, chunk.path, chunk.source, chunk.model,
-                                        chunk.start_line, chunk.end_line))
-        self.conn.executemany(_INSERT_LINE, line_rows(cur.lastrowid, fts_text))
-        self._touch((cur.lastrowid,))
-
     def refill_lines(self, fts_text: Callable[[str], str]) -> int:
         """Rewrite `lines_fts` from every chunk (an index written before it existed, or one whose
         keyword rows were repaired); returns how many chunks were written."""
@@ -183,7 +165,8 @@ class IndexWriter:
         return n
 
     def insert_chunks(self, chunks: Sequence[tuple[NewChunk, str]]) -> None:
-        """Many `insert_chunk`s in two statements: rowids are given out here (one past the largest, as
+        """The chunks and their keyword rows (each sharing its chunk's rowid; the text is what FTS5 tokenizes),
+        in two statements: rowids are given out here (one past the largest, as
         SQLite would), so each keyword row shares its chunk's rowid without a lastrowid per row."""
         if not chunks:
             return

@@ -20,7 +20,7 @@ from ..models import SyncProgress, SyncReport
 from ..scrub import scrub
 from ..store import CachedVector, CacheScope, EmbeddingCache, IndexWriter, PendingChunk
 from ..store.reader import IndexReader
-from .state import SyncState
+from .state import SyncerState
 
 
 class _VectorSizeChanged(Exception):
@@ -31,7 +31,7 @@ class _VectorSizeChanged(Exception):
         self.old, self.new = old, new
 
 
-class EmbeddingPhase(SyncState):
+class EmbeddingPhase(SyncerState):
     """The Syncer's embedding phase (a mixin: `Syncer` sets the state)."""
 
     def _embed_missing(self, report: SyncReport) -> None:

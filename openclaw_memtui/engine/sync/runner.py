@@ -23,9 +23,9 @@ from ..settings import IndexSettings
 from ..store import EmbeddingCache, IndexWriter, Store, discard, open_temp_beside, swap_in
 from ..store.reader import SkippedFile
 from .embed_phase import EmbeddingPhase
+from .file_pass import FilePass
 from .identity import FTS_ONLY_MODEL, compute_identity, rebuild_reason
 from .state import CancelFlag, ProgressFn, _Never
-from .syncer import FilePass
 
 
 def reason_of(report: SyncReport) -> str:

@@ -24,7 +24,7 @@ class _Never:
         return False
 
 
-class SyncState:
+class SyncerState:
     """The state the file pass and the embedding phase read and keep (set by `Syncer.__init__`)."""
 
     store: Store

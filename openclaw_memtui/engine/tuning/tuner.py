@@ -144,10 +144,6 @@ class Scorer:
         return Scores(n, totals["ndcg@10"] / n, totals["recall@5"] / n, totals["mrr@10"] / n)
 
 
-def evaluate(pools: Sequence[JudgedPool], params: SearchParams) -> Scores | None:
-    return Scorer(pools).scores(params)
-
-
 # -- the search space ---------------------------------------------------------------------------------
 
 WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))  # vector weight; text weight = 1 - it

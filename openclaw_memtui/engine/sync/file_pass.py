@@ -23,7 +23,7 @@ from ..store import LINES_KEY, FileRecord, IndexWriter, NewChunk, Store
 from ..store.reader import IndexReader, SkippedFile
 from ..textutil import segment_cjk_for_index, sha256_hex
 from .chunks import build_chunks, chunk_ids
-from .state import SyncState
+from .state import SyncerState
 
 FILES_PER_TRANSACTION = 200
 # A rebuild writes a temp file that no reader sees and a crash discards, so it writes (and commits) far
@@ -96,7 +96,7 @@ def content_hash(sf: SourceFile, settings: IndexSettings) -> str | None:
     return sha256_hex(text)
 
 
-class FilePass(SyncState):
+class FilePass(SyncerState):
     """The Syncer's keyword phase (a mixin: `Syncer` sets the state)."""
 
     def _index_files(self, store: Store, report: SyncReport, force: bool) -> None:
