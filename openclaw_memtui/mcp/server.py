@@ -1,7 +1,7 @@
 """`memtui mcp`: memory_search and memory_get for agents, over MCP on stdin/stdout.
 
 Built on the official SDK's low-level `Server` (the tool schemas and argument checks are ours, in
-mcp_tools.py, so a bad argument gets a message that says what to pass). stdout belongs to the
+core/tools.py, so a bad argument gets a message that says what to pass; every answer passes core/gate.py). stdout belongs to the
 protocol alone: before anything else runs, the wire is moved to private descriptors, fd 1 is pointed
 at stderr and `sys.stdout` at `sys.stderr`, so a stray print, a progress line, a C library or a
 child process can never corrupt a frame. Logs go to stderr. The SDK is imported only here, and this

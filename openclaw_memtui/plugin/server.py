@@ -19,8 +19,8 @@ deadline (a client trickling bytes cannot hold a thread); at an idle exit the so
 first, then every connection already queued is answered, so a call either reaches this server or
 finds no socket and starts the next one (which waits for this one's lock).
 
-Answers are what `memtui mcp` serves (mcp_tools.MemoryTools: the saved ranking re-read on change,
-secrets masked, forgotten sessions left out) in OpenClaw's own result shape: `corpus`, the
+Answers are what `memtui mcp` serves (core/tools.MemoryTools through the answer gate, core/gate.py: the
+saved ranking re-read on change, every field masked, forgotten and withheld sessions left out) in OpenClaw's own result shape: `corpus`, the
 `citation` and its "Source: path#Lx-Ly" line, `status` for reads.
 """
 

@@ -80,7 +80,7 @@ class AgentSearchesMixin(_App):
         try:  # OpenClaw's recorded paths pass the gate too (core/gate.py): masked as memtui's results are
             found = gated(agent_searches(self.agent, self.index.settings.workspace, openclaw_state_dir()), self.gate)
             places = {(h.path, h.start_line, h.end_line) for r in found.recalls for h in r.hits if not h.outside}
-            chunks = self.index.reads().chunks_at(sorted(places))
+            chunks = self.index.chunks_at(sorted(places))
             loaded = self.judgement_store.load()
         except Exception as exc:  # an unreadable OpenClaw state: said once, the app works without it
             self.post_message(RecallsLoaded(None, {}, False, describe(exc)))
