@@ -20,8 +20,8 @@ first, then every connection already queued is answered, so a call either reache
 finds no socket and starts the next one (which waits for this one's lock).
 
 Answers are what `memtui mcp` serves (core/tools.MemoryTools through the answer gate, core/gate.py: the
-saved ranking re-read on change, every field masked, forgotten and withheld sessions left out) in OpenClaw's own result shape: `corpus`, the
-`citation` and its "Source: path#Lx-Ly" line, `status` for reads.
+saved ranking re-read on change, every field masked, forgotten and withheld sessions left out) in
+OpenClaw's own result shape: `corpus`, the `citation` and its "Source: path#Lx-Ly" line, `status` for reads.
 """
 
 from __future__ import annotations
