@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine.ingest.forgotten import db_stamp
+
 ARTIFACT_OWNER = "core:memory-artifact-provenance"  # OpenClaw's MEMORY_ARTIFACT_PROVENANCE_OWNER_ID
 ARTIFACT_NAMESPACE = "workspace-files"
 
@@ -57,17 +59,6 @@ _lock = threading.Lock()
 _cache: dict[str, tuple[tuple[int, ...], SessionStore]] = {}
 
 
-def db_stamp(db: Path) -> tuple[int, ...] | None:
-    """What changes when OpenClaw writes the database (its file or its WAL): a cache key."""
-    try:
-        st = os.stat(db)
-    except OSError:
-        return None
-    try:
-        wal = os.stat(f"{db}-wal")
-        return (st.st_ino, st.st_size, st.st_mtime_ns, wal.st_size, wal.st_mtime_ns)
-    except OSError:
-        return (st.st_ino, st.st_size, st.st_mtime_ns, -1, -1)
 
 
 def _number(value: Any) -> float:

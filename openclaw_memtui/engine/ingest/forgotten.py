@@ -53,7 +53,8 @@ def read_tombstones(conn: Any, agent_id: str | None = None) -> frozenset[str]:
         f"SELECT session_id FROM {TOMBSTONES_TABLE} {where}", args) if isinstance(row[0], str))
 
 
-def _stamp(db: Path) -> tuple[int, ...] | None:
+def db_stamp(db: Path) -> tuple[int, ...] | None:
+    """What changes when OpenClaw writes an agent database (its file or its WAL): a cache key."""
     try:
         st = os.stat(db)
     except OSError:
@@ -71,7 +72,7 @@ def forgotten_sessions(db: Path | None, agent_id: str | None) -> frozenset[str] 
     but cannot be read now and was never read before (the caller then hides the agent's transcripts)."""
     if db is None or not agent_id:
         return frozenset()
-    stamp = _stamp(db)
+    stamp = db_stamp(db)
     if stamp is None:
         return frozenset()  # no database: no tombstones (OpenClaw has none either)
     key = (str(db), agent_id)
