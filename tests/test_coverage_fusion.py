@@ -37,6 +37,19 @@ def test_vector_led_places_the_cosine_in_its_pool():
     assert vector_led([cand(1, "a", 0.2), cand(2, "b", 0.2)], 0.9) == [0.0, 0.0]  # no spread: nothing leads
 
 
+def test_a_cosine_too_low_to_be_evidence_leads_nothing_whatever_its_place_in_the_pool():
+    """A query the memory does not answer: its best cosine (0.061, USE on an unrelated note) is still the
+    pool's best, but it must not come out as a 0.9 hit; the lead fades in between the floor and sure."""
+    from openclaw_memtui.engine.search.rank import VECTOR_FLOOR, VECTOR_SURE
+
+    junk = [cand(1, "a", 0.0), cand(2, "b", 0.02), cand(3, "c", 0.04), cand(4, "d", VECTOR_FLOOR)]
+    assert vector_led(junk, 0.9) == [0.0, 0.0, 0.0, 0.0]
+    halfway = (VECTOR_FLOOR + VECTOR_SURE) / 2
+    assert vector_led([cand(1, "a", 0.0), cand(2, "b", 0.01), cand(3, "c", halfway)], 0.9) == pytest.approx(
+        [0.0, 0.0, 0.45])
+    assert vector_led([cand(1, "a", 0.0), cand(2, "b", 0.01), cand(3, "c", VECTOR_SURE)], 0.9)[2] == pytest.approx(0.9)
+
+
 def cross_script_pool() -> Pool:
     """An English question; English notes share one of its words (the keyword leg's partial matches), the
     Chinese note that answers shares none but is the vector leg's clear best."""

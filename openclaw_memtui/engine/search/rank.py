@@ -294,17 +294,34 @@ FULL_SAY = 0.5
 KEYWORD_DAMP = 0.5
 
 
+# A cosine this low is no evidence at all, whatever its place in the pool: the default model (USE) puts the
+# best of notes unrelated to a query near 0.06, and relevant notes in another language well above 0.1. The
+# lead fades from nothing at VECTOR_FLOOR to full at VECTOR_SURE, so a query the memory does not answer
+# ("猫 看兽医" over notes about databases) gets no vector-led result at 0.9. Chosen on bench/crosslingual.py
+# (docs/ranking.md: across languages 0.600 → 0.603, same language unchanged); models whose cosines run
+# higher (e5) are never held back.
+VECTOR_FLOOR = 0.06
+VECTOR_SURE = 0.09
+
+
 def vector_led(cands: list[Candidate], lead: float) -> list[float]:
     """Each candidate's cosine placed on the keyword score's [0, 1] scale within its pool: the pool's
     median cosine is 0, its best is `lead`. Cosines mean different things per model (USE's relevant
-    cross-lingual hits sit near 0.2, e5's near 0.85); where a cosine stands in its pool does not."""
+    cross-lingual hits sit near 0.2, e5's near 0.85); where a cosine stands in its pool does not — but
+    a cosine under VECTOR_SURE leads only in part, and under VECTOR_FLOOR not at all."""
     present = sorted(c.vector_score for c in cands if c.vector_score is not None)
     if not present:
         return [0.0] * len(cands)
     mid, top = present[len(present) // 2], present[-1]
     span = top - mid
     return [0.0 if c.vector_score is None or span <= 1e-9
-            else lead * min(1.0, max(0.0, (c.vector_score - mid) / span)) for c in cands]
+            else lead * min(1.0, max(0.0, (c.vector_score - mid) / span)) * _evidence(c.vector_score)
+            for c in cands]
+
+
+def _evidence(cosine: float) -> float:
+    """How far a cosine is evidence at all: 0 under VECTOR_FLOOR, 1 from VECTOR_SURE up."""
+    return min(1.0, max(0.0, (cosine - VECTOR_FLOOR) / (VECTOR_SURE - VECTOR_FLOOR)))
 
 
 def coverage_fusion(pool: Pool, lead: float) -> tuple[list[float], list[float]]:
