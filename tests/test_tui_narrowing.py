@@ -61,6 +61,14 @@ def test_the_history_is_private_bounded_and_each_query_once(tmp_path):
 
 # -- the app ---------------------------------------------------------------------------------------------
 
+def test_a_key_typed_as_a_query_is_never_stored_in_the_history(tmp_path):
+    token = "ghp_" + "H7j6K5l4Z3x2C1v0B9n8M7q6W5e4R3t2Y1u0"
+    path = tmp_path / "history.jsonl"
+    QueryHistory(path, limit=3).add(f"where did I paste {token}")
+    stored = path.read_text(encoding="utf-8")
+    assert token[4:] not in stored and "where did I paste" in stored
+
+
 async def test_up_and_down_in_the_query_box_walk_the_queries_of_earlier_runs(tmp_path):
     ws = copy_demo(tmp_path)
     app = make_app(ws, tmp_path)

@@ -46,7 +46,9 @@ class QueryHistory:
     def add(self, query: str) -> bool:
         """Keep `query` as the newest (moved there if it was older); False when the file could not be written
         (`error` says why)."""
-        query = " ".join(query.split())
+        from ..engine.scrub import mask_output
+
+        query = mask_output(" ".join(query.split()))  # a key pasted into the box is never stored
         if not query or len(query) > MAX_QUERY_CHARS:
             return True
         if self.entries and self.entries[-1] == query:
