@@ -296,13 +296,20 @@ def cmd_mcp(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.tools import MemoryTools
     from ..render import safe
 
-    # a bad --agent or workspace: one line on stderr, exit 2, before any protocol; a read-only mount is served read-only
-    session = open_session(options, cfg, read_only_if_unwritable=True)
+    # a bad --agent or workspace: one line on stderr, exit 2, before any protocol; a read-only mount is served
+    # read-only. The SDK's import is waited for first: the interpreter ending while a daemon thread is inside
+    # an extension's import aborted the process ("FATAL: exception not rethrown", exit -6) instead of exit 2
+    try:
+        session = open_session(options, cfg, read_only_if_unwritable=True)
+    except BaseException:
+        sdk.join()
+        raise
     try:
         tools = MemoryTools(args, session, args.sync_wait, args.embed_wait,
                             serve_disabled=bool(getattr(args, "serve_disabled", False)))
     except BaseException:
         session.close()
+        sdk.join()
         raise
     log.info("serving %s (%s); index %s", safe(str(session.index.settings.workspace), one_line=True),
              safe(session.origin, one_line=True), safe(str(session.index.settings.db_path), one_line=True))
