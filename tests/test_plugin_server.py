@@ -571,3 +571,11 @@ def test_no_call_is_lost_around_idle_exits(tmp_path, monkeypatch):
     assert all(a.get("engine") == "memtui" and a["results"] for a in answers), [a.get("error") for a in answers]
     starts = (tmp_path / "serve.log").read_text(encoding="utf-8").count("answering connected agents")
     assert starts >= 2  # the calls did span idle exits
+
+
+def test_an_error_line_that_quotes_the_request_masks_a_secret_in_it(served):
+    """A refused request's error quotes what was sent; `password: …` wording is masked there too (the gate's
+    error masking, not only the key shapes every answer field loses)."""
+    reply = call(served, {"v": 1, "op": "memory_search", "args": {"query": "x", "maxResults": "password: hunter2hunter2"}})
+    assert reply["ok"] is False and "maxResults" in reply["error"]
+    assert "hunter2hunter2" not in reply["error"]

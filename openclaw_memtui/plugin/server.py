@@ -253,9 +253,8 @@ def answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
 
 
 def _answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
-    from ..core.tools import hide_secrets
+    from ..core.gate import mask_error
     from ..engine.errors import MemtuiError, describe
-    from ..engine.scrub import scrub
 
     try:
         request = json.loads(line)
@@ -297,10 +296,10 @@ def _answer_line(server_state: ServeState, line: bytes) -> dict[str, Any]:
             f"memtui did not answer within {server_state.request_wait:g}s", "Memory search is unavailable: memtui is busy.",
             "Retry memory_search after a short wait.")}
     except MemtuiError as exc:
-        return {"v": PROTOCOL, "ok": False, "error": hide_secrets(scrub(str(exc)))}
+        return {"v": PROTOCOL, "ok": False, "error": mask_error(str(exc))}
     except Exception as exc:  # one line for the agent, the rest to the log
         log.exception("%s failed", op)
-        return {"v": PROTOCOL, "ok": False, "error": hide_secrets(f"{op} failed: {describe(exc)}")}
+        return {"v": PROTOCOL, "ok": False, "error": mask_error(f"{op} failed: {describe(exc)}")}
     plugin = request.get("plugin")
     if op == "memory_search" and isinstance(plugin, str) and plugin != server_state.version and "results" in result:
         # an older copy keeps working (the wire only gains fields); the agent's answer says how to refresh it
