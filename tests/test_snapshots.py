@@ -41,10 +41,10 @@ async def _settle(pilot, query: str):
 
 
 async def _quiet(pilot):
-    """Wait until workers are done and nothing is scheduled, then let one more frame render."""
+    """Wait until workers are done and nothing is scheduled, then until the messages they posted are handled."""
     await pilot.app.workers.wait_for_complete()
     await pilot.wait_for_scheduled_animations()
-    await pilot.pause(0.2)
+    await pilot.pause()
 
 
 def test_main_screen(snap_compare, demo_app):

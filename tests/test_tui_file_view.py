@@ -190,8 +190,10 @@ async def test_follow_shows_new_turns_as_the_transcript_grows(tmp_path):
         assert "new turn number 29" in visible(screen)
         await pilot.press("f")  # stop following: later writes are not read
         assert await wait_for(pilot, lambda: not screen.following)
+        # the watch thread ends once stopped: after that nothing is left that could read the file again
+        assert await wait_for(pilot, lambda: not any(w.group == "follow" and not w.is_finished for w in app.workers))
+        reads = screen.generation
         with path.open("a") as f:
             f.write(json.dumps({"type": "message", "message": {"role": "user", "content": "after stopping"}}) + "\n")
-        reads = screen.generation
-        await pilot.pause(0.3)  # nothing to wait for: nothing may happen
+        await pilot.pause()
         assert screen.generation == reads and "after stopping" not in screen.body.plain
