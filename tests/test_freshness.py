@@ -157,3 +157,26 @@ def test_a_server_resumes_the_embedding_a_cancelled_sync_left(ws, tmp_path):
     finally:
         provider.release.set()
         tools.close()
+
+
+def test_an_index_made_anew_by_another_thread_still_waits_for_its_rebuild(ws, tmp_path):
+    """Under load the sync thread's read may make the deleted file anew (empty) before the answer's own
+    check runs, while the answer's thread still reads the deleted file through its old connection (an inode
+    number is often reused): "not empty" is no proof then. The index says it awaits a rebuild until a sync
+    has filled it, whichever thread made it anew."""
+    synced_before(ws, tmp_path)
+    tools = tools_over(ws, tmp_path, SeededProvider())
+    try:
+        index = tools.session.index
+        assert not index.file_gone()
+        for f in tmp_path.glob("i.sqlite*"):
+            f.unlink()
+        other = threading.Thread(target=lambda: index.reads().is_empty())  # makes the file anew, empty
+        other.start()
+        other.join()
+        assert any(tmp_path.glob("i.sqlite")) and index.file_gone()  # there again, but not filled yet
+        assert tools.freshness.must_wait() == "sync"
+        index.sync()
+        assert not index.file_gone() and tools.freshness.must_wait() == ""
+    finally:
+        tools.close()

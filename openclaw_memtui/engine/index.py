@@ -68,6 +68,9 @@ class MemoryIndex:
         self._sync_lock = threading.Lock()
         self._local = threading.local()
         self._epoch = 0  # bumped when the live file is swapped, so readers reconnect
+        # set from the moment a deleted index file is made anew (empty) until a sync has filled it: another
+        # thread may still read the deleted file through its old connection meanwhile, so "not empty" is no proof
+        self._recreated = False
         self.watcher_state = "off"
         self.vectors = IndexVectors(settings, self.store, read_only, self._ensure_index_id)
         self._integrity = IntegrityCache()
@@ -151,6 +154,7 @@ class MemoryIndex:
             return None
         try:
             if self.store.file_inode() is None:
+                self._recreated = True  # before the new file exists: nobody sees it without the flag
                 self.store.recreate()
                 self._epoch += 1  # every thread's reader reconnects; caches keyed on the generation drop
                 self._notice(f"index {self.store.path} was deleted while in use; recreated it empty, "
@@ -226,6 +230,8 @@ class MemoryIndex:
             self.provider_error = ""
         if before != self.store.inode or report.full_rebuild:
             self._epoch += 1
+        if not report.cancelled:
+            self._recreated = False
         self._remove_foreign_matrix()
         return report
 
@@ -261,9 +267,11 @@ class MemoryIndex:
         return self.reads().is_empty()
 
     def file_gone(self) -> bool:
-        """The index file is no longer at its path (deleted under this process): the next read makes
-        it anew, empty, and only a sync fills it again."""
-        return not self.read_only and not self.store.missing and self.store.file_inode() is None
+        """The index file is no longer at its path (deleted under this process), or was made anew empty
+        and no sync has filled it yet: only a sync gives it back its rows."""
+        if self.read_only or self.store.missing:
+            return False
+        return self._recreated or self.store.file_inode() is None
 
     def is_dirty(self) -> bool:
         """True when files on disk differ from what the index holds (new, changed or gone): every file is stat-ed."""
