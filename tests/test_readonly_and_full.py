@@ -125,3 +125,17 @@ def test_a_read_only_file_system_error_names_the_folder_not_the_index():
     line = describe(OSError(errno.EROFS, "Read-only file system", "/mnt/state/.memtui-check-1.json"))
     assert line == "/mnt/state is on a read-only file system: memtui cannot write .memtui-check-1.json there"
     assert "index" in describe(Exception("attempt to write a readonly database"))  # SQLite's own: the index
+
+
+def test_an_index_not_made_yet_is_writable_where_its_first_existing_folder_is(tmp_path):
+    """A `--db` in folders memtui would create: the first folder that exists decides, on a read-only
+    mount too (where the file and its folders cannot be made at all)."""
+    from openclaw_memtui.core.session import writable_index
+
+    assert writable_index(tmp_path / "new" / "deeper" / "i.sqlite")  # memtui makes the folders
+    with tmpfs(tmp_path / "ro", "1m") as mnt:
+        (mnt / "kept").mkdir()
+        remount_read_only(mnt)
+        assert not writable_index(mnt / "i.sqlite")
+        assert not writable_index(mnt / "new" / "i.sqlite")
+        assert not writable_index(mnt / "kept" / "i.sqlite")
