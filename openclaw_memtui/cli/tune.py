@@ -127,7 +127,7 @@ def _import(args: argparse.Namespace, session: Session, path: Path) -> int:
 
 
 def _export(args: argparse.Namespace, session: Session) -> int:
-    from ..engine.tuning.judgements import write_private_atomic
+    from ..engine.store import write_private_atomic
     from ..render import dumps_json, safe
 
     loaded = load_judgements(session)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..engine.tuning.judgements import write_private_atomic
+from ..engine.store import write_private_atomic
 
 HISTORY_MAX = 200
 HISTORY_FILE = "query-history.jsonl"

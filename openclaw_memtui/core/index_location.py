@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 
 from ..engine.store.backend import detect_backend, ro_uri
-from ..engine.store.files import create_private_file, make_private_dirs, temp_path_beside
+from ..engine.store.files import create_private_file, make_private_dirs, temp_path_beside, write_private_atomic
 from ..engine.store.schema import made_by_memtui
-from ..engine.tuning.judgements import judgements_path, write_private_atomic
+from ..engine.tuning.judgements import judgements_path
 from ..paths import default_db_path
 
 

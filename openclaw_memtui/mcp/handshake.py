@@ -17,7 +17,6 @@ import contextlib
 import copy
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -111,28 +110,10 @@ class Handshake:
         if kept == self.template:
             return
         self.template = kept
+        from ..engine.store.files import write_private_atomic  # off the initialize path: loaded once learnt
+
         with contextlib.suppress(OSError):  # a read-only cache dir: the SDK answers next time too
-            _write_private(self.path, json.dumps(kept, ensure_ascii=False, indent=1))
-
-
-def _write_private(path: Path, text: str) -> None:
-    missing = []
-    folder = path.parent
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for made in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            made.mkdir(mode=0o700)
-    fd, tmp = tempfile.mkstemp(prefix=".mcp-", dir=path.parent)  # 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+            write_private_atomic(self.path, json.dumps(kept, ensure_ascii=False, indent=1))
 
 
 class AnsweredEarly:

@@ -84,7 +84,7 @@ def export_settings(params: SearchParams, agent: Agent | None, pool_size: int,
                     keyword: Mapping[str, Any] | None = None) -> Outcome:
     """The query block for openclaw.json, written to memtui's config folder and copied; a warning
     names what that OpenClaw will not honour (`keyword`: the config's query.keyword block)."""
-    from ..engine.tuning.judgements import write_private_atomic
+    from ..engine.store import write_private_atomic
     from ..interop.export import build_export
     from ..paths import config_dir
 

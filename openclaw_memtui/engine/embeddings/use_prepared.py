@@ -29,14 +29,12 @@ runs BLAS and OpenMP on one thread unless a caller asks for more for a batch.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import hashlib
 import json
 import mmap
 import os
 import struct
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -201,6 +199,8 @@ def _capture(tokenizer: Any, backend: Any) -> tuple[dict[str, Any], dict[str, np
 def _write(path: Path, stamp: dict[str, Any], state: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
     """Header (magic, length, JSON), then each array on an ALIGN boundary; written to a private temporary
     file beside `path` and renamed over it, so a reader sees the old file or the whole new one."""
+    from ..store.files import private_atomic_writer
+
     layout: dict[str, list[Any]] = {}
     header_len = 0
     for _ in range(2):  # the header's own length moves the data: lay out twice
@@ -213,33 +213,12 @@ def _write(path: Path, stamp: dict[str, Any], state: dict[str, Any], arrays: dic
         if len(header) == header_len:
             break
         header_len = len(header)
-    _private_dirs(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=".prepared-", dir=path.parent)  # mkstemp: 0600, never an existing file
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(MAGIC + struct.pack("<Q", len(header)) + header)
-            for name, arr in arrays.items():
-                out.write(b"\x00" * (layout[name][2] - out.tell()))
-                out.write(arr.tobytes())  # one array at a time: the peak is the largest (65 MB), once
-            out.write(b"\x00" * (_align(out.tell()) - out.tell()))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _private_dirs(directory: Path) -> None:
-    """Create `directory` and any missing parent 0700 (mkdir's `parents` would make them with the umask)."""
-    missing = []
-    while not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    for folder in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            folder.mkdir(mode=0o700)
+    with private_atomic_writer(path) as out:
+        out.write(MAGIC + struct.pack("<Q", len(header)) + header)
+        for name, arr in arrays.items():
+            out.write(b"\x00" * (layout[name][2] - out.tell()))
+            out.write(arr.tobytes())  # one array at a time: the peak is the largest (65 MB), once
+        out.write(b"\x00" * (_align(out.tell()) - out.tell()))
 
 
 def _align(n: int) -> int:

@@ -25,7 +25,9 @@ from .files import (
                     make_private,
                     make_private_dirs,
                     move_aside,
+                    private_atomic_writer,
                     side_files,
+                    write_private_atomic,
 )
 from .integrity import check_integrity, describe_integrity
 from .lock import SyncLock, SyncLockTimeout
@@ -38,6 +40,6 @@ __all__ = [
     "Backend", "CacheScope", "CachedVector", "EmbeddingCache", "FileRecord", "IndexWriter", "InvalidIndex",
     "NewChunk", "PendingChunk", "Store", "SyncLock", "SyncLockTimeout",
     "check_integrity", "check_regular_file", "create_private_file", "describe_integrity", "detect_backend",
-    "discard", "load_vec", "make_private", "make_private_dirs", "move_aside", "open_temp_beside", "ro_uri",
-    "side_files", "swap_in", "vec_extension_path",
+    "discard", "load_vec", "make_private", "make_private_dirs", "move_aside", "open_temp_beside",
+    "private_atomic_writer", "ro_uri", "side_files", "swap_in", "vec_extension_path", "write_private_atomic",
 ]

@@ -1,4 +1,5 @@
-"""The index file and its neighbours on disk: private modes, -wal/-shm, rebuild temp files, set-aside copies.
+"""The index file and its neighbours on disk: private modes, -wal/-shm, rebuild temp files, set-aside copies;
+and the one way memtui writes any other private file whole (judgements, history, caches).
 
 The index holds the text of private notes: only its owner may read it, whatever the umask says.
 """
@@ -8,8 +9,11 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .schema import InvalidIndex
 
@@ -33,6 +37,33 @@ def make_private_dirs(folder: Path) -> None:
         except FileExistsError:
             continue  # created meanwhile by another process
         os.chmod(path, DIR_MODE)  # mkdir's mode is filtered by the umask
+
+
+@contextlib.contextmanager
+def private_atomic_writer(path: Path) -> Iterator[BinaryIO]:
+    """A binary file to write `path`'s new content into: a 0600 temporary file in the same folder (its
+    missing folders made 0700), fsynced and renamed over `path` when the block ends, removed when it
+    raises. A crash leaves the old file or the new one, never half of one; a reader sees one or the
+    other. A symlink is written through: its target changes and the link stays (a dotfiles repo)."""
+    path = Path(os.path.realpath(path))
+    make_private_dirs(path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # never an existing file
+    try:
+        os.fchmod(fd, FILE_MODE)
+        with os.fdopen(fd, "wb") as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
+def write_private_atomic(path: Path, text: str | bytes) -> None:
+    """`text` (str: as UTF-8) into `path` 0600, whole or not at all (see private_atomic_writer)."""
+    with private_atomic_writer(path) as out:
+        out.write(text.encode("utf-8") if isinstance(text, str) else text)
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

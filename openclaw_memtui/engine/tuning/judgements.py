@@ -24,8 +24,6 @@ Vetting and merging an import is `judgement_import`'s; checking targets against 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -33,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..ingest.regular_file import read_regular
-from ..store.files import FILE_MODE, make_private_dirs
+from ..store.files import write_private_atomic
 from ..textutil import BOM, has_lone_surrogate, sha256_hex
 from .evaluation import check_query
 
@@ -266,26 +264,6 @@ def _encoded(j: Judgement) -> bytes:
         return json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(data, ensure_ascii=True).encode("ascii")
-
-
-def write_private_atomic(path: Path, text: str | bytes) -> None:
-    """`text` (str: as UTF-8) into `path` 0600 via a temp file in the same folder, fsynced and renamed:
-    a crash leaves the old file or the new one, never half of one. A symlink is written through, as
-    settings saves are: its target changes and the link stays (judgements kept in a dotfiles repo)."""
-    path = Path(os.path.realpath(path))
-    make_private_dirs(path.parent)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(name, path)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
 
 
 def set_verdict(judgements: list[Judgement], question: str, target: Target, verdict: Verdict | None) -> list[Judgement]:
