@@ -51,6 +51,18 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def private_listener(tmp_path: Path, name: str = "s.sock", backlog: int | None = None) -> tuple[Path, Path, socket.socket]:
+    """A socket memtui could have made: in a 0700 folder `run`, mode 0600, listening; (folder, path, socket)."""
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    sock = folder / name
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(sock))
+    os.chmod(sock, 0o600)
+    listener.listen(*([] if backlog is None else [backlog]))
+    return folder, sock, listener
+
+
 @pytest.fixture
 def served(tmp_path, monkeypatch):
     make_state(tmp_path, monkeypatch)
@@ -229,13 +241,7 @@ def test_plugin_offers_nothing_where_openclaw_turns_memory_search_off(tmp_path, 
 def test_plugin_sends_who_asks_and_retries_a_call_cut_at_an_exit(tmp_path):
     """A server that closes the first connection unanswered (an idle exit) loses nothing: the plugin
     sends the read-only call again; each request carries the agent, session key and sandbox flag."""
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    sock = folder / "s.sock"
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(str(sock))
-    os.chmod(sock, 0o600)
-    listener.listen()
+    _, sock, listener = private_listener(tmp_path)
     seen: list[dict] = []
 
     def serve() -> None:
@@ -268,13 +274,7 @@ def test_plugin_says_unavailable_when_memtui_cannot_start(tmp_path):
 
 @needs_node
 def test_plugin_gives_up_on_a_memtui_that_never_answers(tmp_path):
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    sock = folder / "silent.sock"
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(str(sock))
-    os.chmod(sock, 0o600)
-    listener.listen(64)
+    _, sock, listener = private_listener(tmp_path, "silent.sock", backlog=64)
     config = {"agents": ["main"], "server": {"socket": str(sock), "command": ["true"]}, "callTimeoutMs": 500}
     try:
         answer = one(tmp_path, config)
@@ -297,13 +297,7 @@ def chown_nobody(path: Path) -> None:
 def test_plugin_refuses_a_socket_someone_else_could_have_made(tmp_path, case):
     """Another local user who made the socket (or its folder) first would read the agent's queries
     and plant answers: the plugin never talks to it, and never starts memtui into it."""
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    sock = folder / "s.sock"
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(str(sock))
-    os.chmod(sock, 0o600)
-    listener.listen()
+    folder, sock, listener = private_listener(tmp_path)
     if case == "folder of another user":
         chown_nobody(folder)
     elif case == "folder open to others":
