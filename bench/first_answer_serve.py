@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import as_installed_env, table, write_json  # noqa: E402
+
+from openclaw_memtui.interop.connect import call  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "openclaw-2026.9.6"
@@ -64,17 +65,7 @@ def ask(sock: Path, deadline: float) -> dict:
         time.sleep(0.01)
     request = {"v": 1, "op": "memory_search", "args": {"query": QUERY}, "sessionKey": "agent:main:main",
                "sandboxed": False, "citations": False}
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(max(1.0, deadline - time.monotonic()))
-        s.connect(str(sock))
-        s.sendall(json.dumps(request).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return json.loads(data)
+    return call(sock, request, timeout=max(1.0, deadline - time.monotonic()))
 
 
 def main() -> None:

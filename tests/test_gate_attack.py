@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from openclaw_memtui.cli.main import main as memtui_main
-from openclaw_memtui.interop.connect import call
+from openclaw_memtui.interop.connect import call, call_line
 
 from .gate_helpers import QUERY, make_hostile_state
 from .test_plugin_server import start_server, stop
@@ -121,7 +121,6 @@ def test_a_lone_surrogate_in_a_request_gets_an_answer_not_a_dropped_connection(t
     quoted back in the reply (a path not found, the agent id), it made the reply unencodable, so the
     connection closed with no answer (the plugin sends again until its budget runs out) and a
     traceback went to the log."""
-    import socket
 
     make_hostile_state(tmp_path, monkeypatch)
     sock = tmp_path / "run" / "main.sock"
@@ -131,17 +130,7 @@ def test_a_lone_surrogate_in_a_request_gets_an_answer_not_a_dropped_connection(t
         for request in (b'{"v":1,"op":"memory_get","args":{"path":"memory/\\ud800x.md"},"sessionKey":"agent:main:main"}\n',
                         b'{"v":1,"op":"memory_search","agent":"\\udc00","args":{"query":"pelican"}}\n',
                         b'{"v":1,"op":"memory_search","agent":"main","plugin":"\\ud800","args":{"query":"pelican"}}\n'):
-            with socket.socket(socket.AF_UNIX) as client:
-                client.settimeout(30)
-                client.connect(str(sock))
-                client.sendall(request)
-                data = b""
-                while not data.endswith(b"\n"):
-                    chunk = client.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-            replies.append(json.loads(data))
+            replies.append(call_line(sock, request))
     finally:
         stop(proc)
     assert replies[0]["ok"] is True and replies[0]["result"]["status"] == "not_found"

@@ -588,11 +588,16 @@ def server_command(socket_file: Path, config: str | None) -> list[str]:
 
 
 def call(path: Path, request: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
-    """One request to a running server (used by `memtui connect` to check it, and by tests)."""
+    """One request to a running server (used by `memtui connect` to check it, by tests and benches)."""
+    return call_line(path, json.dumps(request).encode("utf-8") + b"\n", timeout)
+
+
+def call_line(path: Path, line: bytes, timeout: float = 30.0) -> dict[str, Any]:
+    """One request line, sent as given (a test's malformed one too), and the server's one-line reply."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         sock.connect(str(path))
-        sock.sendall(json.dumps(request).encode("utf-8") + b"\n")
+        sock.sendall(line)
         data = b""
         while not data.endswith(b"\n"):
             chunk = sock.recv(65536)
