@@ -190,7 +190,6 @@ class Gate:
         allowed = self.visible_transcripts(caller, sessions) if sessions else set()
         kept = [c for c in pool.candidates if c.source != "sessions" or c.path in allowed]
         withheld = len(pool.candidates) - len(kept)
-        reader = self.index.reads()
         files: dict[str, list[tuple[int, int, str]]] = {}
         texts: dict[str, str | None] = {}  # a file's text, read once per answer (a chunk cut inside a long line)
         real: dict[str, str] = {}
@@ -200,7 +199,7 @@ class Gate:
                 text = served_chunk((c.start_line, c.end_line, c.text), c.source, [])
             else:
                 if c.path not in files:
-                    files[c.path] = [row[1:] for row in reader.chunks_of_path(c.path)]
+                    files[c.path] = self.index.file_chunks(c.path)
                 text = served_chunk((c.start_line, c.end_line, c.text), c.source, files[c.path],
                                     functools.partial(self._file_text, c.path, c.source, texts))
             path = mask_output(c.path)

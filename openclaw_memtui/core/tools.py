@@ -188,12 +188,10 @@ class Freshness:
     def must_wait(self) -> str:
         """What this answer waits for: "sync" (the whole first sync, bounded: an index never built is
         not usable), "keywords" (a note changed: its keyword rows), or "" (answer from the index as it is)."""
-        from ..engine.dirty_check import notes_changed
-
         try:
             if self.index.file_gone() or self.index.is_empty():  # gone: its recreation leaves nothing to answer from
                 return "sync"
-            return "keywords" if notes_changed(self.index.settings, self.index.reads()) else ""
+            return "keywords" if self.index.notes_changed() else ""
         except Exception as exc:  # a listing that fails says so in the sync; the answer goes ahead
             log.warning("cannot tell whether notes changed: %s", describe(exc))
             return ""

@@ -273,6 +273,13 @@ class MemoryIndex:
             return False
         return self._recreated or self.store.file_inode() is None
 
+    def notes_changed(self) -> bool:
+        """Whether a memory file (a note, an extra path) is new, changed or gone since the last sync;
+        transcripts are not looked at (see dirty_check.notes_changed)."""
+        from .dirty_check import notes_changed
+
+        return notes_changed(self.settings, self.reads())
+
     def is_dirty(self) -> bool:
         """True when files on disk differ from what the index holds (new, changed or gone): every file is stat-ed."""
         return bool(self.check_dirty().dirty)
@@ -466,6 +473,11 @@ class MemoryIndex:
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
         """(start_line, end_line, text hash) of every chunk of these paths: what judgements are checked against."""
         return self.reads().chunk_spans(paths)
+
+    def file_chunks(self, path: str) -> list[tuple[int, int, str]]:
+        """(start_line, end_line, text) of every chunk of one file, in line order: the whole file as the
+        index holds it, which a snippet is masked against before it is cut."""
+        return [row[1:] for row in self.reads().chunks_of_path(path)]
 
     def chunks_at(self, places: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], ChunkRow]:
         """The chunks at exactly these (path, start_line, end_line): the hits another engine returned."""
