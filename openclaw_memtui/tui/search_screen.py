@@ -105,14 +105,11 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
         """The search UI. The app's compose mounts it into this, its default screen, as Textual does
         for an app's widgets: they exist before the app's on_mount runs (composed by the screen
         itself they came after, and an error there left Textual's own warnings on stderr)."""
-        from .app import MemtuiApp  # here: app.py imports this module
-
         app = self.memtui
         yield Header()
         yield HistoryInput(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune, "
                          f"{app.key_for('help')} or ? for help)", id="query", select_on_focus=False)
-        yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
-                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state, working=MemtuiApp.working)
+        yield InfoBar(id="info", time_key=app.key_for("clear_time_window"), browse_key=app.key_for("browse_source"))
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
@@ -124,6 +121,10 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
     def on_mount(self) -> None:
+        # the sync's state and what runs in the background are the app's: the info bar follows them
+        info = self.query_one(InfoBar)
+        self.watch(self.app, "sync_state", lambda state: setattr(info, "sync", state))
+        self.watch(self.app, "working", lambda working: setattr(info, "working", working))
         query = self.query_one("#query", HistoryInput)
         query.history = QueryHistory(history_path(data_dir()))  # core/history.py: up / down in the box
         query.focus()
