@@ -338,12 +338,12 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, result: Result, generation: int) -> None:
         """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
-        self.post_message(FileLoaded(generation, file_title(result), load_body(self.memtui.index.settings, result),
+        self.post_message(FileLoaded(generation, file_title(result), load_body(self.memtui.index, result),
                                      result))
 
     def on_file_loaded(self, message: FileLoaded) -> None:
         if message.generation == self.file_generation and not isinstance(self.app.screen, FileScreen):
-            self.app.push_screen(FileScreen(message.heading, message.body, message.result, self.memtui.index.settings))
+            self.app.push_screen(FileScreen(message.heading, message.body, message.result, self.memtui.index))
 
     # -- tuning ----------------------------------------------------------------------------------
     def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:

@@ -1,6 +1,6 @@
 """Transcripts by what was said, not by UUID: the result list names a transcript by its first user line.
 
-The titles are read from the index in a worker (engine/search/titles.py) the first time a transcript is on
+The titles are read from the index in a worker (`MemoryIndex.session_titles`) the first time a transcript is on
 screen, and kept for the session; the list redraws its rows when they arrive.
 """
 
@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.message import Message
 
-from ..engine.search.titles import session_titles
 from .state import RankedResults
 from .widgets.result_list import ResultList
 
@@ -47,7 +46,7 @@ class SessionTitlesMixin:
     def _read_titles(self, paths: list[str]) -> None:
         screen: Any = self
         try:
-            titles = session_titles(self.index.reads(), paths)
+            titles = self.index.session_titles(paths)
         except Exception:  # a locked or vanished index: the rows keep their paths, nothing to say
             return
         if titles:
