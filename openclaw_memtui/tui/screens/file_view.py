@@ -254,7 +254,7 @@ class FileScreen(Screen[None]):
         if 0 <= self.current < len(self.matches):
             line = self.file_body.rows[self.matches[self.current].row].line or line
         if open_in_editor(app, app.search_screen, self.result, line):
-            app.check_index()
+            app.syncs.check_index()
             self._reload()
 
     # -- follow --------------------------------------------------------------------------------------
