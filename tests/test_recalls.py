@@ -118,6 +118,29 @@ def test_text_output_marks_both_and_only_openclaw(oc, capsys, tmp_path):
     assert "both" in out and "memory/2026-11-22.md:" in out
 
 
+def test_places_only_memtui_returns_below_the_agents_min_score_are_hidden_unless_asked(oc, capsys, tmp_path):
+    """At the agent's minScore memtui still listed keyword hits it kept below it (its keyword rescue) as
+    "only memtui": noise beside OpenClaw's answer. They are hidden, counted, and shown with --all."""
+    config = oc / "state" / "openclaw.json"
+    config.write_text(config.read_text(encoding="utf-8").replace('"minScore": 0,', '"minScore": 0.75,'), encoding="utf-8")
+    shown, every = recalls_json(capsys, tmp_path), recalls_json(capsys, tmp_path, "main", "--all")
+    assert shown["params"]["min_score"] == 0.75  # the agent's own
+    hidden = 0
+    for mine, whole in zip(shown["recalls"], every["recalls"], strict=True):
+        below = [c for c in whole["compared"] if c["found"] == "memtui" and c["memtuiScore"] < 0.75]
+        assert mine["hiddenBelowMinScore"] == len(below) and whole["hiddenBelowMinScore"] == 0
+        assert mine["compared"] == [c for c in whole["compared"] if c not in below]  # "both" rows stay, whatever their score
+        assert len(mine["memtui"]) == len(whole["memtui"]) - len(below)
+        hidden += len(below)
+    assert hidden > 0
+    code, out, err = run(capsys, "recalls", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "main.sqlite"))
+    assert code == 0, err
+    assert "only memtui returns below the agent's minScore 0.75 hidden: --all shows" in out
+    code, out, err = run(capsys, "recalls", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "main.sqlite"),
+                         "--all")
+    assert code == 0 and "hidden" not in out
+
+
 def test_since_and_limit(oc, capsys, tmp_path):
     assert len(recalls_json(capsys, tmp_path, "main", "--limit", "1")["recalls"]) == 1
     assert recalls_json(capsys, tmp_path, "main", "--since", "2100-01-01")["recalls"] == []
