@@ -57,11 +57,11 @@ async def drive(pilot):
     if mode == "query":
         app.query_one("#query").value = QUERY_TEXT
         while "final" not in marks:  # polled every 5 ms: the figures are ±5 ms
-            pool = app.pool
+            pool = app.search_screen.pool
             if pool is not None and pool.query == QUERY_TEXT:  # on screen (minScore may leave it empty)
                 if "first" not in marks:
                     marks["first"], marks["first_mode"] = time.perf_counter(), pool.mode
-                    marks["first_results"] = len(app.results)
+                    marks["first_results"] = len(app.search_screen.results)
                 if pool.mode == "hybrid" or provider == "none":
                     marks["final"] = time.perf_counter()
             await asyncio.sleep(0.005)

@@ -55,7 +55,8 @@ async def first_results(tmp: Path) -> float:
     index = MemoryIndex(index_settings(cfg, ws, tmp / "demo.sqlite"), provider_name="local")
     app = MemtuiApp(index, cfg, watch=False, initial_query="what did we decide about API auth")
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: bool(app.results) and app.pool is not None and app.pool.mode == "hybrid")
+        await until(pilot, lambda: bool(app.search_screen.results) and app.search_screen.pool is not None
+                    and app.search_screen.pool.mode == "hybrid")
         return time.perf_counter() - started
 
 
@@ -69,8 +70,8 @@ async def slider_latency(tmp: Path) -> dict:
                     params=SearchParams(min_score=0, max_results=50, mmr=True))
     times, compute, baseline = [], [], []
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: bool(app.results))
-        pool_size = len(app.pool.candidates)
+        await until(pilot, lambda: bool(app.search_screen.results))
+        pool_size = len(app.search_screen.pool.candidates)
         await pilot.press("ctrl+t")
         slider = app.query_one("#sl-mmr_lambda")
         slider.focus()
@@ -79,7 +80,7 @@ async def slider_latency(tmp: Path) -> dict:
             await pilot.press("left" if i % 2 else "right")
             await pilot.pause()  # let the list repaint
             times.append((time.perf_counter() - t) * 1000)
-            compute.append(app.rerank_ms)  # rank() + rebuilding the list, inside the app
+            compute.append(app.search_screen.rerank_ms)  # rank() + rebuilding the list, inside the app
         await pilot.press("end")
         for _ in range(10):  # the same round trip for a key that changes nothing: Pilot's own overhead
             t = time.perf_counter()
@@ -132,23 +133,25 @@ async def judged_metric(tmp: Path, questions: int = 100) -> dict:
     out: dict = {"questions": questions, "candidates_p50": statistics.median(len(p.pool.candidates) for p in pools.pools),
                  "suggest_s": suggest_s, "suggest_rank_calls": found.evaluations}
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.metric_view.current is not None, 120)
-        out["judged"] = app.metric_view.judged
+        await until(pilot, lambda: app.search_screen.judging.metric_view.current is not None, 120)
+        out["judged"] = app.search_screen.judging.metric_view.judged
         await pilot.press("ctrl+t")
         for mmr in (False, True):
             app.query_one("#sw-mmr").value = mmr
-            await until(pilot, lambda on=mmr: app.params.mmr == on and app.metric_shown == app.metric_generation)
+            await until(pilot, lambda on=mmr: app.search_screen.params.mmr == on
+                        and app.search_screen.judging.metric_shown == app.search_screen.judging.metric_generation)
             app.query_one("#sl-min_score").focus()
             compute, wall = [], []
             app.lags.clear()
             app.cpu_ms.clear()
             for _ in range(20):  # always up: a value seen before would be memoised
-                before = app.metric_generation
+                before = app.search_screen.judging.metric_generation
                 t = time.perf_counter()
                 await pilot.press("right")
-                await until(pilot, lambda gen=before: app.metric_generation > gen and app.metric_shown == app.metric_generation)
+                await until(pilot, lambda gen=before: app.search_screen.judging.metric_generation > gen
+                            and app.search_screen.judging.metric_shown == app.search_screen.judging.metric_generation)
                 wall.append((time.perf_counter() - t) * 1000)
-                compute.append(app.metric_ms)
+                compute.append(app.search_screen.judging.metric_ms)
             key = "mmr" if mmr else "plain"
             out[key] = {"compute_p50_ms": statistics.median(compute), "compute_max_ms": max(compute),
                         "shown_p50_ms": statistics.median(wall), "loop_max_ms": max(max(0.0, x) for x in app.lags),
@@ -260,7 +263,7 @@ async def launch_lag(tmp: Path, notes: int) -> dict:
     app = _LagRecordingApp(index, cfg, watch=False, initial_query="deploy database token")
     started = time.perf_counter()
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: bool(app.results))
+        await until(pilot, lambda: bool(app.search_screen.results))
         first = time.perf_counter() - started
         launch, launch_cpu = sorted(max(0.0, x) for x in app.lags), max(app.cpu_ms)
         app.lags.clear()
@@ -391,14 +394,16 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
     app = _LagRecordingApp(index, cfg, watch=False, initial_query="w17 w42")
     started = time.perf_counter()
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: bool(app.results), 120)  # keyword results first while the matrix is not in memory
+        await until(pilot, lambda: bool(app.search_screen.results),
+                    120)  # keyword results first while the matrix is not in memory
         out["first_any_results_s"] = time.perf_counter() - started
-        out["first_any_mode"] = app.pool.mode if app.pool else ""
-        await until(pilot, lambda: bool(app.results) and app.pool is not None and app.pool.mode == "hybrid", 120)
+        out["first_any_mode"] = app.search_screen.pool.mode if app.search_screen.pool else ""
+        await until(pilot, lambda: bool(app.search_screen.results) and app.search_screen.pool is not None
+                    and app.search_screen.pool.mode == "hybrid", 120)
         out["first_results_s"] = time.perf_counter() - started
         out["first_results_since_process_start_s"] = process_age_s()
-        out["first_vector_path"] = app.pool.vector_path if app.pool else ""
-        out["first_vector_leg_ms"] = app.pool.timings_ms.get("vector", 0.0) if app.pool else 0.0
+        out["first_vector_path"] = app.search_screen.pool.vector_path if app.search_screen.pool else ""
+        out["first_vector_leg_ms"] = app.search_screen.pool.timings_ms.get("vector", 0.0) if app.search_screen.pool else 0.0
         out["launch_max_gap_ms"], out["launch_max_gap_cpu_ms"] = max(app.lags), max(app.cpu_ms)
         app.lags.clear()
         app.cpu_ms.clear()
@@ -427,7 +432,7 @@ async def launch_on_index(db: str, ws: str, vectors: str) -> int:
         out["loading_max_gap_ms"] = max(app.lags) if loading and app.lags else None
         out["loading_max_gap_cpu_ms"] = max(app.cpu_ms) if loading and app.cpu_ms else None
         await pilot.pause(0.5)
-        out["path_after_load"] = app.pool.vector_path if app.pool else ""
+        out["path_after_load"] = app.search_screen.pool.vector_path if app.search_screen.pool else ""
         if out["matrix_from"] == "sqlite" and isinstance(searcher._matrix, QuantizedMatrix):  # saved for the next start
             await until(pilot, lambda: matrix_path(Path(db)).exists() and searcher._saved is not None, 120)
             out["matrix_file_saved_s"] = time.perf_counter() - started
@@ -453,11 +458,11 @@ async def research_after_writes(app: MemtuiApp, pilot, db: Path, rows: int = 100
         await pilot.pause(0.05)  # the tick that spanned the write is not the search's
         app.lags.clear()
         app.cpu_ms.clear()
-        before, modes = app.pool, []
+        before, modes = app.search_screen.pool, []
         started = time.perf_counter()
-        app.start_search()
+        app.search_screen.start_search()
         while time.perf_counter() - started < 120:
-            pool = app.pool
+            pool = app.search_screen.pool
             if pool is not before and pool is not None and (not modes or modes[-1] is not pool):
                 modes.append(pool)
                 if pool.mode == "hybrid":

@@ -77,16 +77,16 @@ async def main(only: list[str]) -> int:
                     await take(app, name, prepare, settle)
 
         async def results(pilot, app):
-            await until(pilot, lambda: bool(app.results) and app.pool.mode == "hybrid")
+            await until(pilot, lambda: bool(app.search_screen.results) and app.search_screen.pool.mode == "hybrid")
             app.query_one("#results").focus()
             await pilot.press("down")
 
         await shot(make_app(tmp, query="what did we decide about API authentication"), "main", results)
 
         async def tuning(pilot, app):
-            await until(pilot, lambda: bool(app.results))
+            await until(pilot, lambda: bool(app.search_screen.results))
             await pilot.press("ctrl+t")
-            app.apply_preset("recent-first")
+            app.search_screen.apply_preset("recent-first")
             mmr = app.query_one("#sw-mmr")
             mmr.value = True
             await pilot.pause(0.2)
@@ -101,17 +101,20 @@ async def main(only: list[str]) -> int:
         await shot(make_app(tmp, extra_notes=120), "sync", syncing, settle=False)
 
         async def light(pilot, app):
-            await until(pilot, lambda: bool(app.results))
+            await until(pilot, lambda: bool(app.search_screen.results))
 
         await shot(make_app(tmp, theme="memtui-light", query="鉴权"), "light-theme", light)
 
         async def judging(pilot, app):
-            await until(pilot, lambda: bool(app.results) and app.metric_view.current is not None)
+            await until(pilot, lambda: bool(app.search_screen.results)
+                        and app.search_screen.judging.metric_view.current is not None)
             await pilot.press("ctrl+t")
             # minScore down to 0.10: the metric moves against the saved settings
-            app.query_one("#tuning").apply(replace(app.params, min_score=0.1))
-            await until(pilot, lambda: app.params.min_score == 0.1 and app.metric_shown == app.metric_generation
-                        and app.metric_view.current != app.metric_view.saved)
+            app.query_one("#tuning").apply(replace(app.search_screen.params, min_score=0.1))
+            judging = app.search_screen.judging
+            await until(pilot, lambda: app.search_screen.params.min_score == 0.1
+                        and judging.metric_shown == judging.metric_generation
+                        and judging.metric_view.current != judging.metric_view.saved)
             app.query_one("#results").focus()
 
         await shot(make_app(tmp, query="rate limiting policy"), "judging", judging)

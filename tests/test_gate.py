@@ -103,8 +103,8 @@ async def test_every_front_end_gets_the_same_masked_answer(hostile, served, tmp_
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running, 60)
         await type_query(pilot, app, QUERY)
-        assert await wait_for(pilot, lambda: bool(app.results), 30)
-        tui_hits = {(r.path, r.start_line, r.end_line): r.snippet for r in app.results}
+        assert await wait_for(pilot, lambda: bool(app.search_screen.results), 30)
+        tui_hits = {(r.path, r.start_line, r.end_line): r.snippet for r in app.search_screen.results}
     session.close()
     assert tui_hits == cli_hits
 

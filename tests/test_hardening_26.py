@@ -102,7 +102,7 @@ async def test_the_app_keeps_a_surrogate_line_and_says_when_a_save_fails(tmp_pat
     stored.write_bytes(before)
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "database migration")
-        assert await wait_for(pilot, lambda: app.judgements_read)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judgements_read)
         app.query_one(ResultList).focus()
         await pilot.press("plus")
         assert await wait_for(pilot, lambda: stored.read_bytes() != before)
@@ -111,7 +111,7 @@ async def test_the_app_keeps_a_surrogate_line_and_says_when_a_save_fails(tmp_pat
         def broken(*args, **kwargs):
             raise RuntimeError("no space in the judgement store")
 
-        app.judgement_store.save = broken
+        app.search_screen.judging.judgement_store.save = broken
         await pilot.press("minus")
         assert await wait_for(pilot, lambda: any(s == "error" and "Could not save the judgement" in m
                                                  for s, m in app.toasts))
@@ -266,7 +266,7 @@ async def test_a_bad_editor_gives_the_screen_back_with_a_toast_naming_it(tmp_pat
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "database migration")
-        app.action_open_in_editor()
+        app.search_screen.action_open_in_editor()
         await pilot.pause()
         assert any(said in text for _, text in app.toasts), app.toasts
         assert resumed in ([], ["suspend", "resume"])  # the screen is given back whenever it was taken

@@ -102,9 +102,9 @@ async def test_the_apps_file_view_shows_a_2026_9_agents_transcript_as_its_index_
     app = RecordingApp(MemoryIndex(settings, provider_name="none"), cfg, origin="test", now_ms=NOW_MS,
                        params=SearchParams(min_score=0.0), watch=False, initial_query="wombat")
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: any(r.path == "sessions/s.jsonl" for r in app.results))
+        assert await wait_for(pilot, lambda: any(r.path == "sessions/s.jsonl" for r in app.search_screen.results))
         listing = app.query_one("#results", OptionList)
-        listing.highlighted = next(i for i, r in enumerate(app.results) if r.path == "sessions/s.jsonl")
+        listing.highlighted = next(i for i, r in enumerate(app.search_screen.results) if r.path == "sessions/s.jsonl")
         listing.focus()
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: isinstance(app.screen, FileScreen))

@@ -75,12 +75,13 @@ async def test_one_query_gets_the_same_results_through_tui_cli_mcp_eval_and_tune
     # the TUI, with the same config
     cfg = load_config(config, explicit=True)
     app = make_app(ws, tmp_path, cfg=cfg)
-    app.params = search_params(app.cfg)
+    app.search_screen.params = search_params(app.cfg)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
         await pilot.click("#query")
         await pilot.press(*list(QUERY))
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == QUERY and bool(app.results))
-        assert app.pool.time_window is None
-        assert [(r.path, r.start_line) for r in app.results] == cli_hits
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == QUERY
+                              and bool(app.search_screen.results))
+        assert app.search_screen.pool.time_window is None
+        assert [(r.path, r.start_line) for r in app.search_screen.results] == cli_hits
 

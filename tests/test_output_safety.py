@@ -183,9 +183,9 @@ async def test_tui_panes_toasts_and_file_view_show_nothing_raw(hostile_ws, tmp_p
     try:
         async with app.run_test(size=(160, 50)) as pilot:
             assert await wait_for(pilot, lambda: any("Embeddings failed" in t for _, t in app.toasts))
-            assert await wait_for(pilot, lambda: any("evil" in r.path for r in app.results))
+            assert await wait_for(pilot, lambda: any("evil" in r.path for r in app.search_screen.results))
             listing = app.query_one("#results", OptionList)
-            listing.highlighted = next(i for i, r in enumerate(app.results) if "evil" in r.path)
+            listing.highlighted = next(i for i, r in enumerate(app.search_screen.results) if "evil" in r.path)
             await pilot.pause()
             panes = {name: str(app.query_one(name, Static).render()) for name in ("#preview", "#breakdown", "#info")}
             panes["results"] = "\n".join(str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count))

@@ -217,14 +217,14 @@ async def test_tui_numeric_input_refuses_out_of_range_with_the_same_message(tmp_
     app = make_app(copy_demo(tmp_path), tmp_path)  # one app for every field: each refusal leaves it as it was
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.press("ctrl+t")
-        before = app.params
+        before = app.search_screen.params
         for field, value, message in REFUSED_INPUTS:
             box = app.query_one(f"#in-{field}", Input)
             box.value = value
             await pilot.click(f"#in-{field}")
             await pilot.press("enter")
             assert await wait_for(pilot, lambda message=message: ("warning", message) in app.toasts), field
-            assert app.params == before, field  # the old value stays
+            assert app.search_screen.params == before, field  # the old value stays
             assert box.value == app.query_one("#tuning")._fmt(field, float(getattr(before, field))), field
             assert app.query_one(f"#sl-{field}", Slider).value == float(getattr(before, field)), field
         assert [t for t in app.toasts if t[0] == "warning"] == [("warning", m) for _, _, m in REFUSED_INPUTS]
@@ -244,5 +244,5 @@ async def test_tui_sliders_cannot_put_both_weights_at_zero(tmp_path):
         await pilot.press("home")
         refused = ("warning", "vector weight and text weight cannot both be 0")
         assert await wait_for(pilot, lambda: refused in app.toasts)
-        assert app.params.vector_weight == 0.0 and app.params.text_weight > 0
-        assert app.query_one("#sl-text_weight", Slider).value == app.params.text_weight
+        assert app.search_screen.params.vector_weight == 0.0 and app.search_screen.params.text_weight > 0
+        assert app.query_one("#sl-text_weight", Slider).value == app.search_screen.params.text_weight

@@ -213,8 +213,8 @@ async def test_the_app_tells_of_the_fallback_once_and_shows_it_on_the_status_scr
         assert await wait_for(pilot, lambda: not app.sync_running and index.status().embedded == 6, 30)
         assert await wait_for(pilot, lambda: any("fallback from openai" in t for _, t in app.toasts))
         app.query_one("#query").value = "kayak trip"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.mode == "hybrid")
         await pilot.press("f2")
 
         def shown() -> str:
@@ -239,15 +239,15 @@ async def test_the_app_says_to_sync_when_a_search_switched_to_the_fallback(tmp_p
         assert await wait_for(pilot, lambda: not app.sync_running and index.status().embedded == 6, 30)
         primary.script = failing()  # the provider goes down after the index was built with it
         app.query_one("#query").value = "kayak trip"
-        app.start_search()
+        app.search_screen.start_search()
         assert await wait_for(pilot, lambda: any("fallback from openai" in t for _, t in app.toasts))
-        assert app.pool.mode == "keyword" and app.results  # keywords meanwhile
+        assert app.search_screen.pool.mode == "keyword" and app.search_screen.results  # keywords meanwhile
         assert any("sync (ctrl+r) to build its vectors" in t for _, t in app.toasts)
         await pilot.press("ctrl+r")
         assert await wait_for(pilot, lambda: not app.sync_running and index.status().provider == "ollama"
                               and index.status().embedded == 6, 30)
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.mode == "hybrid")
 
 
 def test_an_index_with_no_chunks_does_not_advise_a_sync(tmp_path):

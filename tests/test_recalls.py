@@ -118,6 +118,29 @@ def test_text_output_marks_both_and_only_openclaw(oc, capsys, tmp_path):
     assert "both" in out and "memory/2026-11-22.md:" in out
 
 
+def test_places_only_memtui_returns_below_the_agents_min_score_are_hidden_unless_asked(oc, capsys, tmp_path):
+    """At the agent's minScore memtui still listed keyword hits it kept below it (its keyword rescue) as
+    "only memtui": noise beside OpenClaw's answer. They are hidden, counted, and shown with --all."""
+    config = oc / "state" / "openclaw.json"
+    config.write_text(config.read_text(encoding="utf-8").replace('"minScore": 0,', '"minScore": 0.75,'), encoding="utf-8")
+    shown, every = recalls_json(capsys, tmp_path), recalls_json(capsys, tmp_path, "main", "--all")
+    assert shown["params"]["min_score"] == 0.75  # the agent's own
+    hidden = 0
+    for mine, whole in zip(shown["recalls"], every["recalls"], strict=True):
+        below = [c for c in whole["compared"] if c["found"] == "memtui" and c["memtuiScore"] < 0.75]
+        assert mine["hiddenBelowMinScore"] == len(below) and whole["hiddenBelowMinScore"] == 0
+        assert mine["compared"] == [c for c in whole["compared"] if c not in below]  # "both" rows stay, whatever their score
+        assert len(mine["memtui"]) == len(whole["memtui"]) - len(below)
+        hidden += len(below)
+    assert hidden > 0
+    code, out, err = run(capsys, "recalls", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "main.sqlite"))
+    assert code == 0, err
+    assert "only memtui returns below the agent's minScore 0.75 hidden: --all shows" in out
+    code, out, err = run(capsys, "recalls", "--agent", "main", "--provider", "none", "--db", str(tmp_path / "main.sqlite"),
+                         "--all")
+    assert code == 0 and "hidden" not in out
+
+
 def test_since_and_limit(oc, capsys, tmp_path):
     assert len(recalls_json(capsys, tmp_path, "main", "--limit", "1")["recalls"]) == 1
     assert recalls_json(capsys, tmp_path, "main", "--since", "2100-01-01")["recalls"] == []
@@ -243,7 +266,7 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
     session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = RecordingApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
+        assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
         hinted = lambda: any("Agent searches" in t and "searched its memory" in t for _, t in app.toasts)  # noqa: E731
         assert await wait_for(pilot, hinted)  # the first-run hint, with how often the agent searched
         await pilot.press("ctrl+o")
@@ -253,19 +276,20 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
         for _ in range(queries.index("Kafka consumer lag")):
             await pilot.press("down")
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "Kafka consumer lag"
-                              and app.results)
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None
+                              and app.search_screen.pool.query == "Kafka consumer lag"
+                              and app.search_screen.results)
         listing = app.query_one("#results")
         marks = listing.openclaw
         assert marks and all(m.startswith("◆") for m in marks.values())
-        top = next(r for r in app.results if r.path == "memory/2026-11-22.md")
+        top = next(r for r in app.search_screen.results if r.path == "memory/2026-11-22.md")
         assert marks[top.id] == "◆1"
         assert "OpenClaw" in str(app.query_one("#breakdown").render())  # its own score beside memtui's
         # judge OpenClaw's first hit relevant: stored like any judgement
-        listing.highlighted = [r.id for r in app.results].index(top.id)
+        listing.highlighted = [r.id for r in app.search_screen.results].index(top.id)
         listing.focus()
         await pilot.press("plus")
-        store = app.judgement_store.path
+        store = app.search_screen.judging.judgement_store.path
         assert await wait_for(pilot, lambda: store.exists() and "Kafka consumer lag" in store.read_text(encoding="utf-8"))
         saved = [json.loads(line) for line in store.read_text(encoding="utf-8").splitlines()]
         judged = next(j for j in saved if j["question"] == "Kafka consumer lag")
@@ -290,28 +314,29 @@ async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_sa
     session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = RecordingApp.from_session(session, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
+        assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
         app.query_one("#query").value = "Kafka consumer lag"
         # the empty query browsed first, and the browse list holds that note too: wait for the search's
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "Kafka consumer lag"
-                              and any(r.path == "memory/2026-11-26.md" for r in app.results))
-        extra = next(r for r in app.results if r.path == "memory/2026-11-26.md")
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None
+                              and app.search_screen.pool.query == "Kafka consumer lag"
+                              and any(r.path == "memory/2026-11-26.md" for r in app.search_screen.results))
+        extra = next(r for r in app.search_screen.results if r.path == "memory/2026-11-26.md")
         assert extra.rank == 0 and app.query_one("#results").openclaw[extra.id] == "◆2"
         listing = app.query_one("#results")
-        listing.highlighted = [r.id for r in app.results].index(extra.id)
+        listing.highlighted = [r.id for r in app.search_screen.results].index(extra.id)
         listing.focus()
         await pilot.pause()
         pane = str(app.query_one("#breakdown").render())
         assert "memtui ranks it nowhere" in pane and "0.410" in pane
         await pilot.press("plus")
-        store = app.judgement_store.path
+        store = app.search_screen.judging.judgement_store.path
         assert await wait_for(pilot, lambda: store.exists() and "2026-11-26" in store.read_text(encoding="utf-8"))
         target = json.loads(store.read_text(encoding="utf-8").splitlines()[0])["targets"][0]
         chunk_text = next(c for c in app.index.reads().chunks_at([("memory/2026-11-26.md", 1, 4)]).values()).text
         assert (target["path"], target["hash"]) == ("memory/2026-11-26.md", sha256_hex(chunk_text))
         # the metric now counts the agent's question: OpenClaw's hit is a target memtui misses
-        assert await wait_for(pilot, lambda: app.metric_view.judged == 1)
-        app.apply_preset("openclaw-2026")
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.judged == 1)
+        app.search_screen.apply_preset("openclaw-2026")
         await pilot.pause()
         note = str(app.query_one("#preset-note").render())
         assert "approximates OpenClaw 2026.9" in note and "importance" in note
@@ -353,14 +378,15 @@ async def test_the_agent_searches_screen_masks_a_note_openclaw_recorded_under_a_
     session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = RecordingApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
-        recall = next(r for r in app.recall_set.recalls if r.query == "Kafka consumer lag alarm rota")
+        assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
+        recall = next(r for r in app.search_screen.recalls.recall_set.recalls if r.query == "Kafka consumer lag alarm rota")
         assert [h.path for h in recall.hits] == ["memory/[redacted].md"]
-        assert token[4:14] not in repr(app.recall_set)
+        assert token[4:14] not in repr(app.search_screen.recalls.recall_set)
         query = app.query_one("#query")
         query.value = "Kafka consumer lag alarm rota"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query.value and app.results)
-        mine = next(r for r in app.results if r.path == "memory/[redacted].md")
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query.value
+                              and app.search_screen.results)
+        mine = next(r for r in app.search_screen.results if r.path == "memory/[redacted].md")
         assert app.query_one("#results").openclaw.get(mine.id) == "◆1"  # the same note on both sides
     session.close()

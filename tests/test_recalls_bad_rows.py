@@ -134,7 +134,7 @@ async def test_agent_searches_open_with_bad_rows_and_say_what_was_skipped(oc, tm
     session = open_session(SessionOptions.from_args(args), load_cfg(args))
     app = RecordingApp.from_session(session, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.recall_set is not None and not app.sync_running)
+        assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
         await pilot.press("ctrl+o")
         assert isinstance(app.screen, AgentSearchesScreen)
         queries = [r.query for r in app.screen.found.recalls]

@@ -34,8 +34,8 @@ async def _settle(pilot, query: str):
     await wait_for(pilot, lambda: not app.sync_running)
     app.sub_title = "demo workspace"
     app.query_one("#query").value = query
-    app.start_search()
-    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query)
+    app.search_screen.start_search()
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query)
     app.clear_notifications()
     await _quiet(pilot)
 
@@ -66,7 +66,7 @@ def test_tuning_panel_light_theme(snap_compare, demo_app):
 def test_small_terminal(snap_compare, demo_app):
     async def run_before(pilot):
         await _settle(pilot, "database migration")
-        assert pilot.app.results  # the stored screen must show results at 80x24, not "0 of 0 candidates"
+        assert pilot.app.search_screen.results  # the stored screen must show results at 80x24, not "0 of 0 candidates"
 
     assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=run_before)
 
@@ -74,7 +74,7 @@ def test_small_terminal(snap_compare, demo_app):
 def test_small_terminal_tuning_panel_floats(snap_compare, demo_app):
     async def run_before(pilot):
         await _settle(pilot, "database migration")
-        assert pilot.app.results
+        assert pilot.app.search_screen.results
         await pilot.press("ctrl+t")
         await _quiet(pilot)
 

@@ -17,8 +17,8 @@ async def type_query(pilot, app, text, expect_results=True):
     await pilot.click("#query")
     await pilot.press(*list(text))
     wanted = " ".join(text.split())
-    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == wanted
-                          and (bool(app.results) or not expect_results))
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == wanted
+                          and (bool(app.search_screen.results) or not expect_results))
 
 
 async def test_type_query_shows_results_and_breakdown(tmp_path):
@@ -26,8 +26,8 @@ async def test_type_query_shows_results_and_breakdown(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
         await type_query(pilot, app, "database migration")
-        assert app.results[0].path in ("memory/2026-10-21.md", "memory/2026-10-22.md")
-        assert app.query_one("#results", OptionList).option_count == len(app.results)
+        assert app.search_screen.results[0].path in ("memory/2026-10-21.md", "memory/2026-10-22.md")
+        assert app.query_one("#results", OptionList).option_count == len(app.search_screen.results)
         breakdown = str(app.query_one("#breakdown", Static).render())
         assert "text" in breakdown and "final" in breakdown and "rank" in breakdown and "(score order)" in breakdown
         preview = str(app.query_one("#preview", Static).render())
@@ -43,10 +43,10 @@ async def test_slider_reranks_without_touching_the_database(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running, 60)
         await type_query(pilot, app, "who decided how API clients authenticate")
-        assert app.pool.mode == "hybrid"
+        assert app.search_screen.pool.mode == "hybrid"
         # the judged questions are retrieved once after a sync, in a worker of their own: the reads
         # counted below are the re-ranks', so that retrieval must be over first (it raced under load)
-        assert await wait_for(pilot, lambda: app.judged is not None, 60)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judged is not None, 60)
         calls = {"retrieve": 0, "reader": 0}
         real_retrieve, real_reader = app.index.retrieve, app.index.reader
 
@@ -68,24 +68,25 @@ async def test_slider_reranks_without_touching_the_database(tmp_path):
         await pilot.press("end")
         txt.focus()
         await pilot.press("home")
-        assert await wait_for(pilot, lambda: app.params.vector_weight == 1.0 and app.params.text_weight == 0.0)
-        vector_order = [r.id for r in app.results]
+        assert await wait_for(pilot, lambda: app.search_screen.params.vector_weight == 1.0
+                              and app.search_screen.params.text_weight == 0.0)
+        vector_order = [r.id for r in app.search_screen.results]
         vec.focus()
         await pilot.press("home")
         txt.focus()
         await pilot.press("end")
-        assert await wait_for(pilot, lambda: app.params.text_weight == 1.0)  # (0, 0) is refused: vector stays 1
-        text_order = [r.id for r in app.results]
+        assert await wait_for(pilot, lambda: app.search_screen.params.text_weight == 1.0)  # (0, 0) is refused: vector stays 1
+        text_order = [r.id for r in app.search_screen.results]
         assert vector_order != text_order
-        assert any(m not in (0, None) for m in app.moves.values())  # the list shows who moved
+        assert any(m not in (0, None) for m in app.search_screen.moves.values())  # the list shows who moved
         assert calls == {"retrieve": 0, "reader": 0}
         # exact numeric input, then a preset
         app.query_one("#in-max_results").value = "2"
         await pilot.click("#in-max_results")
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: len(app.results) == 2)
-        app.apply_preset("openclaw")
-        assert await wait_for(pilot, lambda: app.params.vector_weight == 0.7)
+        assert await wait_for(pilot, lambda: len(app.search_screen.results) == 2)
+        app.search_screen.apply_preset("openclaw")
+        assert await wait_for(pilot, lambda: app.search_screen.params.vector_weight == 0.7)
         assert app.query_one("#sl-vector_weight", Slider).value == 0.7
 
 
@@ -109,9 +110,9 @@ async def test_editing_a_file_updates_index_and_results(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
         await type_query(pilot, app, "zeppelin", expect_results=False)
-        assert app.results == [] or all("zeppelin" not in r.snippet for r in app.results)
+        assert app.search_screen.results == [] or all("zeppelin" not in r.snippet for r in app.search_screen.results)
         write(ws / "memory" / "2026-11-29.md", "# 2026-11-29\n- Booked a zeppelin ride for the team offsite.\n")
-        assert await wait_for(pilot, lambda: any("zeppelin" in r.snippet for r in app.results), 20)
+        assert await wait_for(pilot, lambda: any("zeppelin" in r.snippet for r in app.search_screen.results), 20)
         assert app.index.status(check_dirty=False).files == 19
 
 
@@ -162,9 +163,10 @@ async def test_untrusted_text_is_shown_literally_and_odd_queries_are_harmless(tm
         assert "[bold]markup[/bold]" in preview and "[@click=app.quit]" in preview
         assert "\x1b" not in preview and "\\x1b[31m" in preview and "\x07" not in preview
         for odd in ("?!?! ...", "x" * 10_000):
-            asked = app.search_generation
+            asked = app.search_screen.search_generation
             app.query_one("#query").value = odd
-            assert await wait_for(pilot, lambda asked=asked: app.search_generation > asked)  # the debounced search started
+            assert await wait_for(pilot,
+                                  lambda asked=asked: app.search_screen.search_generation > asked)  # the debounced search started
             await app.workers.wait_for_complete()
             await pilot.pause()
         assert app.is_running and not [t for s, t in app.toasts if s == "error"]
@@ -176,12 +178,12 @@ async def test_time_window_shown_and_cleared(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
         await type_query(pilot, app, "auth last week")
-        assert app.pool.time_window is not None
+        assert app.search_screen.pool.time_window is not None
         assert "last week" in str(app.query_one("#info", Static).render())
         assert "time" in str(app.query_one("#breakdown", Static).render())
         await pilot.press("f3")
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.time_window is None)
-        assert all(r.time_factor == 1.0 for r in app.results)
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.time_window is None)
+        assert all(r.time_factor == 1.0 for r in app.search_screen.results)
 
 
 async def test_empty_workspace_is_calm(tmp_path):
@@ -220,7 +222,7 @@ async def test_command_palette_offers_the_app_commands(tmp_path):
         assert any("theme" in t.lower() for t in titles)
         command = next(c for c in app.get_system_commands(app.screen) if c.title == "Preset: Keyword-heavy")
         command.callback()
-        assert await wait_for(pilot, lambda: app.params.text_weight == 0.8)
+        assert await wait_for(pilot, lambda: app.search_screen.params.text_weight == 0.8)
 
 
 async def test_palette_copy_and_edit_with_no_result_say_why_nothing_happened(tmp_path):
@@ -232,12 +234,12 @@ async def test_palette_copy_and_edit_with_no_result_say_why_nothing_happened(tmp
         assert await wait_for(pilot, lambda: not app.sync_running)
         # a query that matches nothing (an empty one browses the memory, whose entries copy like results)
         app.query_one("#query", Input).value = "zzqx"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "zzqx")
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == "zzqx")
         commands = {c.title: c.callback for c in app.get_system_commands(app.screen)}
         for title in ("Copy snippet", "Copy result as JSON"):
             commands[title]()
-        app.action_open_in_editor()
+        app.search_screen.action_open_in_editor()
         await pilot.pause()
         said = [t for _, t in app.toasts if t.startswith("No result to")]
         assert said == ["No result to copy: search, then pick one in the list"] * 2 + [
@@ -264,7 +266,7 @@ async def test_launch_and_status_screen_read_the_index_off_the_event_loop(tmp_pa
         setattr(index, name, recording)
     main = threading.main_thread().name
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: bool(app.results))
+        assert await wait_for(pilot, lambda: bool(app.search_screen.results))
         assert not app.sync_state.busy and app.sync_state.last_report is None  # no sync was needed
         assert "files" in await open_status_screen(pilot, app)
     assert set(threads) == {"is_empty", "is_dirty", "status", "retrieve"}
@@ -392,17 +394,18 @@ async def test_rerank_keeps_the_same_result_highlighted(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
         await type_query(pilot, app, "migration")
-        assert len(app.results) >= 3
-        before = [r.id for r in app.results]
+        assert len(app.search_screen.results) >= 3
+        before = [r.id for r in app.search_screen.results]
         listing = app.query_one("#results", OptionList)
-        listing.highlighted = len(app.results) - 1  # the last one: any change of order moves it up
+        listing.highlighted = len(app.search_screen.results) - 1  # the last one: any change of order moves it up
         await pilot.pause()
-        chosen = app.selected()
-        app.params = replace(app.params, decay=not app.params.decay, mmr=not app.params.mmr, text_weight=0.9, vector_weight=0.1,
-                             line_weight=0.0 if app.params.line_weight else 0.5)
-        app.rerank()
-        assert [r.id for r in app.results] != before  # the order changed ...
-        assert app.selected().id == chosen.id  # ... and the highlight followed the result
+        chosen = app.search_screen.selected()
+        params = app.search_screen.params
+        app.search_screen.params = replace(params, decay=not params.decay, mmr=not params.mmr, text_weight=0.9, vector_weight=0.1,
+                                           line_weight=0.0 if params.line_weight else 0.5)
+        app.search_screen.rerank()
+        assert [r.id for r in app.search_screen.results] != before  # the order changed ...
+        assert app.search_screen.selected().id == chosen.id  # ... and the highlight followed the result
         assert f"lines {chosen.start_line}-{chosen.end_line}" in str(app.query_one("#preview", Static).render())
 
 

@@ -22,8 +22,9 @@ from .helpers import write
 async def settled_search(pilot, app, query):
     assert await wait_for(pilot, lambda: not app.sync_running)
     app.query_one("#query", Input).value = query
-    app.start_search()
-    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and bool(app.results))
+    app.search_screen.start_search()
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
+                          and bool(app.search_screen.results))
 
 
 # -- Broken ----------------------------------------------------------------------------------------------
@@ -35,7 +36,7 @@ async def test_enter_right_after_typing_moves_to_the_results(tmp_path):
         await pilot.click("#query")
         await pilot.press(*"database migration", "enter")  # before the debounced search has answered
         assert await wait_for(pilot, lambda: isinstance(app.focused, ResultList))
-        assert app.results and app.selected().id == app.results[0].id
+        assert app.search_screen.results and app.search_screen.selected().id == app.search_screen.results[0].id
 
 
 async def test_help_lists_the_app_keys_and_ctrl_q_quits_from_it(tmp_path):
@@ -136,14 +137,14 @@ async def test_a_preset_that_flips_mmr_or_decay_keeps_its_move_marks(tmp_path):
     app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z: the demo's notes are days old, decay moves them
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "database migration release")
-        assert not app.params.decay
+        assert not app.search_screen.params.decay
         await pilot.press("ctrl+t")
-        app.apply_preset("recent-first")  # turns decay on: the switch's own Changed event arrives after
-        assert await wait_for(pilot, lambda: app.params.decay)
-        assert await wait_for(pilot, lambda: any(m != 0 for m in app.moves.values())), app.moves
+        app.search_screen.apply_preset("recent-first")  # turns decay on: the switch's own Changed event arrives after
+        assert await wait_for(pilot, lambda: app.search_screen.params.decay)
+        assert await wait_for(pilot, lambda: any(m != 0 for m in app.search_screen.moves.values())), app.search_screen.moves
         for _ in range(5):  # the switch's late Changed event, and any re-rank it starts, are processed
             await pilot.pause()
-        assert any(m != 0 for m in app.moves.values()), app.moves
+        assert any(m != 0 for m in app.search_screen.moves.values()), app.search_screen.moves
 
 
 async def test_tuning_panel_relays_the_list_and_its_buttons_are_in_reach(tmp_path):
@@ -206,7 +207,7 @@ async def test_a_clicked_number_input_takes_what_is_typed(tmp_path):
         await pilot.press("ctrl+t")
         await pilot.click("#in-min_score")
         await pilot.press("0", ".", "5", "enter")
-        assert await wait_for(pilot, lambda: app.params.min_score == 0.5)
+        assert await wait_for(pilot, lambda: app.search_screen.params.min_score == 0.5)
         field = app.query_one("#in-min_score", Input)
         assert field.value == "0.50" and field.cursor_position == len(field.value)
 
@@ -223,7 +224,7 @@ async def test_file_view_shows_a_transcript_as_a_masked_conversation(tmp_path):
     app = make_app(ws, tmp_path, cfg={"sources": ["memory", "sessions"], "sessionsDir": str(ws / "sessions")})
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "zeppelin")
-        assert app.selected().source == "sessions"
+        assert app.search_screen.selected().source == "sessions"
         app.query_one(OptionList).focus()
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen")
@@ -295,7 +296,7 @@ async def test_a_running_sync_shows_at_80_columns_even_behind_a_time_window(tmp_
     app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z
     async with app.run_test(size=(80, 24)) as pilot:
         await settled_search(pilot, app, "what did we decide last week")
-        assert app.pool.time_window is not None
+        assert app.search_screen.pool.time_window is not None
         app.sync_state = replace(app.sync_state, running=True).advanced(SyncProgress("embed", 16, 300), now=1.0)
         await pilot.pause()
         shown = rendered_lines(app.query_one("#info"))[0].strip()
@@ -310,12 +311,13 @@ async def test_f3_toggles_the_time_window_and_says_so(tmp_path):
     app.fixed_now_ms = 1796040000000.0  # 2026-11-30T12:00Z
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "auth last week")
-        assert app.pool.time_window is not None
+        assert app.search_screen.pool.time_window is not None
         await pilot.press("f3")
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.time_window is None)
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.time_window is None)
         assert "“last week” ignored" in str(app.query_one("#info", Static).render())
         await pilot.press("f3")
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.time_window is not None)
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None
+                              and app.search_screen.pool.time_window is not None)
         assert "ignored" not in str(app.query_one("#info", Static).render())
 
 
@@ -385,14 +387,15 @@ async def test_no_matches_offers_the_best_hits_below_min_score(tmp_path):
     from dataclasses import replace
 
     app = make_app(copy_demo(tmp_path), tmp_path)
-    app.default_params = app.params = replace(app.params, min_score=0.99, keyword_rescue=False)
+    app.default_params = app.search_screen.params = replace(app.search_screen.params, min_score=0.99, keyword_rescue=False)
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
         app.query_one("#query", Input).value = "database migration"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "database migration")
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None
+                              and app.search_screen.pool.query == "database migration")
         preview = str(app.query_one("#preview", Static).render())
-        assert not app.results and "Best hits below it" in preview and "memory/2026-10-2" in preview
+        assert not app.search_screen.results and "Best hits below it" in preview and "memory/2026-10-2" in preview
 
 
 async def test_open_in_editor_at_the_line_and_copy_keys(tmp_path, monkeypatch):
@@ -411,7 +414,7 @@ async def test_open_in_editor_at_the_line_and_copy_keys(tmp_path, monkeypatch):
         await settled_search(pilot, app, "database migration")
         app.query_one(OptionList).focus()
         await pilot.press("down")
-        chosen = app.selected()
+        chosen = app.search_screen.selected()
         await pilot.press("e")
         assert await wait_for(pilot, lambda: bool(ran))
         assert ran == [["vim", f"+{chosen.start_line}", str((ws / chosen.path).resolve())]]
@@ -428,12 +431,12 @@ async def test_focus_and_selection_survive_a_rerank(tmp_path):
         listing = app.query_one(OptionList)
         listing.focus()
         await pilot.press("end")
-        chosen = app.selected()
+        chosen = app.search_screen.selected()
         await pilot.press("ctrl+t")
-        app.apply_preset("keyword-heavy")
-        assert await wait_for(pilot, lambda: app.params.text_weight == 0.8)
+        app.search_screen.apply_preset("keyword-heavy")
+        assert await wait_for(pilot, lambda: app.search_screen.params.text_weight == 0.8)
         await pilot.press("ctrl+t")  # closed again: focus goes back to the query
-        assert isinstance(app.focused, Input) and app.selected().id == chosen.id
+        assert isinstance(app.focused, Input) and app.search_screen.selected().id == chosen.id
 
 
 def test_weights_note_says_they_are_normalised():
@@ -453,8 +456,8 @@ async def test_the_whole_file_opens_at_the_match_when_long_lines_wrap(tmp_path, 
     app = make_app(ws, tmp_path)
     async with app.run_test(size=size) as pilot:
         await settled_search(pilot, app, "narwhal budget")
-        start = app.selected().start_line
-        assert app.selected().path == "memory/projects/walrus.md" and start > 10
+        start = app.search_screen.selected().start_line
+        assert app.search_screen.selected().path == "memory/projects/walrus.md" and start > 10
         app.query_one(OptionList).focus()
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen")
@@ -511,7 +514,7 @@ async def test_quitting_during_a_sync_stops_it_and_says_what_the_exit_waits_for(
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, provider.embedding.is_set)
         await pilot.press("ctrl+q")
-        assert app._cancel.is_set()  # the sync stops after this batch, not after every chunk is embedded
+        assert app.syncs.cancel_event.is_set()  # the sync stops after this batch, not after every chunk is embedded
         provider.release.set()
     assert synced.wait(15) and provider.batches == 1
     err = " ".join(capsys.readouterr().err.split())  # printed to the terminal's width
@@ -548,8 +551,8 @@ async def test_a_huge_note_opens_at_once_showing_a_window_around_the_match(tmp_p
     app.index.sync()
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "narwhal budget")
-        start = app.selected().start_line
-        assert app.selected().path == "memory/big.md" and start > 59_000
+        start = app.search_screen.selected().start_line
+        assert app.search_screen.selected().path == "memory/big.md" and start > 59_000
         app.query_one(OptionList).focus()
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FileScreen")

@@ -18,8 +18,9 @@ from .helpers import write
 async def open_file_of(pilot, app, query: str) -> FileScreen:
     assert await wait_for(pilot, lambda: not app.sync_running)
     app.query_one("#query", Input).value = query
-    app.start_search()
-    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and bool(app.results))
+    app.search_screen.start_search()
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
+                          and bool(app.search_screen.results))
     app.query_one(OptionList).focus()
     await pilot.press("enter")
     assert await wait_for(pilot, lambda: isinstance(app.screen, FileScreen) and app.screen._layout is not None)
@@ -128,7 +129,7 @@ async def test_e_opens_the_whole_file_in_the_editor_at_the_match_and_shows_the_e
         screen = await open_file_of(pilot, app, "narwhal budget")
         await pilot.press("e")  # no find: at the result's first line
         assert await wait_for(pilot, lambda: len(ran) == 1)
-        assert ran[0] == ["vim", f"+{app.selected().start_line}", str((ws / "memory" / "zoo.md").resolve())]
+        assert ran[0] == ["vim", f"+{app.search_screen.selected().start_line}", str((ws / "memory" / "zoo.md").resolve())]
         assert await wait_for(pilot, lambda: "okapi added in the editor" in screen.body.plain)  # read again
         await pilot.press("slash", *"walrus", "enter", "n")  # the second match: line 60
         assert await wait_for(pilot, lambda: screen.current == 1)

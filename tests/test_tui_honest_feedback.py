@@ -20,8 +20,9 @@ from .app_helpers import copy_demo, make_app, wait_for
 async def searched(pilot, app, query="database migration"):
     assert await wait_for(pilot, lambda: not app.sync_running)
     app.query_one("#query", Input).value = query
-    app.start_search()
-    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and bool(app.results))
+    app.search_screen.start_search()
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
+                          and bool(app.search_screen.results))
 
 
 # -- quitting ----------------------------------------------------------------------------------------------
@@ -39,15 +40,15 @@ async def test_quitting_with_applied_settings_asks_says_which_and_s_saves_them(t
     app = make_app(copy_demo(tmp_path), tmp_path, config_path=config)
     async with app.run_test(size=(80, 24)) as pilot:
         await searched(pilot, app)
-        app.apply_preset("keyword-heavy")
-        assert await wait_for(pilot, lambda: app.params.text_weight == 0.8)
+        app.search_screen.apply_preset("keyword-heavy")
+        assert await wait_for(pilot, lambda: app.search_screen.params.text_weight == 0.8)
         await pilot.press("ctrl+q")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen))
         told = str(app.screen.query_one("#quit-changes", Static).render())
         assert "text weight" in told and "→ 0.80" in told
         await pilot.press("escape")  # stay: nothing lost
         assert await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmQuitScreen))
-        assert app.is_running and app.params.text_weight == 0.8
+        assert app.is_running and app.search_screen.params.text_weight == 0.8
         await pilot.press("ctrl+q")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen))
         await pilot.press("s")
@@ -61,8 +62,8 @@ async def test_quit_again_on_the_question_quits_without_saving(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path, config_path=config)
     async with app.run_test(size=(120, 36)) as pilot:
         await searched(pilot, app)
-        app.apply_preset("semantic-heavy")
-        assert await wait_for(pilot, lambda: app.params.vector_weight == 0.9)
+        app.search_screen.apply_preset("semantic-heavy")
+        assert await wait_for(pilot, lambda: app.search_screen.params.vector_weight == 0.9)
         await pilot.press("ctrl+q")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen))
         await pilot.press("ctrl+q")
@@ -112,7 +113,7 @@ async def test_c_under_tmux_says_tmuxs_paste_buffer_and_it_holds_the_snippet(tmp
         assert await wait_for(pilot, lambda: any("Snippet copied to tmux's paste buffer" in t for _, t in app.toasts))
         told = next(t for _, t in app.toasts if "Snippet" in t)
         assert "OSC 52" not in told  # set-clipboard external: tmux keeps an application's OSC 52 to itself
-        assert buffer.read_text() == app.selected().snippet
+        assert buffer.read_text() == app.search_screen.selected().snippet
 
 
 async def test_with_no_clipboard_j_says_so_and_names_a_private_file(tmp_path, monkeypatch):
@@ -130,4 +131,4 @@ async def test_with_no_clipboard_j_says_so_and_names_a_private_file(tmp_path, mo
         path = told.rsplit("saved to ", 1)[1]
         assert os.path.dirname(path) == os.environ["MEMTUI_DATA_DIR"]
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-        assert app.selected().path in Path(path).read_text()
+        assert app.search_screen.selected().path in Path(path).read_text()

@@ -47,27 +47,30 @@ async def test_the_first_query_shows_keywords_at_once_then_re_ranks_in_place_whe
             app.query_one("#query").value = "what did we decide about API auth"  # searched after the debounce
             # (until the index is built the app browses the memory, newest first)
             query = "what did we decide about API auth"
-            assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and app.results)
-            first = app.pool
+            assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
+                                  and app.search_screen.results)
+            first = app.search_screen.pool
             assert first.mode == "keyword" and VECTORS_FOLLOW_QUERY in first.warnings
             assert "keywords only" in info_text(app) and not gate.release.is_set()
-            keyword_ids = [r.id for r in app.results]
+            keyword_ids = [r.id for r in app.search_screen.results]
             gate.release.set()
-            assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid", 60)
+            assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.mode == "hybrid",
+                                  60)
             # the same query, re-ranked in place: every result's move is against the keyword ranking
-            assert app.pool.query == first.query and app.results
-            assert set(app.moves) == {r.id for r in app.results}
-            for result in app.results:
+            assert app.search_screen.pool.query == first.query and app.search_screen.results
+            assert set(app.search_screen.moves) == {r.id for r in app.search_screen.results}
+            for result in app.search_screen.results:
                 if result.id in keyword_ids:
-                    assert app.moves[result.id] == keyword_ids.index(result.id) - (result.rank - 1)
+                    assert app.search_screen.moves[result.id] == keyword_ids.index(result.id) - (result.rank - 1)
                 else:
-                    assert app.moves[result.id] is None  # found by its vector alone
+                    assert app.search_screen.moves[result.id] is None  # found by its vector alone
             await app.workers.wait_for_complete()
             assert await wait_for(pilot, lambda: "⋯" not in info_text(app))  # nothing runs: no indicator
             # the next query finds the model loaded: no keyword-first step
             app.query_one("#query").value = "oolong tea"
-            assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "oolong tea")
-            assert app.pool.mode == "hybrid" and VECTORS_FOLLOW_QUERY not in app.pool.warnings
+            assert await wait_for(pilot, lambda: app.search_screen.pool is not None
+                                  and app.search_screen.pool.query == "oolong tea")
+            assert app.search_screen.pool.mode == "hybrid" and VECTORS_FOLLOW_QUERY not in app.search_screen.pool.warnings
     finally:
         gate.release.set()
 

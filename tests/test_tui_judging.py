@@ -35,8 +35,9 @@ def palette_highlights(app, words: str) -> bool:
 async def settled_search(pilot, app, query):
     assert await wait_for(pilot, lambda: not app.sync_running)
     app.query_one("#query", Input).value = query
-    app.start_search()
-    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and bool(app.results))
+    app.search_screen.start_search()
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
+                          and bool(app.search_screen.results))
 
 
 def row(app, i: int) -> str:
@@ -55,18 +56,18 @@ async def test_marks_are_keys_of_the_list_shown_in_it_and_stored(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "database migration")
-        assert await wait_for(pilot, lambda: app.judgements_read)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judgements_read)
         await pilot.click("#query")
         await pilot.press("plus")  # in the query box + is a character, not a mark
-        assert "+" in app.query_one("#query", Input).value and app.judgements == []
+        assert "+" in app.query_one("#query", Input).value and app.search_screen.judging.judgements == []
         app.query_one("#query", Input).value = "database migration"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool.query == "database migration")
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool.query == "database migration")
         app.query_one(ResultList).focus()
         await pilot.press("down", "plus", "up", "minus")
-        first, second = app.results[0], app.results[1]
+        first, second = app.search_screen.results[0], app.search_screen.results[1]
         assert row(app, 0).startswith("✗") and row(app, 1).startswith("✓")
-        store = app.judgement_store
+        store = app.search_screen.judging.judgement_store
         assert await wait_for(pilot, lambda: store.path.exists() and len(store.load().judgements[0].not_relevant) == 1)
         stored = store.load().judgements[0]
         assert stored.question == "database migration"
@@ -81,45 +82,47 @@ async def test_the_metric_moves_with_a_slider_against_the_saved_settings(tmp_pat
     app = seeded_app(tmp_path)
     use_provider(app.index, SeededProvider())  # hybrid pools: the weights change the ranking
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
-        before = app.metric_view.current
-        assert app.metric_view.judged == 24 and app.metric_view.saved == before
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.current is not None, 30)
+        before = app.search_screen.judging.metric_view.current
+        assert app.search_screen.judging.metric_view.judged == 24 and app.search_screen.judging.metric_view.saved == before
         await pilot.press("ctrl+t")
         app.query_one("#sl-vector_weight").focus()
         await pilot.press("end")  # vector weight 1.0: the seeded provider's vectors are noise
-        assert await wait_for(pilot, lambda: app.metric_view.current != before)
-        after = app.metric_view
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.current != before)
+        after = app.search_screen.judging.metric_view
         assert after.saved == before and after.current.ndcg < before.ndcg
         shown = str(app.query_one(MetricBox).render())
         assert f"{after.current.ndcg:.3f} ▼{before.ndcg - after.current.ndcg:.3f}" in shown
         await pilot.press("home")  # and back down: better than with noise only
-        assert await wait_for(pilot, lambda: app.metric_view.current.ndcg > after.current.ndcg)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.current.ndcg > after.current.ndcg)
 
 
 async def test_an_edited_note_flags_its_judgement_stale(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "rate limiting policy")
-        assert await wait_for(pilot, lambda: app.judged is not None)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judged is not None)
         app.query_one(ResultList).focus()
         await pilot.press("plus")
-        judged = app.results[0]
+        judged = app.search_screen.results[0]
         assert row(app, 0).startswith("✓")
-        assert await wait_for(pilot, lambda: app.metric_view.judged == 1 and app.metric_view.stale == 0)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.judged == 1
+                              and app.search_screen.judging.metric_view.stale == 0)
         note = app.index.settings.workspace / judged.path
         heading, rest = note.read_text(encoding="utf-8").split("\n", 1)
         note.write_text(f"{heading} (edited)\n{rest}", encoding="utf-8")  # same lines, other text
         app.action_sync()
-        assert await wait_for(pilot, lambda: app.metric_view.stale == 1, 30)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.stale == 1, 30)
         assert "1 stale" in str(app.query_one(MetricBox).render())
         app.query_one("#query", Input).value = "limiting policy"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool.query == "limiting policy")
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool.query == "limiting policy")
         app.query_one("#query", Input).value = "rate limiting policy"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool.query == "rate limiting policy" and bool(app.results))
-        ids = [r.id for r in app.results]
-        edited = next(r for r in app.results if r.path == judged.path)
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool.query == "rate limiting policy"
+                              and bool(app.search_screen.results))
+        ids = [r.id for r in app.search_screen.results]
+        edited = next(r for r in app.search_screen.results if r.path == judged.path)
         assert row(app, ids.index(edited.id)).startswith("!")
 
 
@@ -127,30 +130,33 @@ async def test_suggest_from_the_palette_is_at_least_as_good_and_saves_with_one_k
     config = tmp_path / "memtui.toml"
     app = seeded_app(tmp_path, config_path=config)
     use_provider(app.index, SeededProvider())  # hybrid pools: a keyword-only suggestion is never saved
-    app.params = app.default_params = app.saved_params = SearchParams()  # the shipped defaults (minScore 0.35)
+    # the shipped defaults (minScore 0.35)
+    app.search_screen.params = app.default_params = app.search_screen.judging.saved_params = SearchParams()
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.current is not None, 30)
         await pilot.press("ctrl+p")
         await pilot.press(*"Suggest settings")
         assert await wait_for(pilot, lambda: palette_highlights(app, "Suggest settings"))  # not a fixed pause
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None, 60)
         found = app.screen.result
-        assert isinstance(found, Suggestion) and found.current == app.params and found.n == 24
+        assert isinstance(found, Suggestion) and found.current == app.search_screen.params and found.n == 24
         assert found.cv_best[0] >= found.cv_current[0]  # cross-validated: at least as good as the defaults
         assert found.better, found.to_dict()  # on the demo the search finds better settings
         await pilot.press("s")
-        assert await wait_for(pilot, lambda: app.params == found.best and app.saved_params == found.best)
+        assert await wait_for(pilot, lambda: app.search_screen.params == found.best
+                              and app.search_screen.judging.saved_params == found.best)
         assert config.exists() and "minScore" in config.read_text()
-        assert await wait_for(pilot, lambda: app.metric_view.current == app.metric_view.saved)
-        assert f"{app.metric_view.current.ndcg:.3f} =" in str(app.query_one(MetricBox).render())
+        judging = app.search_screen.judging
+        assert await wait_for(pilot, lambda: judging.metric_view.current == judging.metric_view.saved)
+        assert f"{app.search_screen.judging.metric_view.current.ndcg:.3f} =" in str(app.query_one(MetricBox).render())
 
 
 async def test_a_mark_before_the_stored_judgements_are_read_is_refused_not_saved_over_them(tmp_path):
     import threading
 
     app = seeded_app(tmp_path)
-    store = app.judgement_store
+    store = app.search_screen.judging.judgement_store
     shipped = store.path.read_text(encoding="utf-8")
     release, real_load = threading.Event(), store.load
 
@@ -163,9 +169,10 @@ async def test_a_mark_before_the_stored_judgements_are_read_is_refused_not_saved
         await settled_search(pilot, app, "rate limiting policy")
         app.query_one(ResultList).focus()
         await pilot.press("plus")
-        assert any("still being read" in text for _, text in app.toasts) and app.judgements == []
+        assert any("still being read" in text for _, text in app.toasts) and app.search_screen.judging.judgements == []
         release.set()
-        assert await wait_for(pilot, lambda: app.judgements_read and len(app.judgements) == 24)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judgements_read
+                              and len(app.search_screen.judging.judgements) == 24)
         await pilot.press("plus")
         assert await wait_for(pilot, lambda: store.path.read_text(encoding="utf-8") != shipped)
         assert len(real_load().judgements) == 24  # the mark joined the stored questions
@@ -177,10 +184,10 @@ async def test_suggest_with_too_few_judgements_says_how_many_more_and_help_lists
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settled_search(pilot, app, "rate limiting policy")
-        assert await wait_for(pilot, lambda: app.judgements_read)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judgements_read)
         app.query_one(ResultList).focus()
         await pilot.press("plus")
-        app.action_suggest_settings()
+        app.search_screen.action_suggest_settings()
         assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None)
         body = str(app.screen.query_one("#suggest-body", Static).render())
         assert "judge 9 more" in body.replace("\n", " ")
@@ -200,22 +207,22 @@ async def test_a_mark_keeps_a_stored_line_that_is_not_utf8_and_every_other_judge
     stored.write_bytes(shipped + bad + b"\n")
     async with app.run_test(size=(120, 36)) as pilot:
         await settled_search(pilot, app, "database migration")
-        assert await wait_for(pilot, lambda: app.judgements_read)
-        assert len(app.judgements) == 24  # the good lines are used
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judgements_read)
+        assert len(app.search_screen.judging.judgements) == 24  # the good lines are used
         app.query_one(ResultList).focus()
         await pilot.press("plus")
         assert await wait_for(pilot, lambda: stored.read_bytes() != shipped + bad + b"\n")
         after = stored.read_bytes()
-        assert bad + b"\n" in after and len(app.judgement_store.load().judgements) >= 24
+        assert bad + b"\n" in after and len(app.search_screen.judging.judgement_store.load().judgements) >= 24
 
 
 async def test_a_suggestion_found_without_vectors_can_be_applied_but_not_saved(tmp_path):
     config = tmp_path / "memtui.toml"
     app = seeded_app(tmp_path, config_path=config)  # provider none: keyword-only pools
-    app.params = app.default_params = app.saved_params = SearchParams()
+    app.search_screen.params = app.default_params = app.search_screen.judging.saved_params = SearchParams()
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
-        app.action_suggest_settings()
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.current is not None, 30)
+        app.search_screen.action_suggest_settings()
         assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None, 60)
         found = app.screen.result
         assert isinstance(found, Suggestion) and found.better and not found.vectors
@@ -224,8 +231,8 @@ async def test_a_suggestion_found_without_vectors_can_be_applied_but_not_saved(t
         await pilot.pause()
         assert isinstance(app.screen, SuggestScreen) and not config.exists()
         await pilot.press("a")
-        assert await wait_for(pilot, lambda: app.params == found.best)
-        assert not config.exists() and app.saved_params == SearchParams()
+        assert await wait_for(pilot, lambda: app.search_screen.params == found.best)
+        assert not config.exists() and app.search_screen.judging.saved_params == SearchParams()
 
 
 async def test_help_paragraphs_wrap_cleanly_at_both_sizes(tmp_path):
@@ -270,7 +277,7 @@ async def test_the_focused_slider_is_drawn_apart_and_left_moves_it(tmp_path):
         assert "◉" not in "".join(rendered_lines(first))
         await pilot.press("tab", "left")
         moved = round(SearchParams().vector_weight - 0.05, 2)  # left: one step of 0.05
-        assert await wait_for(pilot, lambda: first.value == moved and app.params.vector_weight == moved)
+        assert await wait_for(pilot, lambda: first.value == moved and app.search_screen.params.vector_weight == moved)
         assert "◉" in "".join(rendered_lines(first))
 
 
@@ -283,26 +290,26 @@ async def test_judgements_imported_while_the_app_is_open_are_counted_and_kept_by
     app = make_app(ws, tmp_path)
     app.fixed_now_ms = DEMO_NOW_MS
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.judged is not None)
-        assert app.judgements == []
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judged is not None)
+        assert app.search_screen.judging.judgements == []
         code = main(["judgements", "import", str(demo_judgements()), "--workspace", str(ws),
                      "--db", str(tmp_path / "tui.sqlite"), "--provider", "none"])
         assert code == 0
         import threading
 
-        store, release = app.judgement_store, threading.Event()
+        store, release = app.search_screen.judging.judgement_store, threading.Event()
         real_load = store.load
         store.load = lambda: release.wait(10) and real_load()
         await pilot.press("ctrl+t")  # the panel counts what was imported, and says it is reading them meanwhile
         assert await wait_for(pilot, lambda: "reading the judgements again" in " ".join(rendered_lines(app.query_one(MetricBox))))
         release.set()
-        assert await wait_for(pilot, lambda: app.metric_view.judged == 24, 30)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.judged == 24, 30)
         store.load = real_load
         await settled_search(pilot, app, "database migration")
         app.query_one(ResultList).focus()
         await pilot.press("plus")
         assert await wait_for(pilot, lambda: len(store.load().judgements) == 25)
-        assert await wait_for(pilot, lambda: app.metric_view.judged == 25, 30)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.judged == 25, 30)
 
 
 async def test_a_mark_right_after_an_import_keeps_the_imported_questions(tmp_path):
@@ -313,15 +320,16 @@ async def test_a_mark_right_after_an_import_keeps_the_imported_questions(tmp_pat
     app = make_app(ws, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settled_search(pilot, app, "database migration")
-        assert await wait_for(pilot, lambda: app.judgements_read and app.judged is not None)
+        assert await wait_for(pilot, lambda: app.search_screen.judging.judgements_read
+                              and app.search_screen.judging.judged is not None)
         assert main(["judgements", "import", str(demo_judgements()), "--workspace", str(ws),
                      "--db", str(tmp_path / "tui.sqlite"), "--provider", "none"]) == 0
         app.query_one(ResultList).focus()
         await pilot.press("plus")
-        store = app.judgement_store
+        store = app.search_screen.judging.judgement_store
         assert await wait_for(pilot, lambda: len(store.load().judgements) == 25)
         questions = {j.question for j in store.load().judgements}
-        assert "database migration" in questions and len(app.judgements) == 25
+        assert "database migration" in questions and len(app.search_screen.judging.judgements) == 25
 
 
 async def test_the_suggest_hints_name_the_remapped_keys_and_those_keys_work(tmp_path):
@@ -332,7 +340,7 @@ async def test_the_suggest_hints_name_the_remapped_keys_and_those_keys_work(tmp_
 
     keys = {"suggest.apply": "y", "suggest.save": "ctrl+w", "suggest.close": "f9"}
     app = seeded_app(tmp_path, config_path=tmp_path / "memtui.toml", cfg={"tui": {"keys": keys}})
-    app.params = app.default_params = app.saved_params = SearchParams()
+    app.search_screen.params = app.default_params = app.search_screen.judging.saved_params = SearchParams()
     async with app.run_test(size=(120, 36)) as pilot:
         searching = threading.Event()  # a screen with no search behind it: it keeps saying it searches
         app.push_screen(SuggestScreen(searching))
@@ -343,8 +351,8 @@ async def test_the_suggest_hints_name_the_remapped_keys_and_those_keys_work(tmp_
         await pilot.press("f9")
         assert await wait_for(pilot, lambda: not isinstance(app.screen, SuggestScreen)) and searching.is_set()
 
-        assert await wait_for(pilot, lambda: app.metric_view.current is not None, 30)
-        app.action_suggest_settings()  # keyword-only pools (provider none): applied, never saved
+        assert await wait_for(pilot, lambda: app.search_screen.judging.metric_view.current is not None, 30)
+        app.search_screen.action_suggest_settings()  # keyword-only pools (provider none): applied, never saved
         assert await wait_for(pilot, lambda: isinstance(app.screen, SuggestScreen) and app.screen.result is not None, 60)
         found = app.screen.result
         assert isinstance(found, Suggestion) and found.better and not found.vectors
@@ -352,7 +360,7 @@ async def test_the_suggest_hints_name_the_remapped_keys_and_those_keys_work(tmp_
         assert hint == "y apply (not saved: tuned without vectors) · f9 close", hint
         await pilot.press("a")  # the default key does nothing now
         await pilot.pause()
-        assert isinstance(app.screen, SuggestScreen) and app.params != found.best
+        assert isinstance(app.screen, SuggestScreen) and app.search_screen.params != found.best
         await pilot.press("y")
-        assert await wait_for(pilot, lambda: app.params == found.best)
+        assert await wait_for(pilot, lambda: app.search_screen.params == found.best)
         assert not isinstance(app.screen, SuggestScreen)

@@ -17,8 +17,9 @@ from .app_helpers import copy_demo, make_app, rendered_lines, wait_for
 async def searched(pilot, app, query="database migration"):
     assert await wait_for(pilot, lambda: not app.sync_running)
     app.query_one("#query", Input).value = query
-    app.start_search()
-    assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == query and bool(app.results))
+    app.search_screen.start_search()
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
+                          and bool(app.search_screen.results))
 
 
 def footer(app) -> list[tuple[str, str]]:
@@ -118,9 +119,10 @@ async def test_suggest_is_a_button_of_the_tuning_panel_and_the_switches_say_on_o
         await pilot.click(button)
         assert await wait_for(pilot, lambda: opened == [1])
         mmr, state = panel.query_one("#sw-mmr", Switch), panel.query_one("#sw-mmr-state", Label)
-        was = app.params.mmr
+        was = app.search_screen.params.mmr
         assert str(state.render()) == ("on" if was else "off")
         mmr.toggle()
-        assert await wait_for(pilot, lambda: app.params.mmr != was and str(state.render()) == ("off" if was else "on"))
-        app.apply_preset("recent-first")  # decay on: set by a preset, said too
+        assert await wait_for(pilot, lambda: app.search_screen.params.mmr != was and str(state.render()) == ("off" if was
+                                                                                                             else "on"))
+        app.search_screen.apply_preset("recent-first")  # decay on: set by a preset, said too
         assert await wait_for(pilot, lambda: str(panel.query_one("#sw-decay-state", Label).render()) == "on")

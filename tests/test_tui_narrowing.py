@@ -78,7 +78,7 @@ async def test_up_and_down_in_the_query_box_walk_the_queries_of_earlier_runs(tmp
         for q in ("database migration", "token endpoint"):
             query.value = q
             await pilot.press("enter")
-            assert await wait_for(pilot, lambda q=q: app.pool is not None and app.pool.query == q)
+            assert await wait_for(pilot, lambda q=q: app.search_screen.pool is not None and app.search_screen.pool.query == q)
             query.focus()
     history = os.path.join(os.environ["MEMTUI_DATA_DIR"], HISTORY_FILE)
     assert stat.S_IMODE(os.stat(history).st_mode) == 0o600
@@ -91,7 +91,8 @@ async def test_up_and_down_in_the_query_box_walk_the_queries_of_earlier_runs(tmp
         assert query.value == "token endpoint"
         await pilot.press("up", "up")  # the oldest stays
         assert query.value == "database migration"
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "database migration")  # searched
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None
+                              and app.search_screen.pool.query == "database migration")  # searched
         await pilot.press("down")
         assert query.value == "token endpoint"
         await pilot.press("down")  # past the newest: what was being typed
@@ -102,15 +103,16 @@ async def test_f4_ctrl_f_and_f7_narrow_and_sort_the_search_results_without_searc
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
-        app.params = replace(app.params, max_results=30)
+        app.search_screen.params = replace(app.search_screen.params, max_results=30)
         app.query_one("#query", Input).value = "token"
         await pilot.press("enter")  # at once, the debounced search of the value set cancelled
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "token" and len(app.results) > 3)
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == "token"
+                              and len(app.search_screen.results) > 3)
         listing = app.query_one(ResultList)
         shown = lambda: list(listing.ranked.results)  # noqa: E731
         await app.workers.wait_for_complete()
         await pilot.pause()
-        listing_pool, generation = app.pool, app.search_generation
+        listing_pool, generation = app.search_screen.pool, app.search_screen.search_generation
         everything = shown()
         assert {r.source for r in everything} == {"memory", "sessions"}
         await pilot.press("f4")  # notes only
@@ -138,7 +140,7 @@ async def test_f4_ctrl_f_and_f7_narrow_and_sort_the_search_results_without_searc
         await pilot.click("#filter-clear")
         assert await wait_for(pilot, lambda: shown() == everything)
         # narrowed the ranking on screen: no search again, the same pool
-        assert app.search_generation == generation and app.pool is listing_pool
+        assert app.search_screen.search_generation == generation and app.search_screen.pool is listing_pool
         since = NOW_MS - 10 * DAY
-        app.search_screen.set_filter(replace(ResultFilter(), since_ms=since))
+        app.search_screen.narrowing.set_filter(replace(ResultFilter(), since_ms=since))
         assert all(r.age_days is not None and r.age_days <= 10 for r in shown())

@@ -70,13 +70,15 @@ async def test_transcripts_are_listed_by_their_first_user_line_not_their_uuid(tm
         def rows() -> str:
             return "\n".join(rendered_lines(listing))
 
-        assert await wait_for(pilot, lambda: app.ranked.browsing and "“How do we" in rows())  # browsing
+        assert await wait_for(pilot, lambda: app.search_screen.ranked.browsing and "“How do we" in rows())  # browsing
         assert UUID[:8] not in rows()
         app.query_one("#query", Input).value = "zeppelin hangar"
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: not app.ranked.browsing and app.results and "“How do we" in rows())
+        assert await wait_for(pilot, lambda: not app.search_screen.ranked.browsing and app.search_screen.results
+                              and "“How do we" in rows())
         assert UUID[:8] not in rows()
-        assert app.selected().path.endswith(f"{UUID}.jsonl")  # the path itself is unchanged (the detail pane shows it)
+        # the path itself is unchanged (the detail pane shows it)
+        assert app.search_screen.selected().path.endswith(f"{UUID}.jsonl")
 
 
 async def test_memory_md_of_many_bullets_is_one_browse_row(tmp_path):
@@ -85,10 +87,11 @@ async def test_memory_md_of_many_bullets_is_one_browse_row(tmp_path):
     write(ws / "MEMORY.md", "# Memory\n\n" + "\n".join(bullets) + "\n")
     app = make_app(ws, tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await wait_for(pilot, lambda: app.ranked.browsing and bool(app.results) and not app.sync_running)
+        assert await wait_for(pilot, lambda: app.search_screen.ranked.browsing and bool(app.search_screen.results)
+                              and not app.sync_running)
         assert len(app.index.reads().chunks_of_path("MEMORY.md")) > 1  # the note was cut into several chunks
-        assert [r.path for r in app.results] == ["MEMORY.md"]
-        only = app.results[0]
+        assert [r.path for r in app.search_screen.results] == ["MEMORY.md"]
+        only = app.search_screen.results[0]
         chunks = app.index.reads().chunks_of_path("MEMORY.md")
         assert only.start_line == 1 and only.end_line == chunks[-1][2]
         assert all(text.split("\n")[-1][:20] in only.snippet for *_, text in chunks[1:])  # every chunk's bullets inside

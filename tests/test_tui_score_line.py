@@ -31,24 +31,24 @@ async def test_a_one_line_score_summary_stays_visible_with_the_tuning_panel_open
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: not app.sync_running)
         app.query_one("#query", Input).value = "database migration"
-        app.start_search()
-        assert await wait_for(pilot, lambda: app.pool is not None and len(app.results) > 1)
+        app.search_screen.start_search()
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and len(app.search_screen.results) > 1)
         await pilot.press("ctrl+t")
         assert await wait_for(pilot, lambda: app.query_one(TuningPanel).has_class("visible"))
         await pilot.pause()
-        first = app.selected()
+        first = app.search_screen.selected()
         line = summary_on_screen(app)
         assert line.startswith(f"#{first.rank} {first.score:.3f}:") and f"kw {first.text_score:.2f}" in line
         assert "decay" in line and len(line) <= 37
 
-        app.query_one(TuningPanel).apply(replace(app.params, decay=True, half_life_days=1.0))
-        assert await wait_for(pilot, lambda: app.ranked.params.decay)
+        app.query_one(TuningPanel).apply(replace(app.search_screen.params, decay=True, half_life_days=1.0))
+        assert await wait_for(pilot, lambda: app.search_screen.ranked.params.decay)
         await pilot.pause()
-        now = app.selected()
+        now = app.search_screen.selected()
         assert summary_on_screen(app).startswith(f"#{now.rank} {now.score:.3f}:")
         assert f"decay {now.decay:.2f}" in summary_on_screen(app)
 
         app.query_one("#results").highlighted = 1  # the selection moves: the summary follows
         await pilot.pause()
-        second = app.selected()
+        second = app.search_screen.selected()
         assert second.id != now.id and summary_on_screen(app).startswith(f"#{second.rank} {second.score:.3f}:")

@@ -30,7 +30,7 @@ def kayak_workspace(tmp_path):
 
 
 def where(app):
-    return [(r.path, r.start_line, r.end_line) for r in app.results]
+    return [(r.path, r.start_line, r.end_line) for r in app.search_screen.results]
 
 
 async def test_overlap_penalty_and_line_weight_sliders_rerank_and_save(tmp_path):
@@ -41,41 +41,42 @@ async def test_overlap_penalty_and_line_weight_sliders_rerank_and_save(tmp_path)
         await settled_search(pilot, app, "kayak trip lake")
         await pilot.press("ctrl+t")
         shipped = where(app)
-        assert app.params.overlap_penalty == 0.5
+        assert app.search_screen.params.overlap_penalty == 0.5
         # lines 2-4 repeat two of the three lines of 1-3 listed just above: other.md goes between them
         assert shipped.index(("memory/other.md", 1, 2)) < shipped.index(("memory/trip.md", 2, 4))
 
         app.query_one("#sl-overlap_penalty", Slider).focus()
         await pilot.press("home")
-        assert await wait_for(pilot, lambda: app.params.overlap_penalty == 0.0 and where(app) != shipped)
+        assert await wait_for(pilot, lambda: app.search_screen.params.overlap_penalty == 0.0 and where(app) != shipped)
         assert where(app)[:2] == [("memory/trip.md", 1, 3), ("memory/trip.md", 2, 4)]  # score order: the same lines twice
         assert app.query_one("#in-overlap_penalty", Input).value == "0.00"
 
-        scores = {(r.path, r.start_line): r.text_score for r in app.results}
+        scores = {(r.path, r.start_line): r.text_score for r in app.search_screen.results}
         app.query_one("#sl-line_weight", Slider).focus()
         await pilot.press("end")
-        assert await wait_for(pilot, lambda: app.params.line_weight == 1.0)
-        assert await wait_for(pilot, lambda: {(r.path, r.start_line): r.text_score for r in app.results} != scores)
+        assert await wait_for(pilot, lambda: app.search_screen.params.line_weight == 1.0)
+        assert await wait_for(pilot, lambda: {(r.path, r.start_line): r.text_score for r in app.search_screen.results} != scores)
         # the exact input takes a value too, with the shared range rule
         box = app.query_one("#in-line_weight", Input)
         box.focus()
         box.value = "0.3"
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: app.params.line_weight == 0.3)
+        assert await wait_for(pilot, lambda: app.search_screen.params.line_weight == 0.3)
         assert app.query_one("#sl-line_weight", Slider).value == 0.3
         box.value = "1.5"
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: any("line weight must be a number from 0 to 1" in t for _, t in app.toasts))
-        assert app.params.line_weight == 0.3 and box.value == "0.30"
+        assert app.search_screen.params.line_weight == 0.3 and box.value == "0.30"
 
         app.query_one("#save", Button).press()
         assert await wait_for(pilot, lambda: config.exists())
         # Reset now goes back to what was just saved, not to the settings the app started with
         app.query_one("#sl-line_weight", Slider).focus()
         await pilot.press("end")
-        assert await wait_for(pilot, lambda: app.params.line_weight == 1.0)
+        assert await wait_for(pilot, lambda: app.search_screen.params.line_weight == 1.0)
         app.query_one("#reset", Button).press()
-        assert await wait_for(pilot, lambda: app.params.line_weight == 0.3 and app.params.overlap_penalty == 0.0)
+        assert await wait_for(pilot, lambda: app.search_screen.params.line_weight == 0.3
+                              and app.search_screen.params.overlap_penalty == 0.0)
         assert app.query_one("#in-line_weight", Input).value == "0.30"
     query = tomllib.loads(config.read_text(encoding="utf-8"))["query"]
     assert query["overlapPenalty"] == 0.0 and query["keyword"]["lineWeight"] == 0.3
@@ -85,12 +86,14 @@ async def test_presets_and_reset_move_the_new_sliders(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("ctrl+t")
-        app.apply_preset("openclaw")  # OpenClaw scores whole chunks and lists overlaps in score order
-        assert await wait_for(pilot, lambda: app.params.line_weight == 0.0 and app.params.overlap_penalty == 0.0)
+        app.search_screen.apply_preset("openclaw")  # OpenClaw scores whole chunks and lists overlaps in score order
+        assert await wait_for(pilot, lambda: app.search_screen.params.line_weight == 0.0
+                              and app.search_screen.params.overlap_penalty == 0.0)
         assert app.query_one("#sl-line_weight", Slider).value == 0.0
         assert app.query_one("#in-overlap_penalty", Input).value == "0.00"
         app.query_one("#reset", Button).press()
-        assert await wait_for(pilot, lambda: app.params.line_weight == app.query_one(TuningPanel).defaults.line_weight)
+        assert await wait_for(pilot,
+                              lambda: app.search_screen.params.line_weight == app.query_one(TuningPanel).defaults.line_weight)
         assert app.query_one("#sl-overlap_penalty", Slider).value == app.query_one(TuningPanel).defaults.overlap_penalty
 
 
@@ -103,14 +106,15 @@ async def test_the_preset_box_names_the_preset_the_settings_are_after_reset_too(
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("ctrl+t")
         box = app.query_one("#preset", Select)
-        app.apply_preset("openclaw")
+        app.search_screen.apply_preset("openclaw")
         assert await wait_for(pilot, lambda: box.value == "openclaw")
         app.query_one("#reset", Button).press()
         defaults = app.query_one(TuningPanel).defaults
         named = next((k for k, v in PRESETS.items() if v == defaults), None)
         # it named "openclaw" still after Reset
-        assert await wait_for(pilot, lambda: app.params == defaults and (box.is_blank() if named is None else box.value == named))
-        assert app.params == defaults  # naming it changed nothing
+        assert await wait_for(pilot, lambda: app.search_screen.params == defaults and (box.is_blank() if named is None
+                                                                                       else box.value == named))
+        assert app.search_screen.params == defaults  # naming it changed nothing
 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)])
@@ -143,7 +147,7 @@ async def test_export_toast_names_what_the_older_openclaw_will_not_honour(tmp_pa
         await pilot.press("ctrl+t")
         app.query_one("#sl-overlap_penalty", Slider).focus()
         await pilot.press("end")
-        assert await wait_for(pilot, lambda: app.params.overlap_penalty == 1.0)
+        assert await wait_for(pilot, lambda: app.search_screen.params.overlap_penalty == 1.0)
         app.query_one("#export", Button).press()
         assert await wait_for(pilot, lambda: any("not honour" in t for _, t in app.toasts))
         # one toast, where it wrote first, whole on screen (the full list as a second toast pushed it off at 80×24)
@@ -198,12 +202,12 @@ async def test_a_refused_number_shows_the_value_in_effect_not_the_sliders_end(tm
             box.focus()
             box.value = typed
             await pilot.press("enter")
-            assert await wait_for(pilot, lambda f=field, e=expected: getattr(app.params, f) == e), field
+            assert await wait_for(pilot, lambda f=field, e=expected: getattr(app.search_screen.params, f) == e), field
             for refused in ("x", "-3"):
                 box.value = refused
                 await pilot.press("enter")
                 await pilot.pause()
-                assert getattr(app.params, field) == expected, (field, refused)
+                assert getattr(app.search_screen.params, field) == expected, (field, refused)
                 assert box.value == TuningPanel._fmt(field, float(expected)), (field, refused, box.value)
         app.query_one("#save", Button).press()
         assert await wait_for(pilot, lambda: config.exists())
@@ -264,7 +268,7 @@ async def test_a_save_browsing_an_agent_says_which_saved_values_its_openclaw_set
     openclaw_with_agent(tmp_path, ws)
     config = tmp_path / "memtui.toml"
     app = make_app(ws, tmp_path, config_path=config, agent=find_agent("main"))
-    app.default_params = app.params = SearchParams(max_results=4, min_score=0.2)  # as the agent's launch ranks
+    app.default_params = app.search_screen.params = SearchParams(max_results=4, min_score=0.2)  # as the agent's launch ranks
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("ctrl+t")
         app.query_one("#save", Button).press()  # the agent's own values: nothing is replaced
@@ -274,7 +278,7 @@ async def test_a_save_browsing_an_agent_says_which_saved_values_its_openclaw_set
         box.focus()
         box.value = "8"
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: app.params.max_results == 8)
+        assert await wait_for(pilot, lambda: app.search_screen.params.max_results == 8)
         app.query_one("#save", Button).press()
         assert await wait_for(pilot, lambda: any(s == "warning" for s, _ in app.toasts))
     warning = next(t for s, t in app.toasts if s == "warning")

@@ -45,9 +45,10 @@ async def test_a_saved_matrix_serves_the_first_search_and_the_initial_query_runs
     saved = matrix_path(index.settings.db_path).read_bytes()
     app = app_on(index, "subject 3 detail 10")
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid" and app.results)
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.mode == "hybrid"
+                              and app.search_screen.results)
         await pilot.pause(0.5)  # a second, debounced search would have started by now
-        assert app.pool.vector_path == "numpy-int8"
+        assert app.search_screen.pool.vector_path == "numpy-int8"
         assert app.index.vector_searcher.loaded_from == "file"
         assert app.index.retrievals == ["subject 3 detail 10"]
     assert matrix_path(index.settings.db_path).read_bytes() == saved  # used, not rewritten
@@ -59,15 +60,17 @@ async def test_without_a_saved_matrix_the_app_builds_and_saves_one_after_its_fir
     assert not path.exists()
     app = app_on(index, "subject 3 detail 10")
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid" and app.results)
-        assert app.pool.vector_path == "sqlite-vec"  # nothing to map: the matrix is built after these results
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.mode == "hybrid"
+                              and app.search_screen.results)
+        assert app.search_screen.pool.vector_path == "sqlite-vec"  # nothing to map: the matrix is built after these results
         searcher = app.index.vector_searcher
         assert await wait_for(pilot, lambda: searcher.loaded_from == "sqlite" and path.exists())
     again = app_on(index, "subject 3 detail 10")
     async with again.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: again.pool is not None and again.pool.mode == "hybrid" and again.results)
-        assert again.pool.vector_path == "numpy-int8" and again.index.vector_searcher.loaded_from == "file"
-        assert [r.path for r in again.results] == [r.path for r in app.results]
+        assert await wait_for(pilot, lambda: again.search_screen.pool is not None and again.search_screen.pool.mode == "hybrid"
+                              and again.search_screen.results)
+        assert again.search_screen.pool.vector_path == "numpy-int8" and again.index.vector_searcher.loaded_from == "file"
+        assert [r.path for r in again.search_screen.results] == [r.path for r in app.search_screen.results]
 
 
 class GatedIndex(CountingIndex):
@@ -102,15 +105,15 @@ async def test_one_search_runs_at_a_time_and_the_latest_query_runs_next(tmp_path
         box = app.query_one("#query")
         for typed in ("subject 2", "subject 3", "detail 44"):
             box.value = typed
-            app.start_search()
+            app.search_screen.start_search()
         await pilot.pause(0.2)
         assert gated.started == ["subject 1"]  # the others wait: only the latest will run
         gated.gate.set()
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.query == "detail 44")
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == "detail 44")
         await pilot.pause(0.5)  # the debounced searches of the typed values have fired too
         assert gated.started[0] == "subject 1" and set(gated.started[1:]) == {"detail 44"}, gated.started
         assert gated.most_at_once == 1
-        assert any(r.path == "memory/n044.md" for r in app.results)
+        assert any(r.path == "memory/n044.md" for r in app.search_screen.results)
 
 
 class ModeRecordingApp(RecordingApp):
@@ -119,7 +122,7 @@ class ModeRecordingApp(RecordingApp):
         self.shown_modes: list[str] = []
 
     def on_search_done(self, message):  # the search screen handled it; it bubbles up to the app
-        if message.generation == self.search_generation:
+        if message.generation == self.search_screen.search_generation:
             self.shown_modes.append(message.pool.mode)
 
 
@@ -134,13 +137,13 @@ async def test_keyword_results_come_first_while_the_matrix_is_not_in_memory(tmp_
     index = seeded_index(tmp_path)
     app = mode_app_on(index, "subject 3 detail 10")
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.pool is not None and app.pool.mode == "hybrid")
+        assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.mode == "hybrid")
         assert app.shown_modes[:2] == ["keyword", "hybrid"]
-        assert VECTORS_FOLLOW not in app.pool.warnings
+        assert VECTORS_FOLLOW not in app.search_screen.pool.warnings
         assert await wait_for(pilot, lambda: matrix_path(index.settings.db_path).exists())  # saved after these results
     again = mode_app_on(index, "subject 3 detail 10")
     async with again.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: again.pool is not None and again.pool.mode == "hybrid")
+        assert await wait_for(pilot, lambda: again.search_screen.pool is not None and again.search_screen.pool.mode == "hybrid")
         await pilot.pause(0.3)
         assert again.shown_modes == ["hybrid"]
 

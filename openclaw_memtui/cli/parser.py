@@ -236,6 +236,8 @@ def _recalls_parser(sub: Any) -> None:
     p.add_argument("--since", metavar="DATE", help="only searches on or after this date (2026-11-30 or an ISO time)")
     p.add_argument("--limit", type=int, metavar="N", help="at most N queries (newest first; default 20)")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")
+    p.add_argument("--all", action="store_true",
+                   help="also the places only memtui returns below the agent's minScore (hidden by default)")
 
 
 def _connect_parser(sub: Any) -> None:

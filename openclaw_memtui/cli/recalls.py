@@ -64,6 +64,7 @@ def cmd_recalls(args: argparse.Namespace, cfg: AppConfig) -> int:
 
 
 def _recalls(args: argparse.Namespace, session: Session, since: float | None) -> int:
+    from ..core.agent_searches import below_min_score
     from ..core.search import parse_now, search_request
     from ..engine.search.rank import rank
     from ..interop.recall_compare import compare
@@ -93,7 +94,13 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
         pool = gate.pool(caller, index.pool_for(search_request(cfg, recall.query, params, now_ms=now_ms))).pool
         results = gate.results(rank(pool, params))
         hits = gate.recalled(recall.hits)  # OpenClaw's side masked as memtui's is, then compared
-        out.append((recall, hits, results, compare(hits, results)))
+        rows = compare(hits, results)
+        below = [] if args.all else below_min_score(rows, params.min_score)  # what the agent's minScore hides
+        if below:
+            gone = {(c.path, c.start_line, c.end_line) for c in below}
+            rows = [c for c in rows if c not in below]
+            results = [x for x in results if (x.path, x.start_line, x.end_line) not in gone]
+        out.append((recall, hits, results, rows, len(below)))
     agent = session.agent.id if session.agent is not None else ""
     if args.json:
         print(dumps_json({"agent": agent, "source": found.source, "params": params.to_dict(), "recalls": [{
@@ -104,7 +111,8 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
             "openclaw": [h.to_dict() for h in hits] if r.engine == "openclaw" else [],
             "memtui": [{"path": x.path, "startLine": x.start_line, "endLine": x.end_line, "score": round(x.score, 6)}
                        for x in results],
-            "compared": [c.to_dict() for c in rows]} for r, hits, results, rows in out],
+            "compared": [c.to_dict() for c in rows], "hiddenBelowMinScore": hidden}
+            for r, hits, results, rows, hidden in out],
             "seconds": round(time.perf_counter() - started, 3)}, indent=2))
         return 0
     if not out:
@@ -114,14 +122,14 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
         return 0
     where = " and ".join(SOURCE_NAMES.get(part, part) for part in found.source.split("+"))
     print(f"{len(out)} queries of agent {safe(agent, one_line=True)}, newest first (from {where}):\n")
-    for recall, _hits, _results, rows in out:
+    for recall, _hits, _results, rows, hidden in out:
         query = safe(recall.query, one_line=True)
         cut = query[:QUERY_SHOWN_CHARS] + ("…" if len(query) > QUERY_SHOWN_CHARS else "")
         times = f"{len(recall.events)}×, last" if len(recall.events) > 1 else "once,"
         by = ANSWERED_BY.get(recall.engine, recall.engine)
         via = f" ({recall.events[0].front_end})" if recall.engine == "memtui" and recall.events[0].front_end else ""
         print(f"“{cut}”  {times} {when(recall.last_ms)}, answered by {by}{via}")
-        if not rows:
+        if not rows and not hidden:
             print(f"    neither {by} then nor memtui now returned anything")
         for c in rows:
             theirs = f"#{c.openclaw_rank:<2} {c.openclaw_score:.3f}" if c.openclaw_rank is not None and \
@@ -135,5 +143,8 @@ def _recalls(args: argparse.Namespace, session: Session, since: float | None) ->
             then = "OpenClaw" if recall.engine == "openclaw" else "then    "
             mark = MARK[c.found] if recall.engine == "openclaw" else MEMTUI_MARK[c.found]
             print(f"    {then} {theirs}  memtui {mine}  {mark + moved:<14} {place}{outside}")
+        if hidden:
+            print(f"    ({hidden} {'place' if hidden == 1 else 'places'} only memtui returns below the agent's "
+                  f"minScore {params.min_score:.2f} hidden: --all shows {'it' if hidden == 1 else 'them'})")
         print()
     return 0

@@ -10,11 +10,13 @@ logged is dropped (the log has it, with the time memtui answered). The Agent sea
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..interop.agent_recalls import agent_recalls
+from ..interop.recall_compare import Compared
 from ..interop.recalls import SAME_SEARCH_MS, RecallSet, group
 from .search_log import log_path, read_searches
 
@@ -41,3 +43,10 @@ def gated(found: RecallSet, gate: Gate) -> RecallSet:
     recalls = [replace(r, events=[replace(e, hits=tuple(gate.recalled(e.hits))) for e in r.events])
                for r in found.recalls]
     return replace(found, recalls=recalls)
+
+
+def below_min_score(rows: Iterable[Compared], min_score: float) -> list[Compared]:
+    """The rows only memtui returns that score below the agent's `min_score`: what the agent's own minScore
+    would hide, shown by memtui because a keyword hit is kept under it (the ranking's keyword rescue).
+    `memtui recalls` hides them unless asked (`--all`): beside OpenClaw's answer they read as memtui's noise."""
+    return [c for c in rows if c.found == "memtui" and c.memtui_score is not None and c.memtui_score < min_score]

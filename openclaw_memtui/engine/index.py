@@ -29,6 +29,7 @@ from .store.reader import ChunkRow, IndexReader
 from .vectors.index_vectors import IndexVectors
 
 if TYPE_CHECKING:
+    from .ingest.transcripts import FlatSession
     from .search.browse import BrowseEntry, BrowseFilter
     from .search.rank import Pool, Result
     from .search.request import SearchRequest
@@ -469,6 +470,20 @@ class MemoryIndex:
         from .ingest.reading import read_indexed_file
 
         return read_indexed_file(self.settings, path, source)
+
+    def flatten_transcript(self, raw: str) -> FlatSession:
+        """A transcript's raw text as this index holds it: masked, wrapped and filtered as the sync
+        flattens it (what the file view shows of a transcript read with `read_file`)."""
+        from .ingest.reading import flatten_transcript
+
+        return flatten_transcript(raw, self.settings)
+
+    def session_titles(self, paths: Iterable[str]) -> dict[str, str]:
+        """path → a title a person can read (the first user line) for the transcripts among `paths` named
+        by a UUID (see search/titles.py)."""
+        from .search.titles import session_titles
+
+        return session_titles(self.reads(), paths)
 
     def chunk_spans(self, paths: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
         """(start_line, end_line, text hash) of every chunk of these paths: what judgements are checked against."""

@@ -1,10 +1,11 @@
-"""The Textual app: the global part around the search screen.
+"""The Textual app: what is app-wide around the screens.
 
-The search screen (search_screen.py) owns the query, the results, reranking, tuning and judging; the
-app keeps what is global: themes, the key bindings and their remaps, sync and the watcher (app_sync.py),
-the palette's commands, the agent's searches, the help and status screens, clipboard and editor.
-Widgets render what is set on them, panels post typed messages, and every call into the index runs in a
-thread worker that answers with a message from `messages.py`.
+The search screen (search_screen.py) owns the query, the results, reranking, tuning, judging, the agent's
+searches and their keys; each other screen owns its keys too. The app keeps what is app-wide: the index,
+the config, themes, the keymap, sync and the watcher (a `SyncControl` it holds, sync_control.py), help,
+the status screen, the palette and quitting; it tells the search screen when the index changed in a
+message. Widgets render what is set on them, panels post typed messages, and every call into the index
+runs in a thread worker that answers with a message from `messages.py`.
 """
 
 from __future__ import annotations
@@ -24,26 +25,23 @@ from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.command import CommandPalette
-from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker
 
-from ..core.config_types import to_tree
 from ..engine.index import MemoryIndex
 from ..engine.models import SyncProgress, SyncReport
-from ..engine.search.rank import Pool, Result, SearchParams
+from ..engine.search.rank import SearchParams
 from ..engine.settings import DEFAULT_SEARCH_PARAMS
 from ..errors import crash_report
 from ..render import safe
 from . import theme_picker
-from .agent_searches import AgentSearchesMixin
-from .app_sync import SyncMixin
 from .clipboard import copy_and_tell
-from .editor import open_in_editor, run_suspended
+from .editor import run_suspended
 from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
+from .messages import FilesChanged, IndexChecked, SyncFinished, SyncProgressed
 from .quit import DaemonThreads
 from .screens.agent_searches import AgentSearchesScreen
 from .screens.confirm_quit import ConfirmQuitScreen, quit_needs_asking
@@ -51,48 +49,38 @@ from .screens.file_view import FileScreen
 from .screens.help import HelpScreen, open_help
 from .screens.suggest import SuggestScreen
 from .screens.sync import SyncScreen
-from .search_screen import VECTORS_FOLLOW, MainScreen, OfSearch
-from .settings_actions import Outcome, export_settings
-from .state import MetricView, RankedResults, SyncState
+from .search_screen import VECTORS_FOLLOW, MainScreen
+from .settings_actions import Outcome
+from .state import SyncState
+from .sync_control import SyncControl
 from .teardown import skip_when_torn_down
 from .themes import install_themes
 from .widgets.info_bar import working_label
 from .widgets.query_input import HistoryInput
 from .widgets.result_list import ResultList
 from .widgets.slider import Slider
-from .widgets.tuning import PRESET_LABELS
 
 if TYPE_CHECKING:
     from ..core.config_types import AppConfig
     from ..core.session import Session
-    from ..engine.embeddings.choice import FallbackRecord
-    from ..engine.sync.watch import MemoryWatcher
-    from ..engine.tuning.judgements import Judgement, JudgementStore
-    from ..engine.tuning.tuner import JudgedSet
+    from ..engine.tuning.judgements import JudgementStore
     from ..interop.agents import Agent
 
 __all__ = ["VECTORS_FOLLOW", "MemtuiApp"]
 
-class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
+
+class MemtuiApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "memtui"
     BINDINGS = [
         Binding("f1", "help", "Help", id="help"),
         # priority: from the list, the file view or an empty query box (a query may hold a "?": typed there)
         Binding("question_mark", "help('key')", "Help", show=False, priority=True, id="help_key"),
-        Binding("ctrl+t", "toggle_tuning", "Tuning", id="toggle_tuning"),
         Binding("ctrl+r", "sync", "Sync", id="sync"),
         Binding("ctrl+g", "cancel_sync", "Cancel", id="cancel_sync"),  # in the footer only while a sync runs
         Binding("f2", "sync_screen", "Status", id="sync_screen"),
-        Binding("ctrl+l", "focus_query", "Query", show=False, id="focus_query"),
-        # ctrl+w is Input's delete-word; in the footer only when the query has (or had) a time window
-        Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
-        # ctrl+o: OpenClaw's own searches (f4 is the browse filter)
-        Binding("ctrl+o", "agent_searches", "Agent searches", show=False, id="agent_searches"),
-        # notes and transcripts, notes, transcripts: what browsing lists (empty query), or the results shown
-        Binding("f4", "browse_source", "Source", id="browse_source"),
-        Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
-        # priority: the query input binds ctrl+e (end of line) and would swallow it
+        # the search screen's settings, exported from any screen; priority: the query input binds ctrl+e (end of line)
+        # and would swallow it
         Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
         # priority: also while help or another modal screen is open (Textual's own ctrl+q is too)
         Binding("ctrl+q", "quit", "Quit", priority=True, id="quit"),
@@ -116,7 +104,6 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         self.gate = Gate(index, agent.id if agent is not None else None)  # what every search shows passes it
         self.fixed_now_ms = now_ms
         self.config_path = config_path
-        self._fallback_told: FallbackRecord | None = None  # the provider fallback last toasted
         self.enable_watch = watch
         self.initial_query = initial_query
         self.theme_dirs = theme_dirs
@@ -128,9 +115,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         # the default screen, made now so what tests and scripts set before the app runs reaches it
         self.search_screen = MainScreen(self.default_params, judgements, self.default_params)
         self.crash_report = ""  # what stderr says after an unexpected error ended the app (_fatal_error)
-        self.sync_again = False
-        self._cancel = threading.Event()
-        self._watcher: MemoryWatcher | None = None
+        self.syncs = SyncControl(self)  # the launch check, syncs, their progress and the watcher
         keys = cfg.tui.keys
         self._key_errors: list[str] = []
         if keys:
@@ -151,33 +136,6 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         options.setdefault("judgements", session.judgements())
         return cls(session.index, session.cfg, origin=session.origin, agent=session.agent, **options)
 
-    # -- what tests, benches and scripts read: the search screen's state --------------------------
-    params: OfSearch[SearchParams] = OfSearch("params")
-    ranked: OfSearch[RankedResults] = OfSearch("searches.ranked")
-    search_generation: OfSearch[int] = OfSearch("searches.generation")
-    rerank_ms: OfSearch[float] = OfSearch("rerank_ms")
-    judgement_store: OfSearch[JudgementStore] = OfSearch("judging.judgement_store")
-    judgements: OfSearch[list[Judgement]] = OfSearch("judging.judgements")
-    judgements_read: OfSearch[bool] = OfSearch("judging.judgements_read")
-    judged: OfSearch[JudgedSet | None] = OfSearch("judging.judged")
-    saved_params: OfSearch[SearchParams] = OfSearch("judging.saved_params")
-    metric_view: OfSearch[MetricView] = OfSearch("judging.metric_view")
-    metric_generation: OfSearch[int] = OfSearch("judging.metric_generation")
-    metric_shown: OfSearch[int] = OfSearch("judging.metric_shown")
-    metric_ms: OfSearch[float] = OfSearch("judging.metric_ms")
-
-    @property
-    def pool(self) -> Pool | None:
-        return self.ranked.pool
-
-    @property
-    def results(self) -> list[Result]:
-        return list(self.ranked.results)
-
-    @property
-    def moves(self) -> dict[str, int | None]:
-        return self.ranked.moves
-
     @property
     def sync_running(self) -> bool:
         """True until the launch check answered and while a sync runs."""
@@ -190,18 +148,6 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     @property
     def last_report(self) -> SyncReport | None:
         return self.sync_state.last_report
-
-    def start_search(self) -> None:
-        self.search_screen.start_search()
-
-    def selected(self) -> Result | None:
-        return self.search_screen.selected()
-
-    def rerank(self, track_moves: bool = True) -> None:
-        self.search_screen.rerank(track_moves)
-
-    def apply_preset(self, name: str) -> None:
-        self.search_screen.apply_preset(name)
 
     # -- layout ------------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -247,7 +193,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         for notice in self.index.notices:
             self.notify(safe(notice, False), severity="warning", markup=False, timeout=10)
         if self.enable_watch:
-            self._start_watcher()
+            self.syncs.start_watcher()
         # the search screen, once composed, focuses the query and starts the launch check (search_screen.py)
 
     @work(thread=True, exclusive=True, group="model", exit_on_error=False)
@@ -281,7 +227,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         if saved is None or theme == saved or not self.is_running:
             return
         self._saved_theme = theme
-        self._tell(self.theme_choice.keep(theme))
+        self.tell(self.theme_choice.keep(theme))
 
     def search_themes(self) -> None:
         """The theme picker previews the highlighted theme; only a confirmed one is written (theme_picker.py)."""
@@ -301,9 +247,12 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
     # -- keys ------------------------------------------------------------------------------------------
     @staticmethod
     def _binding_scopes() -> list[list[Any]]:
-        """The bindings of each screen and widget besides the app's own: the ids tui.keys may remap."""
+        """The bindings of each screen and widget besides the app's own: the ids tui.keys may remap. The
+        search screen's keys answer on its widgets too, so each of its widgets is checked with them."""
+        home = list(MainScreen.BINDINGS)
         return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen,
-                                                ResultList, Slider, ConfirmQuitScreen, MainScreen, HistoryInput)]
+                                                ConfirmQuitScreen)] + [home + list(cls.BINDINGS) for cls in
+                                                                       (ResultList, Slider, HistoryInput)]
 
     def _binding_ids(self) -> set[str]:
         ids = {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
@@ -312,75 +261,63 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         return ids
 
     def key_for(self, binding_id: str) -> str:
-        """The first key of the binding `binding_id` (the app's or the result list's) after the config's
-        remap (tui.keys), spelled for prose (`ctrl+t`, `f5`, `+`), so text that names a key names the
-        one that works."""
-        return key_for(self, (*self.BINDINGS, *ResultList.BINDINGS), binding_id)
+        """The first key of the binding `binding_id` (the app's, the search screen's or the result list's) after
+        the config's remap (tui.keys), spelled for prose (`ctrl+t`, `f5`, `+`), so text that names a key names
+        the one that works."""
+        return key_for(self, (*self.BINDINGS, *MainScreen.BINDINGS, *ResultList.BINDINGS), binding_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keep the footer to what applies now: it must fit 80 columns."""
-        main = self.screen is self.screen_stack[0] if self.screen_stack else True
-        ranked = self.search_screen.ranked
         if action == "cancel_sync":
             return self.sync_state.running
-        if action == "toggle_time_window":
-            pool = ranked.pool
-            return main and ((pool is not None and pool.time_window is not None) or self._time_ignored_safe())
-        if action in ("toggle_tuning", "focus_query", "sync_screen", "agent_searches"):
-            return main
-        return main if action == "browse_source" else True  # f4: what browsing lists, or the results shown
+        if action == "sync_screen":
+            return self.screen is self.screen_stack[0] if self.screen_stack else True
+        return True
 
     def refresh_footer(self) -> None:
         if self.screen_stack:  # none left while the app shuts down
             self.refresh_bindings()
 
-    def _time_ignored_safe(self) -> bool:
-        try:
-            return self.search_screen.time_ignored()
-        except NoMatches:
-            return False
-
     def now_ms(self) -> float:
         return self.fixed_now_ms if self.fixed_now_ms is not None else time.time() * 1000
 
-    # -- the search screen's keys (the bindings are the app's: one list for help, keymaps and the footer)
-    def action_toggle_tuning(self) -> None:
-        self.search_screen.action_toggle_tuning()
+    # -- sync: the held SyncControl's workers answer the app ----------------------------------------
+    def action_sync(self, force: bool = False) -> None:
+        self.syncs.start(force)
 
-    def action_toggle_time_window(self) -> None:
-        """f3: ignore the time words of this query, or use them again."""
-        self.search_screen.action_toggle_time_window()
+    def action_cancel_sync(self) -> None:
+        self.syncs.cancel()
 
-    action_clear_time_window = action_toggle_time_window  # the name it had: scripts and keymaps may use it
+    def watch_sync_state(self, state: SyncState) -> None:
+        self.refresh_footer()  # "Cancel" shows in the footer while a sync runs
+        for screen in self.screen_stack:
+            if isinstance(screen, SyncScreen):
+                screen.sync_state = state
 
-    def action_browse_source(self) -> None:
-        self.search_screen.action_browse_source()
-
-    def action_focus_query(self) -> None:
-        self.search_screen.query_one("#query").focus()
-
-    def action_mark(self, verdict: str) -> None:
-        self.search_screen.judging.action_mark(verdict)
-
-    def action_suggest_settings(self) -> None:
-        self.search_screen.judging.action_suggest_settings()
+    def on_index_checked(self, message: IndexChecked) -> None:
+        self.syncs.index_checked(message)
 
     @skip_when_torn_down
-    def on_suggest_screen_chosen(self, message: SuggestScreen.Chosen) -> None:
-        self.search_screen.judging.on_suggest_screen_chosen(message)
+    def on_sync_progressed(self, message: SyncProgressed) -> None:
+        self.syncs.progressed(message)
+
+    @skip_when_torn_down
+    def on_sync_finished(self, message: SyncFinished) -> None:
+        self.syncs.finished(message)
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        self.syncs.files_changed(message)
+
+    def on_unmount(self) -> None:
+        self.syncs.stop()
 
     # -- settings --------------------------------------------------------------------------------------
-    def action_save_settings(self) -> None:
-        self.search_screen.judging.save_tuned(self.params)
-
     def action_export_settings(self) -> None:
-        self.export_tuned(self.params)
+        """The search screen's settings, exported from wherever the key is pressed."""
+        self.search_screen.export_tuned(self.search_screen.params)
 
-    def export_tuned(self, params: SearchParams) -> None:
-        self._tell(export_settings(params, self.agent, self.cfg.query.hybrid.candidate_pool,
-                                   to_tree(self.cfg.query.keyword)))
-
-    def _tell(self, outcome: Outcome) -> None:
+    def tell(self, outcome: Outcome) -> None:
+        """Say a settings action's outcome: its toasts, and where its clipboard copy went."""
         if outcome.clipboard is not None:  # said in a toast of its own: where it went, or that it went nowhere
             copy_and_tell(self, outcome.clipboard, "The settings block")
         for toast in outcome.toasts:
@@ -403,7 +340,7 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
         if not self.sync_state.running:
             self.exit()
             return
-        self._cancel.set()
+        self.syncs.cancel_event.set()
         self.exit(message=Text("memtui: quit during a sync; the notes it had not embedded are embedded at the next start"))
 
     def action_help(self, how: str = "") -> None:
@@ -426,45 +363,22 @@ class MemtuiApp(SyncMixin, AgentSearchesMixin, App[None]):
             return
         self.push_screen(SyncScreen(self.index, self.origin, self.agent, self.sync_state))
 
-    def action_open_in_editor(self) -> None:
-        """Open the selected result in $VISUAL / $EDITOR at its first line; the app comes back after."""
-        if open_in_editor(self, self.search_screen, self.selected()):
-            self.check_index()  # an edit shows in the results once synced (the watcher may be off)
-
     def run_editor(self, command: list[str]) -> int:
         """Run the editor in the terminal, the app suspended meanwhile; its exit status (editor.py)."""
         return run_suspended(self, command)
 
-    def action_copy_snippet(self) -> None:
-        self.search_screen.action_copy_snippet()
-
-    def action_copy_json(self) -> None:
-        self.search_screen.action_copy_json()
-
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        keyed = self._keyed_help
+        keyed = self.keyed_help
         yield SystemCommand("Sync now", keyed("Index changed memory files", "sync"), self.action_sync)
         yield SystemCommand("Full rebuild", "Rebuild the whole index atomically", lambda: self.action_sync(True))
         yield SystemCommand("Cancel sync", keyed("Stop the running sync between batches", "cancel_sync"),
                             self.action_cancel_sync)
         yield SystemCommand("Sync status", keyed("Index, provider, watcher and skipped files", "sync_screen"),
                             self.action_sync_screen)
-        for key, label in PRESET_LABELS.items():
-            yield SystemCommand(f"Preset: {label}", "Apply these ranking settings", lambda k=key: self.apply_preset(k))
-        yield SystemCommand("Export settings", keyed("memorySearch.query block for openclaw.json", "export_settings"),
-                            self.action_export_settings)
-        yield SystemCommand("Save settings", "Write the tuned settings to the config file", self.action_save_settings)
-        yield SystemCommand("Agent searches", keyed("The agent's own memory searches: judge what OpenClaw gave it",
-                                                    "agent_searches"), self.action_agent_searches)
-        yield SystemCommand("Suggest settings", "Search settings on your judged questions (cross-validated); "
-                            "also the tuning panel's Suggest button", self.action_suggest_settings)
-        yield SystemCommand("Copy snippet", keyed("Copy the selected result's text", "results.copy"),
-                            self.action_copy_snippet)
-        yield SystemCommand("Copy result as JSON", keyed("Copy the selected result with its scores", "results.copy_json"),
-                            self.action_copy_json)
+        yield from self.search_screen.system_commands()  # presets, settings, agent searches, copy
 
-    def _keyed_help(self, text: str, binding_id: str) -> str:
+    def keyed_help(self, text: str, binding_id: str) -> str:
         """A palette command's help line with its key as remapped, as Posting's palette shows it."""
         return f"{text}  · key: {self.key_for(binding_id)}"
 

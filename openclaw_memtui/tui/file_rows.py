@@ -22,6 +22,7 @@ from ..render import safe
 from .file_find import Match
 
 if TYPE_CHECKING:
+    from ..engine.index import MemoryIndex
     from ..engine.settings import IndexSettings
 
 
@@ -157,13 +158,10 @@ def render_conversation(raw: str, start_line: int, end_line: int,
     return body.text(), body.scroll_row
 
 
-def load_body(settings: IndexSettings, result: Result, *, tail: bool = False) -> FileBody:
+def load_body(index: MemoryIndex, result: Result, *, tail: bool = False) -> FileBody:
     """The rows of `result`'s file as it is now (read by the access rule, masked as the index masks it)."""
-    from ..engine.ingest.reading import flatten_transcript, read_indexed_file
-
-    return file_rows(lambda: read_indexed_file(settings, result.path, result.source), result.path,
-                     result.start_line, result.end_line, result.source,
-                     lambda raw: flatten_transcript(raw, settings), tail=tail)
+    return file_rows(lambda: index.read_file(result.path, result.source), result.path,
+                     result.start_line, result.end_line, result.source, index.flatten_transcript, tail=tail)
 
 
 def followed_file(settings: IndexSettings, result: Result) -> tuple[Path, set[str]] | None:

@@ -23,7 +23,7 @@ from ..engine.tuning.tuner import Cancelled, JudgedSet, NeedMore, Scorer, Sugges
 from ..errors import describe
 from ..render import safe
 from .messages import JudgedLoaded, MetricScored, SuggestFinished, WorkProgressed
-from .screens.suggest import SuggestScreen
+from .screens.suggest import Chosen, SuggestScreen
 from .settings_actions import save_settings
 from .state import MetricView, RankedResults
 from .widgets.metric import MetricBox
@@ -224,7 +224,7 @@ class Judging:
     def save_tuned(self, params: SearchParams) -> None:
         """Save to the config; the panel's delta is then against these, and Reset goes back to them."""
         outcome = save_settings(params, self.screen.memtui.config_path, self.screen.memtui.agent)
-        self.screen.memtui._tell(outcome)
+        self.screen.memtui.tell(outcome)
         if all(t.severity != "error" for t in outcome.toasts):
             self.saved_params = params
             self.screen.query_one(TuningPanel).defaults = params
@@ -236,7 +236,7 @@ class Judging:
             return
         self._suggest_cancel.set()
         self._suggest_cancel = threading.Event()
-        self.screen.app.push_screen(SuggestScreen(self._suggest_cancel))
+        self.screen.app.push_screen(SuggestScreen(self._suggest_cancel), self.chosen)
         self._run(partial(self._suggest, list(self.judged.pools), self.screen.params, self._suggest_cancel), "suggest")
 
     def _suggest(self, pools: list[Any], params: SearchParams, cancel: threading.Event) -> None:
@@ -260,7 +260,10 @@ class Judging:
         if screen is not None:
             screen.finished(message.result, message.error)
 
-    def on_suggest_screen_chosen(self, message: SuggestScreen.Chosen) -> None:
+    def chosen(self, message: Chosen | None) -> None:
+        """The Suggest screen closed: apply (and save) the settings picked there, if any."""
+        if message is None:
+            return
         self.screen.query_one("#tuning", TuningPanel).apply(message.params)
         if message.save:
             self.save_tuned(message.params)

@@ -19,7 +19,6 @@ from ..engine.search.rank import Pool, Result
 from ..engine.tuning.judgements import Loaded
 from ..engine.tuning.tuner import JudgedSet, NeedMore, Suggestion
 from .screens.file_view import FileBody
-from .screens.status_rows import StatusSnapshot
 from .state import MetricView
 
 
@@ -73,14 +72,6 @@ class FileLoaded(Message):
     heading: Text
     body: FileBody  # its rows, and the row of the first matched line
     result: Result
-
-
-@dataclass
-class StatusLoaded(Message):
-    """The index status and the OpenClaw inspection, for the status screen."""
-
-    generation: int
-    snapshot: StatusSnapshot
 
 
 @dataclass

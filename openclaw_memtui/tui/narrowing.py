@@ -1,6 +1,6 @@
 """Narrowing search results on the search screen: f4 cycles the source, ctrl+f opens the filter (source, date
 range, path, sort), f7 sorts by score or date. The rules are core/result_filter.py's (pure, over the ranked
-results); here is only the screen's state, its keys and the filter dialog.
+results); here is only the screen's filter (`Narrowing`, held by the screen, whose keys these are) and the filter dialog.
 """
 
 from __future__ import annotations
@@ -35,35 +35,31 @@ def narrowed(ranked: RankedResults, flt: ResultFilter, now_ms: float) -> RankedR
     return replace(ranked, results=tuple(narrow(ranked.results, flt, now_ms)))
 
 
-class NarrowingMixin:
-    """The search screen's result filter (mixed into search_screen.MainScreen)."""
+class Narrowing:
+    """The search screen's result filter (held by search_screen.MainScreen, which shows the narrowed ranking)."""
 
-    def init_narrowing(self) -> None:
-        self.result_filter = ResultFilter()
-
-    def _screen(self) -> MainScreen:
-        return cast("MainScreen", self)
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.filter = ResultFilter()
 
     def set_filter(self, flt: ResultFilter) -> None:
-        screen = self._screen()
-        self.result_filter = flt
-        screen._show_ranking(screen.searches.ranked)  # the same ranking, narrowed anew: no search, no re-rank
+        self.filter = flt
+        self.screen.show_ranking(self.screen.searches.ranked)  # the same ranking, narrowed anew: no search, no re-rank
 
-    def action_filter_results(self) -> None:
-        screen = self._screen()
-        screen.app.push_screen(FilterScreen(self.result_filter, screen.now_ms()),
-                               lambda chosen: None if chosen is None else self.set_filter(chosen))
+    def open_filter(self) -> None:
+        self.screen.app.push_screen(FilterScreen(self.filter, self.screen.now_ms()),
+                                    lambda chosen: None if chosen is None else self.set_filter(chosen))
 
-    def action_sort_results(self) -> None:
-        sort: Sort = "date" if self.result_filter.sort == "score" else "score"
-        self.set_filter(replace(self.result_filter, sort=sort))
-        self._screen().notify("Newest first" if sort == "date" else "By score", markup=False, timeout=2)
+    def next_sort(self) -> None:
+        sort: Sort = "date" if self.filter.sort == "score" else "score"
+        self.set_filter(replace(self.filter, sort=sort))
+        self.screen.notify("Newest first" if sort == "date" else "By score", markup=False, timeout=2)
 
-    def cycle_result_source(self) -> None:
+    def cycle_source(self) -> None:
         """f4 while searching: notes and transcripts, notes, transcripts."""
-        source = next_source(self.result_filter.source)
-        self.set_filter(replace(self.result_filter, source=source))
-        self._screen().notify(f"Showing {SOURCE_NAMES[source]}", markup=False, timeout=2)
+        source = next_source(self.filter.source)
+        self.set_filter(replace(self.filter, source=source))
+        self.screen.notify(f"Showing {SOURCE_NAMES[source]}", markup=False, timeout=2)
 
 
 class FilterScreen(ModalScreen[ResultFilter | None]):

@@ -1,27 +1,35 @@
 """The search screen: the query, the results, the detail and score panes, the tuning panel.
 
-It owns what is on it: the query's debounce and search worker (which search runs and which answer
-counts: search_controller.py, without Textual), reranking as the sliders move, the selected result,
-the whole file, the time words (f3), browsing (browsing.py) and judging (a `Judging` it holds). The
-app keeps what is global: themes, key bindings, sync and the watcher, the palette, the agent's searches,
-the clipboard and the editor; this screen asks it for the index, the config and the clock.
+It owns what is on it and the keys that act on it (tuning, time words, source, filter, agent searches,
+copy, edit, judge): the query's debounce and search worker (which search runs and which answer counts:
+search_controller.py, without Textual), reranking as the sliders move, the selected result, the whole file
+and the time words (f3). Its other work is in objects it holds: browsing (`Browsing`), the result filter
+(`Narrowing`), transcript titles (`SessionTitles`), the agent's searches (`AgentSearches`) and judging
+(`Judging`); their workers run on this screen and answer it. The app keeps what is app-wide (the index,
+the config, themes, sync and the watcher); this screen follows the app's sync state, which says when the
+index changed, and searches again then.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, OptionList
 from textual.worker import Worker
 
 from ..core.caller import Caller
+from ..core.config_types import to_tree
 from ..core.history import QueryHistory, history_path
 from ..core.search import search_request
 from ..engine.search.rank import Pool, Result, SearchParams, rank
@@ -29,16 +37,27 @@ from ..engine.search.request import SearchRequest
 from ..errors import describe
 from ..paths import data_dir
 from ..render import dumps_json, safe
-from .browsing import FILTER_NAMES, READ_AHEAD, BrowsingMixin
+from .agent_searches import AgentSearches, RecallsLoaded
+from .browsing import FILTER_NAMES, READ_AHEAD, Browsing
 from .clipboard import copy_and_tell
-from .editor import empty_workspace_text
+from .editor import empty_workspace_text, open_in_editor
 from .judging import Judging
-from .messages import FileLoaded, JudgedLoaded, MetricScored, SearchDone, SearchFailed, SuggestFinished, WorkProgressed
-from .narrowing import NARROWING_BINDINGS, NarrowingMixin, narrowed
+from .messages import (
+    BrowseLoaded,
+    FileLoaded,
+    JudgedLoaded,
+    MetricScored,
+    SearchDone,
+    SearchFailed,
+    SuggestFinished,
+    WorkProgressed,
+)
+from .narrowing import NARROWING_BINDINGS, Narrowing, narrowed
 from .screens.file_view import FileScreen, file_title, load_body
 from .search_controller import SearchController
-from .session_titles import SessionTitlesMixin
-from .state import RankedResults
+from .session_titles import SessionTitles, TitlesLoaded
+from .settings_actions import export_settings
+from .state import RankedResults, SyncState
 from .teardown import skip_when_torn_down
 from .widgets.breakdown import score_summary
 from .widgets.context_footer import ContextFooter
@@ -46,7 +65,7 @@ from .widgets.detail_pane import DetailPane, ShownResult
 from .widgets.info_bar import InfoBar
 from .widgets.query_input import HistoryInput
 from .widgets.result_list import ResultList
-from .widgets.tuning import PRESETS, TuningPanel
+from .widgets.tuning import PRESET_LABELS, PRESETS, TuningPanel
 
 if TYPE_CHECKING:
     from ..engine.index import MemoryIndex
@@ -57,23 +76,34 @@ SEARCH_DEBOUNCE_S = 0.25
 VECTORS_FOLLOW = "vectors follow (matrix loading)"
 VECTORS_FOLLOW_QUERY = "vectors follow (embedding the query)"
 NARROW_COLUMNS = 100  # below this the tuning panel floats over the detail pane
-T = TypeVar("T")
 
 
-class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]):
+class MainScreen(Screen[None]):
     """The search screen. Under NARROW_COLUMNS it carries `-narrow`: the tuning panel floats over the
     detail pane instead of crushing both panes (app.tcss)."""
 
-    BINDINGS = NARROWING_BINDINGS  # ctrl+f filter, f7 sort (narrowing.py)
+    BINDINGS = [
+        Binding("ctrl+t", "toggle_tuning", "Tuning", id="toggle_tuning"),
+        Binding("ctrl+l", "focus_query", "Query", show=False, id="focus_query"),
+        # ctrl+w is Input's delete-word; in the footer only when the query has (or had) a time window
+        Binding("f3", "toggle_time_window", "Time words", id="clear_time_window"),
+        # ctrl+o: OpenClaw's own searches (f4 is the browse filter)
+        Binding("ctrl+o", "agent_searches", "Agent searches", show=False, id="agent_searches"),
+        # notes and transcripts, notes, transcripts: what browsing lists (empty query), or the results shown
+        Binding("f4", "browse_source", "Source", id="browse_source"),
+        Binding("slash", "focus_query", "Query", show=False, id="focus_query_slash"),
+        *NARROWING_BINDINGS,  # ctrl+f filter, f7 sort (narrowing.py)
+    ]
 
     def __init__(self, params: SearchParams, judgements: JudgementStore, default_params: SearchParams) -> None:
         super().__init__(id="_default")
         self.params = params
         self.searches = SearchController(params)  # the queue, the generations and the ranking on screen
         self.judging = Judging(self, judgements, default_params)  # marks, the live metric, suggested settings
-        self.init_browsing()  # browsing.py: the memory newest first while the query is empty
-        self.init_narrowing()  # narrowing.py: source, dates, path and sort over the ranked results
-        self.init_titles()  # session_titles.py: transcripts named by their first user line
+        self.browsing = Browsing(self)  # the memory newest first while the query is empty
+        self.narrowing = Narrowing(self)  # source, dates, path and sort over the ranked results
+        self.titles = SessionTitles(self)  # transcripts named by their first user line
+        self.recalls = AgentSearches(self)  # the agent's own searches, OpenClaw's hits marked
         self.file_generation = 0
         self.ignored_window = ""  # the time words f3 ignores, said in the info bar
         self.rerank_ms = 0.0
@@ -97,6 +127,18 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
     def search_generation(self) -> int:
         return self.searches.generation
 
+    @property
+    def pool(self) -> Pool | None:
+        return self.ranked.pool
+
+    @property
+    def results(self) -> list[Result]:
+        return list(self.ranked.results)
+
+    @property
+    def moves(self) -> dict[str, int | None]:
+        return self.ranked.moves
+
     def now_ms(self) -> float:
         return self.memtui.now_ms()
 
@@ -105,14 +147,11 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
         """The search UI. The app's compose mounts it into this, its default screen, as Textual does
         for an app's widgets: they exist before the app's on_mount runs (composed by the screen
         itself they came after, and an error there left Textual's own warnings on stderr)."""
-        from .app import MemtuiApp  # here: app.py imports this module
-
         app = self.memtui
         yield Header()
         yield HistoryInput(placeholder=f"Search memory… (Enter to search now, {app.key_for('toggle_tuning')} to tune, "
                          f"{app.key_for('help')} or ? for help)", id="query", select_on_focus=False)
-        yield InfoBar(id="info", time_key=app.key_for("clear_time_window"),
-                      browse_key=app.key_for("browse_source")).data_bind(sync=MemtuiApp.sync_state, working=MemtuiApp.working)
+        yield InfoBar(id="info", time_key=app.key_for("clear_time_window"), browse_key=app.key_for("browse_source"))
         with Horizontal(id="main"):
             yield ResultList(id="results")
             yield DetailPane(id="detail")
@@ -124,6 +163,10 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
 
     def on_mount(self) -> None:
+        # the sync's state and what runs in the background are the app's: this screen follows them
+        self.watch(self.app, "sync_state", self._sync_state_changed)
+        info = self.query_one(InfoBar)
+        self.watch(self.app, "working", lambda working: setattr(info, "working", working))
         query = self.query_one("#query", HistoryInput)
         query.history = QueryHistory(history_path(data_dir()))  # core/history.py: up / down in the box
         query.focus()
@@ -133,11 +176,24 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
             # that would supersede the first (at 1M chunks each costs a vector leg)
             self._initial_value_pending = True
             query.value = app.initial_query
-        app.check_index()
-        app.load_recalls()  # agent_searches.py: the agent's own searches, OpenClaw's hits marked
+        app.syncs.check_index()  # its answer changes the sync state: _sync_state_changed searches
+        self.recalls.load()  # agent_searches.py: the agent's own searches, OpenClaw's hits marked
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.memtui.refresh_working()  # this screen's workers report here, not to the app
+
+    def _sync_state_changed(self, old: SyncState, new: SyncState) -> None:
+        """The app's sync state changed (a reactive this screen watches): the info bar shows it, and when it
+        says the index changed (checked, keyword rows in, synced), what depends on the index is read again
+        and the query searched (or the memory browsed) again, in this same step."""
+        self.query_one(InfoBar).sync = new
+        if new.index_changes == old.index_changes:
+            return
+        if new.index_change != "rows":
+            self.judging.load_judged()  # the judged questions' pools (and their targets' text) may have changed
+        if new.index_change == "synced":
+            self.recalls.load()
+        self.start_search()  # the initial query's results, or the memory newest first; entries were added or changed
 
     # -- search ----------------------------------------------------------------------------------
     @on(Input.Changed, "#query")
@@ -163,7 +219,7 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
         """Search for the query (one search at a time, the newest next: search_controller.py), or browse."""
         call = self.searches.start(self.query_one("#query", Input).value)
         if call == "browse":
-            self.start_browse()  # browsing.py: the memory newest first
+            self.browsing.start()  # browsing.py: the memory newest first
         elif call is not None:
             self._search(self.search_request(call.query, call.time_words), call.generation)
 
@@ -205,17 +261,17 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
         if not message.partial:
             self._search_ended()
         started = time.perf_counter()
-        ranked = self.searches.answered(message.generation, message.pool, self.params, self.memtui.with_openclaw_hits,
+        ranked = self.searches.answered(message.generation, message.pool, self.params, self.recalls.with_openclaw_hits,
                                         partial=message.partial)
         if ranked is None:
             return  # a newer query is on its way; drop this stale answer
-        self._show_ranking(ranked)
+        self.show_ranking(ranked)
         self.rerank_ms = (time.perf_counter() - started) * 1000
         if message.partial:
             return
         app = self.memtui
         # a failing query embedding may have switched to the fallback, whose vectors the next sync builds
-        app.tell_fallback(f" — sync ({app.key_for('sync')}) to build its vectors" if message.pool.mode != "hybrid" else "")
+        app.syncs.tell_fallback(f" — sync ({app.key_for('sync')}) to build its vectors" if message.pool.mode != "hybrid" else "")
         if message.pool.mode == "hybrid" and not self._vectors_warming:
             self._vectors_warming = True
             self._warm_up_vectors()  # after the first results: loading 1M vectors must not delay them
@@ -232,32 +288,33 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
     def _warm_up_vectors(self) -> None:
         """Load the in-memory vector matrix (~35 s of wall time at 1M chunks on a loaded machine);
         searches use sqlite-vec until it is there, and after a sync while it reloads."""
-        self.memtui.warm_up_vectors()
+        with contextlib.suppress(Exception):  # without it searches keep using sqlite-vec
+            self.index.warm_up_vectors()
 
     def rerank(self, track_moves: bool = True) -> None:
         """Rank the cached pool with the current parameters. Never touches the database."""
         started = time.perf_counter()
-        ranked = self.searches.rerank(self.params, self.memtui.with_openclaw_hits, track_moves)
+        ranked = self.searches.rerank(self.params, self.recalls.with_openclaw_hits, track_moves)
         if ranked is not None:
-            self._show_ranking(ranked)
+            self.show_ranking(ranked)
             self.rerank_ms = (time.perf_counter() - started) * 1000
 
     @skip_when_torn_down
-    def _show_ranking(self, ranked: RankedResults) -> None:
+    def show_ranking(self, ranked: RankedResults) -> None:
         self.searches.ranked = ranked
-        ranked = narrowed(ranked, self.result_filter, self.now_ms())  # what the list shows (narrowing.py)
-        self.want_titles(ranked)
+        ranked = narrowed(ranked, self.narrowing.filter, self.now_ms())  # what the list shows (narrowing.py)
+        self.titles.want(ranked)
         listing = self.query_one(ResultList)
         listing.set_reactive(ResultList.marks, self.judging.marks_for(ranked))  # drawn with the ranking, not after it
-        listing.set_reactive(ResultList.openclaw, self.memtui.openclaw_marks(ranked))
+        listing.set_reactive(ResultList.openclaw, self.recalls.openclaw_marks(ranked))
         listing.ranked = ranked
         info = self.query_one(InfoBar)
         info.ignored_window = self.ignored_window if self.time_ignored() else ""
-        info.browse_filter = FILTER_NAMES[self.browse_filter]
-        info.narrowing = "" if ranked.browsing else self.result_filter.describe()
+        info.browse_filter = FILTER_NAMES[self.browsing.filter]
+        info.narrowing = "" if ranked.browsing else self.narrowing.filter.describe()
         info.ranked = ranked
         self._show_selected()
-        self.memtui.refresh_footer()  # f3 shows in the footer only with a time window
+        self.refresh_bindings()  # f3 shows in the footer only with a time window
 
     @skip_when_torn_down
     def _show_selected(self) -> None:
@@ -268,7 +325,7 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
             detail.placeholder = self._no_result_text(query, pool)
             detail.shown = None
         else:
-            detail.shown = ShownResult(result, self.ranked.params, pool, self.memtui.openclaw_hit(result, pool))
+            detail.shown = ShownResult(result, self.ranked.params, pool, self.recalls.openclaw_hit(result, pool))
         windowed = pool is not None and pool.time_window is not None
         shown = None if self.ranked.browsing else result
         self.query_one("#tuning", TuningPanel).show_score(score_summary(shown, self.ranked.params, windowed=windowed))
@@ -303,7 +360,7 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
             return
         self._show_selected()
         if self.ranked.browsing and lists.first().entries_below < READ_AHEAD:
-            self.browse_more()
+            self.browsing.more()
 
     def selected(self) -> Result | None:
         return self.query_one(ResultList).selected
@@ -326,6 +383,84 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
             return
         copy_and_tell(self.app, dumps_json(result.to_dict(), indent=2), "Result as JSON")
 
+    def action_open_in_editor(self) -> None:
+        """Open the selected result in $VISUAL / $EDITOR at its first line; the app comes back after."""
+        if open_in_editor(self.memtui, self, self.selected()):
+            self.memtui.syncs.check_index()  # an edit shows in the results once synced (the watcher may be off)
+
+    def action_mark(self, verdict: str) -> None:
+        self.judging.action_mark(verdict)
+
+    def action_suggest_settings(self) -> None:
+        self.judging.action_suggest_settings()
+
+    def action_save_settings(self) -> None:
+        self.judging.save_tuned(self.params)
+
+    def export_tuned(self, params: SearchParams) -> None:
+        app = self.memtui
+        app.tell(export_settings(params, app.agent, app.cfg.query.hybrid.candidate_pool, to_tree(app.cfg.query.keyword)))
+
+    def action_agent_searches(self) -> None:
+        self.recalls.open()
+
+    def search_for(self, query: str | None) -> None:
+        """Search `query` here (picked on the Agent searches screen), moving to its results when they come."""
+        if not query:
+            return
+        box = self.query_one("#query", Input)
+        self.searches.focus_when_answered(self.search_generation + 1)  # the search the change starts
+        if box.value == query:
+            self.start_search()
+        box.value = query
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query").focus()
+
+    def action_browse_source(self) -> None:
+        """Cycle what browsing lists (notes and transcripts, notes only, transcripts only), or while searching
+        what the result list shows (narrowing.py)."""
+        if self.ranked.browsing:
+            self.browsing.next_filter()
+        else:
+            self.narrowing.cycle_source()
+
+    def action_filter_results(self) -> None:
+        self.narrowing.open_filter()
+
+    def action_sort_results(self) -> None:
+        self.narrowing.next_sort()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keep the footer to what applies now: it must fit 80 columns. f3 only with a time window."""
+        if action == "toggle_time_window":
+            pool = self.ranked.pool
+            return (pool is not None and pool.time_window is not None) or self._time_ignored_safe()
+        return True
+
+    def _time_ignored_safe(self) -> bool:
+        try:
+            return self.time_ignored()
+        except NoMatches:
+            return False
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """This screen's commands in the palette (the app lists them beside its own)."""
+        keyed = self.memtui.keyed_help
+        for key, label in PRESET_LABELS.items():
+            yield SystemCommand(f"Preset: {label}", "Apply these ranking settings", lambda k=key: self.apply_preset(k))
+        yield SystemCommand("Export settings", keyed("memorySearch.query block for openclaw.json", "export_settings"),
+                            self.memtui.action_export_settings)
+        yield SystemCommand("Save settings", "Write the tuned settings to the config file", self.action_save_settings)
+        yield SystemCommand("Agent searches", keyed("The agent's own memory searches: judge what OpenClaw gave it",
+                                                    "agent_searches"), self.action_agent_searches)
+        yield SystemCommand("Suggest settings", "Search settings on your judged questions (cross-validated); "
+                            "also the tuning panel's Suggest button", self.action_suggest_settings)
+        yield SystemCommand("Copy snippet", keyed("Copy the selected result's text", "results.copy"),
+                            self.action_copy_snippet)
+        yield SystemCommand("Copy result as JSON", keyed("Copy the selected result with its scores", "results.copy_json"),
+                            self.action_copy_json)
+
     # -- the whole file ------------------------------------------------------------------------
     @on(OptionList.OptionSelected, "#results")
     def _open_file(self, event: OptionList.OptionSelected) -> None:
@@ -337,12 +472,12 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
     @work(thread=True, exclusive=True, group="file", exit_on_error=False)
     def _load_file(self, result: Result, generation: int) -> None:
         """A transcript may be read from OpenClaw's database, and a long file takes a while to render."""
-        self.post_message(FileLoaded(generation, file_title(result), load_body(self.memtui.index.settings, result),
+        self.post_message(FileLoaded(generation, file_title(result), load_body(self.memtui.index, result),
                                      result))
 
     def on_file_loaded(self, message: FileLoaded) -> None:
         if message.generation == self.file_generation and not isinstance(self.app.screen, FileScreen):
-            self.app.push_screen(FileScreen(message.heading, message.body, message.result, self.memtui.index.settings))
+            self.app.push_screen(FileScreen(message.heading, message.body, message.result, self.memtui.index))
 
     # -- tuning ----------------------------------------------------------------------------------
     def on_tuning_panel_params_changed(self, message: TuningPanel.ParamsChanged) -> None:
@@ -357,7 +492,7 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
         self.judging.save_tuned(message.params)
 
     def on_tuning_panel_export_requested(self, message: TuningPanel.ExportRequested) -> None:
-        self.memtui.export_tuned(message.params)
+        self.export_tuned(message.params)
 
     def on_tuning_panel_suggest_requested(self, message: TuningPanel.SuggestRequested) -> None:
         self.judging.action_suggest_settings()
@@ -412,22 +547,13 @@ class MainScreen(BrowsingMixin, NarrowingMixin, SessionTitlesMixin, Screen[None]
     def on_suggest_finished(self, message: SuggestFinished) -> None:
         self.judging.on_suggest_finished(message)
 
+    # -- the held objects' workers answer this screen ---------------------------------------------
+    def on_browse_loaded(self, message: BrowseLoaded) -> None:
+        self.browsing.loaded(message)
 
-class OfSearch(Generic[T]):
-    """An attribute of the search screen (a dotted path on it), read and set on the app: what tests,
-    benches and scripts use (`app.results`, `app.params = …` before the app runs)."""
+    def on_titles_loaded(self, message: TitlesLoaded) -> None:
+        self.titles.loaded(message)
 
-    def __init__(self, path: str) -> None:
-        *self.parents, self.name = path.split(".")
-
-    def _owner(self, app: MemtuiApp) -> Any:
-        owner: Any = app.search_screen
-        for name in self.parents:
-            owner = getattr(owner, name)
-        return owner
-
-    def __get__(self, app: MemtuiApp | None, cls: type | None = None) -> T:
-        return getattr(self._owner(app), self.name) if app is not None else self  # type: ignore[return-value]
-
-    def __set__(self, app: MemtuiApp, value: T) -> None:
-        setattr(self._owner(app), self.name, value)
+    @skip_when_torn_down
+    def on_recalls_loaded(self, message: RecallsLoaded) -> None:
+        self.recalls.loaded(message)

@@ -1,23 +1,22 @@
 """Transcripts by what was said, not by UUID: the result list names a transcript by its first user line.
 
-The titles are read from the index in a worker (engine/search/titles.py) the first time a transcript is on
+The titles are read from the index in a worker (`MemoryIndex.session_titles`) the first time a transcript is on
 screen, and kept for the session; the list redraws its rows when they arrive.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING
 
-from textual import work
 from textual.message import Message
 
-from ..engine.search.titles import session_titles
 from .state import RankedResults
 from .widgets.result_list import ResultList
 
 if TYPE_CHECKING:
-    from ..engine.index import MemoryIndex
+    from .search_screen import MainScreen
 
 
 @dataclass
@@ -25,37 +24,31 @@ class TitlesLoaded(Message):
     titles: dict[str, str]
 
 
-class SessionTitlesMixin:
-    """Mixed into search_screen.MainScreen."""
+class SessionTitles:
+    """The titles read so far, for one search screen (which holds this and shows them in its list)."""
 
-    if TYPE_CHECKING:
-        @property
-        def index(self) -> MemoryIndex: ...
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.titles: dict[str, str] = {}
+        self._asked: set[str] = set()
 
-    def init_titles(self) -> None:
-        self.session_titles: dict[str, str] = {}
-        self._titles_asked: set[str] = set()
-
-    def want_titles(self, ranked: RankedResults) -> None:
+    def want(self, ranked: RankedResults) -> None:
         """Ask once for the titles of the transcripts in `ranked` not asked for yet."""
-        paths = [r.path for r in ranked.results if r.source == "sessions" and r.path not in self._titles_asked]
+        paths = [r.path for r in ranked.results if r.source == "sessions" and r.path not in self._asked]
         if paths:
-            self._titles_asked.update(paths)
-            self._read_titles(paths)
+            self._asked.update(paths)
+            self.screen.run_worker(partial(self._read, paths), thread=True, group="titles", exit_on_error=False)
 
-    @work(thread=True, group="titles", exit_on_error=False)
-    def _read_titles(self, paths: list[str]) -> None:
-        screen: Any = self
+    def _read(self, paths: list[str]) -> None:
         try:
-            titles = session_titles(self.index.reads(), paths)
+            titles = self.screen.memtui.index.session_titles(paths)
         except Exception:  # a locked or vanished index: the rows keep their paths, nothing to say
             return
         if titles:
-            screen.post_message(TitlesLoaded(titles))
+            self.screen.post_message(TitlesLoaded(titles))
 
-    def on_titles_loaded(self, message: TitlesLoaded) -> None:
-        screen: Any = self
-        self.session_titles.update(message.titles)
-        lists = screen.query(ResultList)
+    def loaded(self, message: TitlesLoaded) -> None:
+        self.titles.update(message.titles)
+        lists = self.screen.query(ResultList)
         if lists:
-            lists.first().titles = dict(self.session_titles)
+            lists.first().titles = dict(self.titles)

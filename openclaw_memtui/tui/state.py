@@ -1,17 +1,19 @@
 """State the app shares with its widgets and screens, as immutable values set on reactives.
 
-The app owns one `SyncState` reactive; the info bar and the status screen bind to it and render
-what it says. Replacing the whole value (never mutating it) is what makes the watchers fire.
+The app owns one `SyncState` reactive; the search screen (and through it the info bar) and the status
+screen follow it and render what it says. Replacing the whole value (never mutating it) is what makes the watchers fire.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from ..engine.models import SyncProgress, SyncReport
 from ..engine.search.rank import Pool, Result, SearchParams
 from ..engine.tuning.tuner import Scores
 
+IndexChange = Literal["", "checked", "rows", "synced"]
 RATE_AFTER_S = 2.0  # a rate and an ETA only once a phase has run this long (the first batches mislead)
 
 
@@ -27,6 +29,15 @@ class SyncState:
     watcher: str = "off"
     phase_started: float = 0.0  # monotonic seconds when the current phase's first event came
     phase_start_done: int = 0  # its `done` count then
+    # The last change to what the index answers, for the screens that follow this state (the search screen
+    # searches again): "checked", the launch check found it current; "rows", a sync's keyword rows are in
+    # (its vectors follow); "synced", a sync finished. `index_changes` counts them: each is a new state.
+    index_change: IndexChange = ""
+    index_changes: int = 0
+
+    def changed(self, what: IndexChange) -> SyncState:
+        """This state, saying the index changed (`what`)."""
+        return replace(self, index_change=what, index_changes=self.index_changes + 1)
 
     @property
     def busy(self) -> bool:

@@ -63,8 +63,9 @@ class ConfirmQuitScreen(ModalScreen[None]):
 
     def action_save_and_quit(self) -> None:
         app: MemtuiApp = self.app  # type: ignore[assignment]
-        app.action_save_settings()
-        if app.saved_params == app.params:  # saved (a failure was said in a toast: stay)
+        search = app.search_screen
+        search.action_save_settings()
+        if search.judging.saved_params == search.params:  # saved (a failure was said in a toast: stay)
             app.exit()
         else:
             self.dismiss()
@@ -76,7 +77,7 @@ def quit_needs_asking(app: MemtuiApp) -> bool:
     if any(isinstance(s, ConfirmQuitScreen) for s in app.screen_stack):
         return False
     try:
-        changes = unsaved_changes(app.saved_params, app.params)
+        changes = unsaved_changes(app.search_screen.judging.saved_params, app.search_screen.params)
     except Exception:  # the search screen is gone (shutting down): nothing to ask
         return False
     if not changes:

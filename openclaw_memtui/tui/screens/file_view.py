@@ -44,7 +44,7 @@ from ..widgets.context_footer import ContextFooter
 if TYPE_CHECKING:
     import threading
 
-    from ...engine.settings import IndexSettings
+    from ...engine.index import MemoryIndex
     from ..app import MemtuiApp
 
 
@@ -84,9 +84,9 @@ class FileScreen(Screen[None]):
     """
 
     def __init__(self, title: Text, body: FileBody, result: Result | None = None,
-                 settings: IndexSettings | None = None) -> None:
+                 index: MemoryIndex | None = None) -> None:
         super().__init__()
-        self.title_text, self.file_body, self.result, self.settings = title, body, result, settings
+        self.title_text, self.file_body, self.result, self.index = title, body, result, index
         self.find_query = ""
         self.matches: list[Match] = []
         self.current = -1  # the match `n` / `N` is on
@@ -254,19 +254,19 @@ class FileScreen(Screen[None]):
         if 0 <= self.current < len(self.matches):
             line = self.file_body.rows[self.matches[self.current].row].line or line
         if open_in_editor(app, app.search_screen, self.result, line):
-            app.check_index()
+            app.syncs.check_index()
             self._reload()
 
     # -- follow --------------------------------------------------------------------------------------
     def action_follow(self) -> None:
         """Follow the file as it grows (a live transcript): new lines appear at the end, the view stays there."""
-        if self.result is None or self.settings is None:
+        if self.result is None or self.index is None:
             return
         if self.following:
             self._stop_follow()
             self.notify("Stopped following", markup=False, timeout=2)
             return
-        target = followed_file(self.settings, self.result)
+        target = followed_file(self.index.settings, self.result)
         if target is None:
             self.notify("Nothing on disk to follow for this file", severity="warning", markup=False)
             return
@@ -318,15 +318,15 @@ class FileScreen(Screen[None]):
             self._reload()
 
     def _reload(self) -> None:
-        if self.result is None or self.settings is None:
+        if self.result is None or self.index is None:
             return
         self.generation += 1
         self._read_again(self.generation, self.following)
 
     @work(thread=True, exclusive=True, group="file-reload", exit_on_error=False)
     def _read_again(self, generation: int, tail: bool) -> None:
-        assert self.result is not None and self.settings is not None
-        self.post_message(BodyLoaded(generation, load_body(self.settings, self.result, tail=tail)))
+        assert self.result is not None and self.index is not None
+        self.post_message(BodyLoaded(generation, load_body(self.index, self.result, tail=tail)))
 
     def on_body_loaded(self, message: BodyLoaded) -> None:
         if message.generation != self.generation:

@@ -151,8 +151,8 @@ def open_help(app: MemtuiApp) -> None:
     from ..widgets.result_list import ResultList
 
     chain = app.screen._modal_binding_chain
-    if app.screen is app.screen_stack[0]:  # the search screen: the app's keys (tuning, sync) before the box's and filter's
-        chain = sorted(chain, key=lambda entry: entry[0] is not app)
+    if app.screen is app.screen_stack[0]:  # the search screen: the app's keys (sync), then its own (tuning), then the box's
+        chain = sorted(chain, key=lambda entry: (entry[0] is not app, entry[0] is not app.screen))
     bindings = [b for _, keys in chain for _, b in keys]
     with contextlib.suppress(NoMatches):
         bindings += [b for _, b in app.query_one(ResultList)._bindings]

@@ -1,7 +1,7 @@
 """Suggested settings: the cross-validated search's progress, then its answer, applied or saved with one key.
 
-The app runs the search in a worker and calls `progressed` / `finished`; a choice goes back to the app
-as a `Chosen` message. Escape closes the screen and stops a search still running.
+The search screen's judging runs the search in a worker and calls `progressed` / `finished`; the screen is
+dismissed with the choice (a `Chosen`, or None). Escape closes the screen and stops a search still running.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import ProgressBar, Static
 
@@ -23,7 +22,15 @@ from ...render import safe
 from ..keys import key_for
 
 
-class SuggestScreen(ModalScreen[None]):
+@dataclass(frozen=True)
+class Chosen:
+    """The suggested settings picked: applied, and saved when `save`."""
+
+    params: SearchParams
+    save: bool
+
+
+class SuggestScreen(ModalScreen[Chosen | None]):
     BINDINGS = [
         Binding("a", "choose(False)", "Apply", id="suggest.apply"),
         Binding("s", "choose(True)", "Apply and save", id="suggest.save"),
@@ -39,11 +46,6 @@ class SuggestScreen(ModalScreen[None]):
     SuggestScreen ProgressBar { margin-bottom: 1; }
     SuggestScreen #suggest-keys { color: $text-muted; margin-top: 1; }
     """
-
-    @dataclass
-    class Chosen(Message):
-        params: SearchParams
-        save: bool
 
     def __init__(self, cancel: threading.Event) -> None:
         super().__init__()
@@ -96,8 +98,7 @@ class SuggestScreen(ModalScreen[None]):
     def action_choose(self, save: bool) -> None:
         found = self._choosable(save)
         if found is not None:
-            self.post_message(self.Chosen(found.best, save))
-            self.dismiss()
+            self.dismiss(Chosen(found.best, save))
 
     def action_close(self) -> None:
         self.cancel.set()  # a search still running stops at its next step

@@ -10,6 +10,7 @@ answers with `StatusLoaded`.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -17,6 +18,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Header, Static
@@ -24,7 +26,6 @@ from textual.widgets import Header, Static
 from ...engine.index import MemoryIndex
 from ...render import safe
 from ..keys import key_for
-from ..messages import StatusLoaded
 from ..state import SyncState, format_rate_eta, phase_unit
 from ..widgets.context_footer import ContextFooter
 from ..widgets.progress_line import ProgressLine
@@ -52,6 +53,14 @@ def progress_label(sync: SyncState, now: float | None = None, *, sync_key: str =
     if sync.last_report is not None and sync.last_report.cancelled:
         return Text(f"Cancelled — {sync_key} resumes where it stopped, {rebuild_key}: full rebuild", style="bold")
     return Text(f"Idle — {sync_key}: sync now, {rebuild_key}: full rebuild", style="dim")
+
+
+@dataclass
+class StatusLoaded(Message):
+    """The index status and the OpenClaw inspection, read by the screen's worker."""
+
+    generation: int
+    snapshot: StatusSnapshot
 
 
 class SyncScreen(Screen[None]):

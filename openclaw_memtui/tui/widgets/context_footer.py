@@ -19,6 +19,15 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup  # Textual's own parts of a footer
 
 ALWAYS = ("quit", "help")  # actions kept whatever the width
+# The keys a person reaches for everywhere (the app's, and the home screen's main ones), in the order the footer
+# shows them, after the focused pane's keys and the screen's own: binding ids (Textual's own Quit by its action)
+LEAD = ("quit", "help", "toggle_tuning", "sync", "cancel_sync", "sync_screen", "clear_time_window", "browse_source")
+
+
+def lead_rank(binding: Binding) -> int | None:
+    """Where `binding` stands in LEAD, None when it is not one of those keys."""
+    name = binding.id or binding.action
+    return LEAD.index(name) if name in LEAD else None
 PALETTE_ROOM = 13  # the palette key docked at the right edge ("▏^p palette ")
 
 
@@ -64,10 +73,10 @@ class ContextFooter(Footer):
         screen, app = self.screen, self.app
         entries: list[tuple[Binding, bool, str, bool]] = []
         actions: set[str] = set()
-        # the search screen is the app's home: its own keys (filter) come after the app's (tuning, sync); another
-        # screen's keys (the file view's find, the status screen's sync) are what that screen is for
+        # the search screen is the app's home: its own keys (filter) come after the LEAD keys (tuning, sync) when
+        # room is short; another screen's keys (the file view's find, the status screen's sync) are what that
+        # screen is for
         home = bool(app.screen_stack) and screen is app.screen_stack[0]
-        last: set[int] = set()
         for node, binding, enabled, tooltip in screen.active_bindings.values():
             action = binding.action.removeprefix("app.")  # the status screen's s is the app's ctrl+r: one of them
             if binding.key == app.COMMAND_PALETTE_BINDING or action in actions:
@@ -75,9 +84,12 @@ class ContextFooter(Footer):
             mine = node is not app and (node is not screen or not home)
             if binding.show or (mine and binding.id and binding.description):
                 actions.add(action)
-                if node is screen and home:
-                    last.add(len(entries))
                 entries.append((binding, enabled, tooltip, mine))
+        # the LEAD keys after the others, in LEAD's order, wherever they are bound (the app, the home screen)
+        ranks = [lead_rank(entry[0]) for entry in entries]
+        order = sorted(range(len(entries)), key=lambda i: (ranks[i] is not None, ranks[i] or 0, i))
+        entries = [entries[i] for i in order]
+        last = {i for i, entry in enumerate(entries) if home and not entry[3] and lead_rank(entry[0]) is None}
         shown = {b.action: app.get_key_display(b) for b, *_ in entries}
         room = max(20, app.size.width - (PALETTE_ROOM if self.show_command_palette else 0))
         kept = [entries[i] for i in pick(entries, room, shown, frozenset(last))]

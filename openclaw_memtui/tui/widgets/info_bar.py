@@ -1,7 +1,7 @@
 """The line under the query: time window, how many results of how many candidates, warnings, sync.
 
 It renders what it is given: the current ranking and the time words ignored (set by the app) and
-the sync state (bound to the app's reactive), so a sync's progress shows without the app
+the sync state (the search screen follows the app's), so a sync's progress shows without the app
 rebuilding the line.
 """
 
@@ -65,7 +65,7 @@ class InfoBar(Static):
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
     sync: reactive[SyncState] = reactive(SyncState, init=False)
     ignored_window: reactive[str] = reactive("", init=False)  # f3: the time words this query ignores
-    working: reactive[str] = reactive("", init=False)  # what runs in the background (bound to the app's)
+    working: reactive[str] = reactive("", init=False)  # what runs in the background (the app's, set by the search screen)
 
     def __init__(self, *, id: str | None = None, time_key: str = "f3", browse_key: str = "f4") -> None:
         super().__init__(id=id)

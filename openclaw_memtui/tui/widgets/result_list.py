@@ -154,14 +154,14 @@ class ResultList(OptionList):
     """Options whose ids are the results' ids, so the highlight follows a result, not a row number."""
 
     BINDINGS = [
-        Binding("e", "app.open_in_editor", "Edit", id="results.edit"),
-        Binding("c", "app.copy_snippet", "Copy", id="results.copy"),
-        Binding("j", "app.copy_json", "Copy JSON", show=False, id="results.copy_json"),
+        Binding("e", "screen.open_in_editor", "Edit", id="results.edit"),
+        Binding("c", "screen.copy_snippet", "Copy", id="results.copy"),
+        Binding("j", "screen.copy_json", "Copy JSON", show=False, id="results.copy_json"),
         # judging: keys of the list, so they never reach the query input; one "+ - x Judge" in the footer
-        Binding("plus", "app.mark('relevant')", "Judge relevant", show=False, id="results.mark_relevant", group=JUDGE),
-        Binding("minus", "app.mark('not_relevant')", "Judge not relevant", show=False, id="results.mark_not_relevant",
+        Binding("plus", "screen.mark('relevant')", "Judge relevant", show=False, id="results.mark_relevant", group=JUDGE),
+        Binding("minus", "screen.mark('not_relevant')", "Judge not relevant", show=False, id="results.mark_not_relevant",
                 group=JUDGE),
-        Binding("x", "app.mark('')", "Clear judgement", show=False, id="results.clear_mark", group=JUDGE),
+        Binding("x", "screen.mark('')", "Clear judgement", show=False, id="results.clear_mark", group=JUDGE),
     ]
 
     ranked: reactive[RankedResults] = reactive(RankedResults, always_update=True, init=False)
