@@ -47,7 +47,8 @@ async def test_a_saved_matrix_serves_the_first_search_and_the_initial_query_runs
     async with app.run_test(size=(100, 30)) as pilot:
         assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.mode == "hybrid"
                               and app.search_screen.results)
-        await pilot.pause(0.5)  # a second, debounced search would have started by now
+        # the initial value's own Changed event schedules no second search: nothing is left to run
+        assert await wait_for(pilot, lambda: app.search_screen.search_settled)
         assert app.search_screen.pool.vector_path == "numpy-int8"
         assert app.index.vector_searcher.loaded_from == "file"
         assert app.index.retrievals == ["subject 3 detail 10"]
@@ -106,11 +107,12 @@ async def test_one_search_runs_at_a_time_and_the_latest_query_runs_next(tmp_path
         for typed in ("subject 2", "subject 3", "detail 44"):
             box.value = typed
             app.search_screen.start_search()
-        await pilot.pause(0.2)
-        assert gated.started == ["subject 1"]  # the others wait: only the latest will run
+        screen = app.search_screen
+        assert screen.searches.in_flight and screen.searches.queued  # the others wait: only the latest will run
+        assert gated.started == ["subject 1"]
         gated.gate.set()
         assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == "detail 44")
-        await pilot.pause(0.5)  # the debounced searches of the typed values have fired too
+        assert await wait_for(pilot, lambda: screen.search_settled)  # the typed values' debounced searches ran too
         assert gated.started[0] == "subject 1" and set(gated.started[1:]) == {"detail 44"}, gated.started
         assert gated.most_at_once == 1
         assert any(r.path == "memory/n044.md" for r in app.search_screen.results)
@@ -144,7 +146,7 @@ async def test_keyword_results_come_first_while_the_matrix_is_not_in_memory(tmp_
     again = mode_app_on(index, "subject 3 detail 10")
     async with again.run_test(size=(100, 30)) as pilot:
         assert await wait_for(pilot, lambda: again.search_screen.pool is not None and again.search_screen.pool.mode == "hybrid")
-        await pilot.pause(0.3)
+        assert await wait_for(pilot, lambda: again.search_screen.search_settled)
         assert again.shown_modes == ["hybrid"]
 
 

@@ -204,15 +204,26 @@ class MainScreen(Screen[None]):
                 return
         if self._debounce is not None:
             self._debounce.stop()
-        self._debounce = self.set_timer(SEARCH_DEBOUNCE_S, self.start_search)
+        self._debounce = self.set_timer(SEARCH_DEBOUNCE_S, self._debounced_search)
+
+    def _debounced_search(self) -> None:
+        self._debounce = None
+        self.start_search()
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
         if self._debounce is not None:
             self._debounce.stop()
+            self._debounce = None
         self.start_search()
         # The results of what was just typed are not here yet: move to them when they are
         self.searches.focus_when_answered()
+
+    @property
+    def search_settled(self) -> bool:
+        """No search scheduled (a typed query's debounce), running or queued: the results stay as they are
+        until something new happens (what a test awaits rather than a pause)."""
+        return self._debounce is None and not self.searches.in_flight and not self.searches.queued
 
     @skip_when_torn_down  # the debounce timer may fire while the app shuts down
     def start_search(self) -> None:
