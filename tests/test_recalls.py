@@ -254,17 +254,23 @@ def test_without_an_agent_one_line_says_what_to_do(tmp_path, capsys, monkeypatch
 
 # -- the app -------------------------------------------------------------------------------------------------
 
-async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and_judged(oc, tmp_path):
+def app_on_agent(tmp_path: Path):
+    """The app as `memtui --agent main` opens it over the copied state (keywords only, its own index file)."""
     from openclaw_memtui.cli.parser import build_parser, load_cfg
     from openclaw_memtui.core.session import SessionOptions, open_session
-    from openclaw_memtui.tui.screens.agent_searches import AgentSearchesScreen
 
-    from .app_helpers import RecordingApp, wait_for
+    from .app_helpers import RecordingApp
 
     args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
                                       "--db", str(tmp_path / "app.sqlite")])
-    session = open_session(SessionOptions.from_args(args), load_cfg(args))
-    app = RecordingApp.from_session(session, watch=False)
+    return RecordingApp.from_session(open_session(SessionOptions.from_args(args), load_cfg(args)), watch=False)
+
+async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and_judged(oc, tmp_path):
+    from openclaw_memtui.tui.screens.agent_searches import AgentSearchesScreen
+
+    from .app_helpers import wait_for
+
+    app = app_on_agent(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
         hinted = lambda: any("Agent searches" in t and "searched its memory" in t for _, t in app.toasts)  # noqa: E731
@@ -294,25 +300,20 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
         saved = [json.loads(line) for line in store.read_text(encoding="utf-8").splitlines()]
         judged = next(j for j in saved if j["question"] == "Kafka consumer lag")
         assert judged["targets"][0]["path"] == "memory/2026-11-22.md"
-    session.close()
+    app.index.close()
 
 
 async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_says_what_it_approximates(oc, tmp_path):
-    from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.engine.textutil import sha256_hex
 
-    from .app_helpers import RecordingApp, wait_for
+    from .app_helpers import wait_for
 
     # the agent asked about Kafka and OpenClaw also returned the TLS note, which no keyword of the query matches
     key = workspace_keys(oc / "ws-main")[0]
     add_events(oc, [("memory-core", "memory-host.events", f"{key}:event:9:1", event("Kafka consumer lag", [
         {"path": "memory/2026-11-22.md", "startLine": 1, "endLine": 5, "score": 0.79},
         {"path": "memory/2026-11-26.md", "startLine": 1, "endLine": 4, "score": 0.41}]))])
-    args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
-                                      "--db", str(tmp_path / "app.sqlite")])
-    session = open_session(SessionOptions.from_args(args), load_cfg(args))
-    app = RecordingApp.from_session(session, watch=False)
+    app = app_on_agent(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
         app.query_one("#query").value = "Kafka consumer lag"
@@ -340,7 +341,7 @@ async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_sa
         await pilot.pause()
         note = str(app.query_one("#preset-note").render())
         assert "approximates OpenClaw 2026.9" in note and "importance" in note
-    session.close()
+    app.index.close()
 
 
 def test_a_note_openclaw_recorded_under_a_keys_name_is_masked_as_memtuis_own_hits_are(oc, capsys, tmp_path):
@@ -363,20 +364,15 @@ def test_a_note_openclaw_recorded_under_a_keys_name_is_masked_as_memtuis_own_hit
 async def test_the_agent_searches_screen_masks_a_note_openclaw_recorded_under_a_keys_name(oc, tmp_path):
     """The app read OpenClaw's recorded hits raw: a note named after a token showed whole in the list
     and its ◆ mark missed memtui's (masked) hit of the same note."""
-    from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import SessionOptions, open_session
 
-    from .app_helpers import RecordingApp, wait_for
+    from .app_helpers import wait_for
 
     token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
     (oc / "ws-main" / "memory" / f"{token}.md").write_text("# Kafka\n- Kafka consumer lag alarm rota\n", encoding="utf-8")
     key = workspace_keys(oc / "ws-main")[0]
     add_events(oc, [("memory-core", "memory-host.events", f"{key}:event:9:1", event("Kafka consumer lag alarm rota", [
         {"path": f"memory/{token}.md", "startLine": 1, "endLine": 3, "score": 0.79}]))])
-    args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
-                                      "--db", str(tmp_path / "app.sqlite")])
-    session = open_session(SessionOptions.from_args(args), load_cfg(args))
-    app = RecordingApp.from_session(session, watch=False)
+    app = app_on_agent(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
         recall = next(r for r in app.search_screen.recalls.recall_set.recalls if r.query == "Kafka consumer lag alarm rota")
@@ -389,4 +385,4 @@ async def test_the_agent_searches_screen_masks_a_note_openclaw_recorded_under_a_
                               and app.search_screen.results)
         mine = next(r for r in app.search_screen.results if r.path == "memory/[redacted].md")
         assert app.query_one("#results").openclaw.get(mine.id) == "◆1"  # the same note on both sides
-    session.close()
+    app.index.close()

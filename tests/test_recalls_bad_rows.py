@@ -10,7 +10,7 @@ import pytest
 
 from openclaw_memtui.interop.recalls import MAX_TIME_MS, parse_event_row, parse_query, parse_time_ms, workspace_keys
 
-from .test_recalls import STATE_DB, add_events, event, oc, run, sqlite  # noqa: F401  (oc: the fixture)
+from .test_recalls import STATE_DB, add_events, app_on_agent, event, oc, run, sqlite  # noqa: F401  (oc: the fixture)
 
 GOOD = "Kafka consumer lag"  # one of the fixture's real recorded searches
 
@@ -118,21 +118,16 @@ def test_times_no_calendar_holds_are_no_time():
 
 
 async def test_agent_searches_open_with_bad_rows_and_say_what_was_skipped(oc, tmp_path):  # noqa: F811
-    from openclaw_memtui.cli.parser import build_parser, load_cfg
-    from openclaw_memtui.core.session import SessionOptions, open_session
     from openclaw_memtui.tui.screens.agent_searches import AgentSearchesScreen
 
-    from .app_helpers import RecordingApp, wait_for
+    from .app_helpers import wait_for
 
     key = key_of(oc)
     add_events(oc, [
         ("memory-core", "memory-host.events", f"{key}:event:9:1", event("a huge time", [], ts=1e308)),
         ("memory-core", "memory-host.events", f"{key}:event:9:2", event("lone \udfff here", [])),
     ])
-    args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
-                                      "--db", str(tmp_path / "app.sqlite")])
-    session = open_session(SessionOptions.from_args(args), load_cfg(args))
-    app = RecordingApp.from_session(session, watch=False)
+    app = app_on_agent(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         assert await wait_for(pilot, lambda: app.search_screen.recalls.recall_set is not None and not app.sync_running)
         await pilot.press("ctrl+o")
@@ -143,7 +138,7 @@ async def test_agent_searches_open_with_bad_rows_and_say_what_was_skipped(oc, tm
         assert "skipped 1 recorded search" in about
         await pilot.press("escape")
         assert app.is_running
-    session.close()
+    app.index.close()
 
 
 def test_a_transcript_row_that_is_not_utf8_hides_only_itself(oc, capsys, tmp_path):  # noqa: F811
