@@ -55,15 +55,17 @@ def test_quantised_shortlist_and_rescore_find_the_exact_top10():
     assert same >= 29  # 12 of 30 when the query's sign bits are not centred like the rows'
 
 
-def test_int8_scores_order_rows_almost_like_exact_scores():
+def test_4bit_scores_order_rows_almost_like_exact_scores():
     floats = cone(2000, seed=3)
     matrix = matrix_of(floats)
+    assert matrix.codes[: matrix.size].shape == (2000, 48) and matrix.codes.dtype == np.uint8  # two codes a byte
     q = cone(1, seed=11)[0]
     rowids, scores = matrix.search(q, 2000, shortlist=2000)
     exact = floats[rowids] @ q
-    assert np.max(np.abs(scores - exact)) < 0.01  # the constant q·mean is added back
+    assert np.max(np.abs(scores - exact)) < 0.025  # the constant q·mean is added back; 16 levels a dimension
     assert np.corrcoef(scores, exact)[0, 1] > 0.99
-    assert rowids[0] == exact_top(floats, q, 1)[0] and set(rowids[:5].tolist()) <= set(exact_top(floats, q, 10))
+    # what the exact rescore relies on: the exact top-10 are inside the approximate top k + RESCORE_EXTRA
+    assert set(exact_top(floats, q, 10)) <= set(rowids[: 10 + vector.RESCORE_EXTRA].tolist())
 
 
 def test_labels_limit_the_rows_searched():

@@ -149,7 +149,7 @@ class PatchedMatrix:
         return MergedRows(self)
 
 
-_MERGE_BLOCK = 16_384  # rows copied at a time: 6 MB of int8 codes at 384 dims
+_MERGE_BLOCK = 16_384  # rows copied at a time: 4 MB of 4-bit codes at 512 dims
 
 
 class MergedRows:

@@ -43,12 +43,12 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..store.files import fsync_path
-from .matrix import QuantizedMatrix
+from .matrix import QuantizedMatrix, code_bytes
 from .matrix_names import SUFFIX as SUFFIX
 from .matrix_names import matrix_path as matrix_path
 
 MAGIC = b"MEMTUIQM"
-FORMAT_VERSION = 2  # 2: a fingerprint per row; a format-1 file reads as unusable and is rebuilt
+FORMAT_VERSION = 3  # 2: a fingerprint per row; 3: 4-bit codes. An older file reads as unusable and is rebuilt
 _PREFIX = struct.Struct("<8sIII12x")  # magic, version, header bytes, header crc32; 32 bytes
 _ALIGN = 64
 _CRC_SLICE = 16 << 20  # the CRC runs over 16 MB slices: zlib releases the GIL for each, the app's loop keeps its turns
@@ -68,7 +68,7 @@ def _layout(dims: int, rows: int) -> list[tuple[str, np.dtype[Any], tuple[int, .
     words = (dims + 63) // 64
     return [("mean", np.dtype("<f4"), (dims,)), ("scale", np.dtype("<f4"), (dims,)),
             ("rowids", np.dtype("<i8"), (rows,)), ("labels", np.dtype("u1"), (rows,)),
-            ("codes", np.dtype("i1"), (rows, dims)), ("bits", np.dtype("<u8"), (words, rows)),
+            ("codes", np.dtype("u1"), (rows, code_bytes(dims))), ("bits", np.dtype("<u8"), (words, rows)),
             ("fingerprints", np.dtype("<u8"), (rows,))]
 
 
