@@ -366,7 +366,9 @@ def main() -> int:
     if args.fit_use:
         shape, real = Shape(use_vectors()), None  # the e5 LoCoMo vectors and questions are 384-dim: not these
     else:
-        real = real_vectors(args.real_dir) if args.dims == 384 else None
+        real = real_vectors(args.real_dir)
+        if real is not None and real.shape[1] != args.dims:  # indexes of another model: not this shape
+            real = None
         shape = Shape(real)
     out: dict = {"sizes": args.sizes, "dims": DIMS, "fitted_to": "use" if args.fit_use else "e5" if shape.fitted else None,
                  "fitted_to_e5": shape.fitted and not args.fit_use, "shortlist": vector_mod.SHORTLIST,

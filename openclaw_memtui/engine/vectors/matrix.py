@@ -3,8 +3,10 @@
 A float32 matrix of 1M × 512 is 2 GB; this one keeps two compressed copies (measured in
 bench/scale.py, docs/benchmarks.md "Scale"):
 
-* sign bits of each vector minus the mean, column-major (64 bytes a row at 512 dims): a Hamming scan
-  of every row picks a shortlist (the fastest full scan measured: docs/benchmarks.md, "Scale");
+* sign bits of each vector minus the mean, column-major, of at most `SIGN_BITS` dimensions (those whose
+  values vary most in the fitting sample: 48 bytes a row): a Hamming scan of every row picks a shortlist
+  (the fastest full scan measured: docs/benchmarks.md, "Scale"), at the default model's 512 dims in the
+  time it takes at e5's 384;
 * 4-bit codes of each vector minus the mean, two to a byte, one scale per dimension (256 bytes a row
   at 512 dims): the shortlist is scored against the float query. The codes only order the shortlist
   before the best rows are rescored exactly; measured at 200k × 512 (USE-shaped vectors), 4-bit codes
@@ -32,15 +34,30 @@ _BLOCK = 65536
 _CODE_SPAN_SD = 2.5
 _CODE_MAX = 7  # codes -8..7, stored as 0..15, two to a byte (the first dimension of a pair in the high half)
 _FIT_ROWS = 16384  # rows the mean and scales are fitted on
+# dimensions whose sign bits the Hamming scan reads: the scan's cost grows with them, and past e5's 384 the
+# top-10 after the rescore did not change (bench/scale.py at 1M × 512, docs/benchmarks.md "Scale")
+SIGN_BITS = 384
+
+
+def sign_bits(dims: int) -> int:
+    """How many dimensions of a `dims`-dimensional vector have a sign bit in the matrix."""
+    return min(dims, SIGN_BITS)
 
 
 class QuantizedMatrix:
     """Top-k rows by (approximate) dot product with a query; rows may carry a small integer label
     (e.g. the chunk's source) so a search can be limited to some labels."""
 
-    def __init__(self, dims: int, mean: np.ndarray, scale: np.ndarray, capacity: int = 0) -> None:
+    def __init__(self, dims: int, mean: np.ndarray, scale: np.ndarray, capacity: int = 0,
+                 bit_dims: np.ndarray | None = None) -> None:
+        """`bit_dims`: the dimensions with a sign bit, ascending (`sign_bits(dims)` of them; the first
+        ones when not given: `fit` chooses those that vary most)."""
         self.dims = dims
-        self.words = (dims + 63) // 64
+        self.bit_dims = np.asarray(np.arange(sign_bits(dims)) if bit_dims is None else bit_dims, dtype=np.uint16)
+        if len(self.bit_dims) != sign_bits(dims):
+            raise ValueError(f"{len(self.bit_dims)} sign-bit dimensions for {dims} dims, expected {sign_bits(dims)}")
+        self._every_dim = len(self.bit_dims) == dims  # no column to pick: the sign bits of the whole row
+        self.words = (len(self.bit_dims) + 63) // 64
         self.mean = mean.astype(np.float32)
         self.scale = scale.astype(np.float32)  # per dimension: value = code * scale
         self.size = 0
@@ -57,11 +74,11 @@ class QuantizedMatrix:
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
-    def from_arrays(cls, mean: np.ndarray, scale: np.ndarray, rowids: np.ndarray, labels: np.ndarray,
+    def from_arrays(cls, mean: np.ndarray, scale: np.ndarray, bit_dims: np.ndarray, rowids: np.ndarray, labels: np.ndarray,
                     codes: np.ndarray, bits: np.ndarray, fingerprints: np.ndarray | None = None) -> QuantizedMatrix:
         """A full matrix over arrays saved before (`matrix_file`); they may be read-only memory maps,
         so rows are never added to it: a changed index builds a new one."""
-        matrix = cls(len(mean), mean, scale)
+        matrix = cls(len(mean), mean, scale, bit_dims=bit_dims)
         matrix.rowids, matrix.labels, matrix.codes, matrix.bits = rowids, labels, codes, bits
         matrix.size = len(rowids)
         matrix.fingerprints = fingerprints
@@ -76,7 +93,9 @@ class QuantizedMatrix:
         mean = sample.mean(axis=0)
         spread = (sample - mean).std(axis=0) * _CODE_SPAN_SD
         scale = np.where(spread > 0, spread / _CODE_MAX, 1e-6)
-        return cls(sample.shape[1], mean, scale, capacity)
+        dims = sample.shape[1]
+        varied = np.sort(np.argsort(-spread, kind="stable")[: sign_bits(dims)])  # every dim up to SIGN_BITS
+        return cls(dims, mean, scale, capacity, bit_dims=varied)
 
     @classmethod
     def from_batches(cls, batches: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray | None]],
@@ -140,8 +159,8 @@ class QuantizedMatrix:
         return scores
 
     def _sign_words(self, centred: np.ndarray) -> np.ndarray:
-        """Sign bits of each row packed into `words` uint64s (rows × words)."""
-        packed = np.packbits(centred > 0, axis=1)
+        """Sign bits of each row's `bit_dims` packed into `words` uint64s (rows × words)."""
+        packed = np.packbits((centred if self._every_dim else centred[:, self.bit_dims]) > 0, axis=1)
         pad = self.words * 8 - packed.shape[1]
         if pad:
             packed = np.pad(packed, ((0, 0), (0, pad)))

@@ -6,7 +6,7 @@ Paths (bench/scale.py, README "Scale" has the figures):
 * `numpy` below `EXACT_MATRIX_BYTES` of float32 vectors (default on a typical memory, ~40k chunks at
   384 dims): the float32 matrix, exact; at this size a full scan costs less than a rescore from SQLite.
 * `numpy-int8` (above it; the name is kept from when its codes were 8-bit): a `QuantizedMatrix` (sign bits +
-  4-bit codes, 337 bytes a row at 512 dims instead of 2,048) picks and orders a shortlist; the best
+  4-bit codes, 321 bytes a row at 512 dims instead of 2,048) picks and orders a shortlist; the best
   `k + RESCORE_EXTRA` rows are rescored exactly from their float32 vectors in SQLite.
 * `numpy` at any size with `store.vector.exact = true`: the float32 matrix, 1.5 GB at 1M × 384.
 * `sqlite-vec`: vec0 KNN, exact, vectors stay on disk; used when the in-memory matrix would not fit
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..store.reader import IndexReader
-from .matrix import FloatMatrix, code_bytes
+from .matrix import FloatMatrix, code_bytes, sign_bits
 from .matrix_cache import Key, MatrixCache, VectorMatrix
 from .matrix_delta import PatchedMatrix
 from .matrix_file import saved_stamp
@@ -47,7 +47,7 @@ LOAD_INLINE_ROWS = 50_000
 # (bench/search.py; docs/benchmarks.md has the figures)
 EXACT_MATRIX_BYTES = 64 * 1024 * 1024
 # bytes an in-memory row costs: sign bits, 4-bit codes, rowid and label
-QUANTIZED_ROW_BYTES = 17  # + dims / 2 (codes) + dims / 8 (bits): rowid, label, fingerprint
+QUANTIZED_ROW_BYTES = 17  # + dims / 2 (codes) + sign_bits(dims) / 8 (bits): rowid, label, fingerprint
 
 
 class VectorSearcher(MatrixCache):
@@ -67,7 +67,7 @@ class VectorSearcher(MatrixCache):
     def matrix_bytes(self, count: int, dims: int) -> int:
         if self.keeps_floats(count, dims):
             return count * (dims * 4 + 9)
-        return count * (code_bytes(dims) + (dims + 63) // 64 * 8 + QUANTIZED_ROW_BYTES)
+        return count * (code_bytes(dims) + (sign_bits(dims) + 63) // 64 * 8 + QUANTIZED_ROW_BYTES)
 
     def choose(self, conn: Any, vec_loaded: bool, count: int, dims: int) -> str:
         in_memory = "numpy" if self.keeps_floats(count, dims) else "numpy-int8"
