@@ -191,3 +191,19 @@ def test_a_memtui_process_starts_blas_on_one_thread_with_the_same_vectors(tmp_pa
     assert out["threads"] == [1]  # after the batch of two: back to one
     assert out["env"] == (user_env or "1")
     assert out["limited"] is (user_env is not None)
+
+
+def test_the_memtui_command_asks_openblas_for_one_thread_before_numpy_loads():
+    """`memtui` sets it first thing (a user's own setting kept): any later numpy import starts on one thread."""
+    import subprocess
+    import sys
+
+    probe = ("import os, sys\nfrom openclaw_memtui.cli.main import main\n"
+             "try:\n    main(['search', ' '])\nexcept SystemExit:\n    pass\n"
+             "print(os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.split() == ["1", "False"], done.stderr
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**env, "OPENBLAS_NUM_THREADS": "3"}, timeout=60)
+    assert done.stdout.split() == ["3", "False"], done.stderr
