@@ -35,7 +35,8 @@ _CODE_SPAN_SD = 2.5
 _CODE_MAX = 7  # codes -8..7, stored as 0..15, two to a byte (the first dimension of a pair in the high half)
 _FIT_ROWS = 16384  # rows the mean and scales are fitted on
 # dimensions whose sign bits the Hamming scan reads: the scan's cost grows with them, and past e5's 384 the
-# top-10 after the rescore did not change (bench/scale.py at 1M × 512, docs/benchmarks.md "Scale")
+# top-10 after the rescore changed little (1M × 512, bench/matrix_codes.py: 1.000 with 384 and with 512; an
+# earlier run 0.995 against 0.9975) for 1.2 ms less a search (docs/benchmarks.md "Scale")
 SIGN_BITS = 384
 
 
