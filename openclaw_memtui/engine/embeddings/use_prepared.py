@@ -336,12 +336,23 @@ class PreparedUSE:
         self._keys, self._values = keys, values
         self._full: Any = None  # the tokenizer with the whole prefix dict, once a batch asked for it
         self._full_lock = threading.Lock()
-        from threadpoolctl import ThreadpoolController
+        self._controller: Any = None
+        self._controller_lock = threading.Lock()
+        from .blas import started_on_one_thread
 
-        self._threads = ThreadpoolController()  # finds the BLAS/OpenMP libraries once, not at every call
-        # one thread from now on, for the whole process: set once rather than around each call, since the
-        # limit is process-wide and two threads entering and leaving it would leave it to chance
-        self._threads.limit(limits=1)
+        if not started_on_one_thread():  # else OpenBLAS runs on one thread already: nothing to find or limit
+            # one thread from now on, for the whole process: set once rather than around each call, since the
+            # limit is process-wide and two threads entering and leaving it would leave it to chance
+            self._threads().limit(limits=1)
+
+    def _threads(self) -> Any:
+        """threadpoolctl's controller, made once (it finds the BLAS/OpenMP libraries: a few milliseconds)."""
+        with self._controller_lock:
+            if self._controller is None:
+                from threadpoolctl import ThreadpoolController
+
+                self._controller = ThreadpoolController()
+            return self._controller
 
     def _lookup_tokenizer(self, text: str) -> Any:
         """A copy of the tokenizer whose prefix table holds just what `text`'s Viterbi search will ask:
@@ -387,7 +398,7 @@ class PreparedUSE:
         if threads <= 1:
             out: np.ndarray = backend._encode(texts)
             return out
-        with self._threads.limit(limits=threads):  # a batch asked for more: only for this call
+        with self._threads().limit(limits=threads):  # a batch asked for more: only for this call
             out = backend._encode(texts)
         return out
 
@@ -457,7 +468,7 @@ def build(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     state, arrays = _capture(tokenizer, backend)
     tokenizer2, backend2 = _restore(state, arrays)
     candidate = PreparedUSE(tokenizer2, backend2, arrays["t.keys"], arrays["t.values"])
-    with candidate._threads.limit(limits=1):
+    with candidate._threads().limit(limits=1):
         expected = [backend._encode([text]) for text in PROBES] + [backend._encode(list(PROBES))]
     got = [candidate.encode([text]) for text in PROBES] + [candidate.encode(list(PROBES))]
     if not all(np.array_equal(a, b) for a, b in zip(expected, got, strict=True)):

@@ -1,16 +1,20 @@
 """An in-memory vector matrix that finds the top-k rows for a query: row ids + unit vectors → shortlist.
 
-A float32 matrix of 1M × 384 is 1.5 GB; this one keeps two compressed copies (measured in
-bench/scale.py, README "Scale"):
+A float32 matrix of 1M × 512 is 2 GB; this one keeps two compressed copies (measured in
+bench/scale.py, docs/benchmarks.md "Scale"):
 
-* sign bits of each vector minus the mean, column-major (48 bytes a row): a Hamming scan of every
-  row picks a shortlist (the fastest full scan measured: docs/benchmarks.md, "Scale");
-* int8 codes of each vector minus the mean, one scale per dimension (384 bytes a row): the
-  shortlist is scored against the float query.
+* sign bits of each vector minus the mean, column-major, of at most `SIGN_BITS` dimensions (those whose
+  values vary most in the fitting sample: 48 bytes a row): a Hamming scan of every row picks a shortlist
+  (the fastest full scan measured: docs/benchmarks.md, "Scale"), at the default model's 512 dims in the
+  time it takes at e5's 384;
+* 4-bit codes of each vector minus the mean, two to a byte, one scale per dimension (256 bytes a row
+  at 512 dims): the shortlist is scored against the float query. The codes only order the shortlist
+  before the best rows are rescored exactly; measured at 200k × 512 (USE-shaped vectors), 4-bit codes
+  find the same top-10 after the rescore as 8-bit ones did, in half the memory.
 
-Centring matters: embedding models put every vector in a narrow cone (e5: |mean| = 0.93, pairwise
-cosine 0.76–1.0), so raw sign bits would be nearly identical for all rows. Ranking by q·(x − mean)
-is the same as ranking by q·x (q·mean is the same for every row).
+Centring matters: embedding models put every vector in a cone (e5: |mean| = 0.93, pairwise cosine
+0.76–1.0; USE: |mean| ≈ 0.4), so raw sign bits would be nearly identical for all rows. Ranking by
+q·(x − mean) is the same as ranking by q·x (q·mean is the same for every row).
 
 The matrix returns approximate scores; callers that need exact cosines rescore the returned rows
 from the float vectors they keep elsewhere (`VectorSearcher` reads them from SQLite). Row ids are
@@ -25,25 +29,42 @@ import numpy as np
 
 # the Hamming scan runs over blocks of this many rows: its temporaries stay in the CPU cache
 _BLOCK = 65536
-# int8 codes reach ±127 at this many times the largest deviation seen in the fitting sample:
-# later rows may deviate a little more before they clip
-_HEADROOM = 1.25
+# a 4-bit code spans ±this many standard deviations of its dimension (measured in the fitting sample):
+# the rarer deviations beyond clip to the end code (they only order a shortlist that is rescored exactly)
+_CODE_SPAN_SD = 2.5
+_CODE_MAX = 7  # codes -8..7, stored as 0..15, two to a byte (the first dimension of a pair in the high half)
 _FIT_ROWS = 16384  # rows the mean and scales are fitted on
+# dimensions whose sign bits the Hamming scan reads: the scan's cost grows with them, and past e5's 384 the
+# top-10 after the rescore changed little (1M × 512, bench/matrix_codes.py: 1.000 with 384 and with 512; an
+# earlier run 0.995 against 0.9975) for 1.2 ms less a search (docs/benchmarks.md "Scale")
+SIGN_BITS = 384
+
+
+def sign_bits(dims: int) -> int:
+    """How many dimensions of a `dims`-dimensional vector have a sign bit in the matrix."""
+    return min(dims, SIGN_BITS)
 
 
 class QuantizedMatrix:
     """Top-k rows by (approximate) dot product with a query; rows may carry a small integer label
     (e.g. the chunk's source) so a search can be limited to some labels."""
 
-    def __init__(self, dims: int, mean: np.ndarray, scale: np.ndarray, capacity: int = 0) -> None:
+    def __init__(self, dims: int, mean: np.ndarray, scale: np.ndarray, capacity: int = 0,
+                 bit_dims: np.ndarray | None = None) -> None:
+        """`bit_dims`: the dimensions with a sign bit, ascending (`sign_bits(dims)` of them; the first
+        ones when not given: `fit` chooses those that vary most)."""
         self.dims = dims
-        self.words = (dims + 63) // 64
+        self.bit_dims = np.asarray(np.arange(sign_bits(dims)) if bit_dims is None else bit_dims, dtype=np.uint16)
+        if len(self.bit_dims) != sign_bits(dims):
+            raise ValueError(f"{len(self.bit_dims)} sign-bit dimensions for {dims} dims, expected {sign_bits(dims)}")
+        self._every_dim = len(self.bit_dims) == dims  # no column to pick: the sign bits of the whole row
+        self.words = (len(self.bit_dims) + 63) // 64
         self.mean = mean.astype(np.float32)
         self.scale = scale.astype(np.float32)  # per dimension: value = code * scale
         self.size = 0
         self.rowids = np.zeros(capacity, dtype=np.int64)
         self.labels = np.zeros(capacity, dtype=np.uint8)
-        self.codes = np.zeros((capacity, dims), dtype=np.int8)
+        self.codes = np.zeros((capacity, code_bytes(dims)), dtype=np.uint8)  # two 4-bit codes a byte
         self.bits = np.zeros((self.words, capacity), dtype=np.uint64)  # column-major: one array per 64 dims
         # per row, the first 64 bits of its chunk id (`matrix_delta`): set by the builder, saved in the file
         self.fingerprints: np.ndarray | None = None
@@ -54,11 +75,11 @@ class QuantizedMatrix:
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
-    def from_arrays(cls, mean: np.ndarray, scale: np.ndarray, rowids: np.ndarray, labels: np.ndarray,
+    def from_arrays(cls, mean: np.ndarray, scale: np.ndarray, bit_dims: np.ndarray, rowids: np.ndarray, labels: np.ndarray,
                     codes: np.ndarray, bits: np.ndarray, fingerprints: np.ndarray | None = None) -> QuantizedMatrix:
         """A full matrix over arrays saved before (`matrix_file`); they may be read-only memory maps,
         so rows are never added to it: a changed index builds a new one."""
-        matrix = cls(len(mean), mean, scale)
+        matrix = cls(len(mean), mean, scale, bit_dims=bit_dims)
         matrix.rowids, matrix.labels, matrix.codes, matrix.bits = rowids, labels, codes, bits
         matrix.size = len(rowids)
         matrix.fingerprints = fingerprints
@@ -66,14 +87,16 @@ class QuantizedMatrix:
 
     @classmethod
     def fit(cls, sample: np.ndarray, capacity: int = 0) -> QuantizedMatrix:
-        """An empty matrix whose mean and int8 scales come from `sample` (rows × dims, float32)."""
+        """An empty matrix whose mean and 4-bit scales come from `sample` (rows × dims, float32)."""
         sample = np.asarray(sample[:_FIT_ROWS], dtype=np.float32)
         if sample.ndim != 2 or sample.shape[0] == 0:
             raise ValueError("fitting needs at least one row")
         mean = sample.mean(axis=0)
-        spread = np.abs(sample - mean).max(axis=0) * _HEADROOM
-        scale = np.where(spread > 0, spread / 127.0, 1e-6)
-        return cls(sample.shape[1], mean, scale, capacity)
+        spread = (sample - mean).std(axis=0) * _CODE_SPAN_SD
+        scale = np.where(spread > 0, spread / _CODE_MAX, 1e-6)
+        dims = sample.shape[1]
+        varied = np.sort(np.argsort(-spread, kind="stable")[: sign_bits(dims)])  # every dim up to SIGN_BITS
+        return cls(dims, mean, scale, capacity, bit_dims=varied)
 
     @classmethod
     def from_batches(cls, batches: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray | None]],
@@ -100,7 +123,7 @@ class QuantizedMatrix:
         centred = np.asarray(vectors, dtype=np.float32) - self.mean
         self.rowids[self.size:end] = rowids
         self.labels[self.size:end] = 0 if labels is None else labels
-        self.codes[self.size:end] = np.clip(np.rint(centred / self.scale), -127, 127).astype(np.int8)
+        self.codes[self.size:end] = self._pack(centred)
         self.bits[:, self.size:end] = self._sign_words(centred).T
         self.size = end
         self._label_masks.clear()
@@ -117,9 +140,28 @@ class QuantizedMatrix:
         bits[:, :capacity] = self.bits
         self.bits = bits
 
+    def _pack(self, centred: np.ndarray) -> np.ndarray:
+        """4-bit codes of centred rows, two to a byte (an odd last dimension is paired with a zero code)."""
+        codes = (np.clip(np.rint(centred / self.scale), -_CODE_MAX - 1, _CODE_MAX) + _CODE_MAX + 1).astype(np.uint8)
+        if codes.shape[1] % 2:
+            codes = np.pad(codes, ((0, 0), (0, 1)), constant_values=_CODE_MAX + 1)
+        packed: np.ndarray = (codes[:, 0::2] << 4) | codes[:, 1::2]
+        return packed
+
+    def _scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """q·(x − mean) of the given rows, from their 4-bit codes."""
+        weighted = q * self.scale
+        if len(weighted) % 2:
+            weighted = np.append(weighted, np.float32(0))
+        packed = self.codes[rows]
+        offset = float((_CODE_MAX + 1) * weighted.sum())  # each code is stored + 8
+        # uint8 times float32: numpy widens as it multiplies (measured faster than converting first)
+        scores: np.ndarray = np.matmul(packed >> 4, weighted[0::2]) + np.matmul(packed & 15, weighted[1::2]) - offset
+        return scores
+
     def _sign_words(self, centred: np.ndarray) -> np.ndarray:
-        """Sign bits of each row packed into `words` uint64s (rows × words)."""
-        packed = np.packbits(centred > 0, axis=1)
+        """Sign bits of each row's `bit_dims` packed into `words` uint64s (rows × words)."""
+        packed = np.packbits((centred if self._every_dim else centred[:, self.bit_dims]) > 0, axis=1)
         pad = self.words * 8 - packed.shape[1]
         if pad:
             packed = np.pad(packed, ((0, 0), (0, pad)))
@@ -134,7 +176,7 @@ class QuantizedMatrix:
                labels: tuple[int, ...] | None = None, alive: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(row ids, approximate scores) of the best `k` rows, best first.
 
-        The `shortlist` rows nearest by Hamming distance of sign bits are scored with the int8
+        The `shortlist` rows nearest by Hamming distance of sign bits are scored with the 4-bit
         codes; rows whose label is not in `labels` (when given), or whose entry in `alive` (a bool
         per row, when given) is False, are never returned. Scores are
         q·x up to a constant: callers compare them with each other, or rescore exactly."""
@@ -148,7 +190,7 @@ class QuantizedMatrix:
         if alive is not None:
             mask = alive if mask is None else mask & alive
         candidates = self._hamming_shortlist(q, max(shortlist, k), mask)
-        scores = self.codes[candidates].astype(np.float32) @ (q * self.scale)
+        scores = self._scores(candidates, q)
         k = min(k, len(candidates))
         if k == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
@@ -246,6 +288,11 @@ class FloatMatrix:
         top = top[np.argsort(-sims[top], kind="stable")]
         top = top[np.isfinite(sims[top])]
         return self.rowids[top], sims[top]
+
+
+def code_bytes(dims: int) -> int:
+    """Bytes of 4-bit codes a row of `dims` dimensions takes."""
+    return (dims + 1) // 2
 
 
 def _grow(array: np.ndarray, rows: int) -> np.ndarray:

@@ -149,7 +149,7 @@ class PatchedMatrix:
         return MergedRows(self)
 
 
-_MERGE_BLOCK = 16_384  # rows copied at a time: 6 MB of int8 codes at 384 dims
+_MERGE_BLOCK = 16_384  # rows copied at a time: 4 MB of 4-bit codes at 512 dims
 
 
 class MergedRows:
@@ -167,7 +167,7 @@ class MergedRows:
         self.rows = len(self.keep) + n_fresh
         self.unfitted_rows = base.unfitted_rows + n_fresh
         order = np.argsort(fresh.rowids[:n_fresh], kind="stable")
-        self.fresh = QuantizedMatrix(base.dims, base.mean, base.scale, capacity=n_fresh)
+        self.fresh = QuantizedMatrix(base.dims, base.mean, base.scale, capacity=n_fresh, bit_dims=base.bit_dims)
         if n_fresh:
             self.fresh.add(fresh.rowids[:n_fresh][order], fresh.vectors[:n_fresh][order], fresh.labels[:n_fresh][order])
         self.fresh_prints = patched.fresh_prints[order]
@@ -181,7 +181,7 @@ class MergedRows:
         """Each array of the matrix file's layout by name, as blocks in order (`matrix_file.write_matrix`)."""
         base, fresh, n = self.base, self.fresh, self.fresh.size
         prints = base.fingerprints if base.fingerprints is not None else np.zeros(base.size, dtype=np.uint64)
-        return {"mean": [base.mean], "scale": [base.scale],
+        return {"mean": [base.mean], "scale": [base.scale], "bitdims": [base.bit_dims],
                 "rowids": self._blocks(base.rowids, fresh.rowids[:n]),
                 "labels": self._blocks(base.labels, fresh.labels[:n]),
                 "codes": self._blocks(base.codes, fresh.codes[:n]),

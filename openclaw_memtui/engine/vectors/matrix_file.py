@@ -15,9 +15,9 @@ for a model, so `matrix_delta` finds the rows changed since by comparing (rowid,
 with the index, and only those are read from SQLite (`load_matrix(..., any_generation=True)`).
 
 Layout: a 32-byte prefix (magic, format version, header length, header CRC32), the header as JSON,
-then mean, scale, rowids, labels, codes, sign bits and fingerprints at 64-byte aligned offsets, each in native
-little-endian order. The file is written to a temp name, fsynced and renamed (a crash leaves the
-old file or none), mode 0600; it is memory-mapped read-only on load, so loading copies nothing and
+then mean, scale, the sign bits' dimensions, rowids, labels, codes, sign bits and fingerprints at 64-byte
+aligned offsets, each in native little-endian order. The file is written to a temp name, fsynced and
+renamed (a crash leaves the old file or none), mode 0600; it is memory-mapped read-only on load, so loading copies nothing and
 the body's pages are shared with the page cache. The body's CRC is read from the descriptor, not
 through the mapping, so the mapping's pages become resident only as searches touch them; a merge
 streams its rows from the old mapping into the new file (`write_matrix`), dropping the old pages as
@@ -43,12 +43,12 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..store.files import fsync_path
-from .matrix import QuantizedMatrix
+from .matrix import QuantizedMatrix, code_bytes, sign_bits
 from .matrix_names import SUFFIX as SUFFIX
 from .matrix_names import matrix_path as matrix_path
 
 MAGIC = b"MEMTUIQM"
-FORMAT_VERSION = 2  # 2: a fingerprint per row; a format-1 file reads as unusable and is rebuilt
+FORMAT_VERSION = 4  # 2: a fingerprint per row; 4: 4-bit codes, sign bits of chosen dims. An older file is rebuilt
 _PREFIX = struct.Struct("<8sIII12x")  # magic, version, header bytes, header crc32; 32 bytes
 _ALIGN = 64
 _CRC_SLICE = 16 << 20  # the CRC runs over 16 MB slices: zlib releases the GIL for each, the app's loop keeps its turns
@@ -65,10 +65,11 @@ class MatrixStamp:
 
 
 def _layout(dims: int, rows: int) -> list[tuple[str, np.dtype[Any], tuple[int, ...]]]:
-    words = (dims + 63) // 64
+    words = (sign_bits(dims) + 63) // 64
     return [("mean", np.dtype("<f4"), (dims,)), ("scale", np.dtype("<f4"), (dims,)),
+            ("bitdims", np.dtype("<u2"), (sign_bits(dims),)),
             ("rowids", np.dtype("<i8"), (rows,)), ("labels", np.dtype("u1"), (rows,)),
-            ("codes", np.dtype("i1"), (rows, dims)), ("bits", np.dtype("<u8"), (words, rows)),
+            ("codes", np.dtype("u1"), (rows, code_bytes(dims))), ("bits", np.dtype("<u8"), (words, rows)),
             ("fingerprints", np.dtype("<u8"), (rows,))]
 
 
@@ -89,7 +90,8 @@ def save_matrix(path: Path, matrix: QuantizedMatrix, labels: dict[str, int], sta
     # without fingerprints (a matrix not built from an index) every row reads as changed: no delta, a rebuild
     fingerprints = matrix.fingerprints[:n] if matrix.fingerprints is not None else np.zeros(n, dtype=np.uint64)
     arrays: dict[str, np.ndarray] = {
-        "mean": matrix.mean, "scale": matrix.scale, "rowids": matrix.rowids[:n], "labels": matrix.labels[:n],
+        "mean": matrix.mean, "scale": matrix.scale, "bitdims": matrix.bit_dims,
+        "rowids": matrix.rowids[:n], "labels": matrix.labels[:n],
         "codes": matrix.codes[:n], "bits": matrix.bits[:, :n], "fingerprints": fingerprints}
     write_matrix(path, stamp, labels, n, matrix.unfitted_rows, {name: [array] for name, array in arrays.items()})
 
@@ -315,13 +317,15 @@ def _load_open(fh: BinaryIO, stamp: MatrixStamp, any_generation: bool) -> tuple[
         spans.append((offset, count * dtype.itemsize))
     if _file_crc(fh, spans) != header["crc32"]:
         raise UnusableMatrixFile("damaged body (checksum)")
-    mean, scale, rowids, labels, codes, bits, fingerprints = arrays
+    mean, scale, bit_dims, rowids, labels, codes, bits, fingerprints = arrays
+    if len(bit_dims) and (int(bit_dims[-1]) >= dims or not bool(np.all(bit_dims[1:] > bit_dims[:-1]))):
+        raise UnusableMatrixFile("sign-bit dimensions out of range")
     if rows > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
         raise UnusableMatrixFile("row ids out of order")
     sources: dict[str, int] = header["labels"]
     if int(labels.max()) > max(sources.values(), default=0):
         raise UnusableMatrixFile("unknown source label")
-    matrix = QuantizedMatrix.from_arrays(mean, scale, rowids, labels, codes, bits, fingerprints)
+    matrix = QuantizedMatrix.from_arrays(mean, scale, bit_dims, rowids, labels, codes, bits, fingerprints)
     matrix.unfitted_rows = header["unfitted"]
     return matrix, sources, found.generation
 
@@ -329,7 +333,7 @@ def _load_open(fh: BinaryIO, stamp: MatrixStamp, any_generation: bool) -> tuple[
 def _file_crc(fh: BinaryIO, spans: list[tuple[int, int]]) -> int:
     """CRC32 of the file's bytes in `spans` (offset, length), read from the descriptor rather than
     through the mapping: reading through it would make every page of the file resident in this
-    process (441 MB at 1M rows) at once; read, they stay in the page cache and the mapping's pages
+    process (321 MB at 1M rows of 512 dims) at once; read, they stay in the page cache and the mapping's pages
     come in as searches touch them. Each read and CRC of a 16 MB slice releases the GIL."""
     buffer = memoryview(bytearray(_CRC_SLICE))
     crc = 0

@@ -5,9 +5,9 @@ Paths (bench/scale.py, README "Scale" has the figures):
 
 * `numpy` below `EXACT_MATRIX_BYTES` of float32 vectors (default on a typical memory, ~40k chunks at
   384 dims): the float32 matrix, exact; at this size a full scan costs less than a rescore from SQLite.
-* `numpy-int8` (above it): a `QuantizedMatrix` (sign bits + int8 codes, 441 bytes a row instead of
-  1,536) picks and orders a shortlist; the best `k + RESCORE_EXTRA` rows are rescored exactly from
-  their float32 vectors in SQLite. 1M × 384 in ~440 MB, top-10 identical to exact search on e5 vectors.
+* `numpy-int8` (above it; the name is kept from when its codes were 8-bit): a `QuantizedMatrix` (sign bits +
+  4-bit codes, 321 bytes a row at 512 dims instead of 2,048) picks and orders a shortlist; the best
+  `k + RESCORE_EXTRA` rows are rescored exactly from their float32 vectors in SQLite.
 * `numpy` at any size with `store.vector.exact = true`: the float32 matrix, 1.5 GB at 1M × 384.
 * `sqlite-vec`: vec0 KNN, exact, vectors stay on disk; used when the in-memory matrix would not fit
   `store.vector.memoryBudgetMB`, and while a large matrix is still loading (see `warm_up`).
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..store.reader import IndexReader
-from .matrix import FloatMatrix
+from .matrix import FloatMatrix, code_bytes, sign_bits
 from .matrix_cache import Key, MatrixCache, VectorMatrix
 from .matrix_delta import PatchedMatrix
 from .matrix_file import saved_stamp
@@ -46,8 +46,8 @@ LOAD_INLINE_ROWS = 50_000
 # this size its whole scan costs less than the quantised path's shortlist + SQLite rescore
 # (bench/search.py; docs/benchmarks.md has the figures)
 EXACT_MATRIX_BYTES = 64 * 1024 * 1024
-# bytes an in-memory row costs: sign bits, int8 codes, rowid and label
-QUANTIZED_ROW_BYTES = 17  # + dims (int8) + dims / 8 (bits): rowid, label, fingerprint
+# bytes an in-memory row costs: sign bits, 4-bit codes, rowid and label
+QUANTIZED_ROW_BYTES = 17  # + dims / 2 (codes) + sign_bits(dims) / 8 (bits): rowid, label, fingerprint
 
 
 class VectorSearcher(MatrixCache):
@@ -67,7 +67,7 @@ class VectorSearcher(MatrixCache):
     def matrix_bytes(self, count: int, dims: int) -> int:
         if self.keeps_floats(count, dims):
             return count * (dims * 4 + 9)
-        return count * (dims + (dims + 63) // 64 * 8 + QUANTIZED_ROW_BYTES)
+        return count * (code_bytes(dims) + (sign_bits(dims) + 63) // 64 * 8 + QUANTIZED_ROW_BYTES)
 
     def choose(self, conn: Any, vec_loaded: bool, count: int, dims: int) -> str:
         in_memory = "numpy" if self.keeps_floats(count, dims) else "numpy-int8"
