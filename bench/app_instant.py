@@ -38,7 +38,7 @@ from pathlib import Path
 from openclaw_memtui.core.config import index_settings, validate
 from openclaw_memtui.engine.index import MemoryIndex
 from openclaw_memtui.tui.app import MemtuiApp
-from openclaw_memtui.tui.quit import exit_now_if_busy
+from openclaw_memtui.tui.quit import end_process, exit_now_if_busy
 
 mode, provider, ws, db, out = sys.argv[1:6]
 index = MemoryIndex(index_settings(validate({}), Path(ws), Path(db)), provider_name=provider)
@@ -81,6 +81,8 @@ app.run(headless=True, size=(120, 36), auto_pilot=drive)
 if mode == "query":
     Path(out).write_text(json.dumps(marks))
 exit_now_if_busy(getattr(app, "executor", None), 0)
+index.close()
+end_process(0)  # as memtui's launch does once the session is closed
 """.replace("QUERY_TEXT", repr(QUERY))
 
 

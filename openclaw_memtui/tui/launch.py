@@ -16,7 +16,7 @@ def run_tui(args: argparse.Namespace, cfg: AppConfig) -> int:
     from ..core.search import parse_now
     from ..core.session import SessionOptions, open_session
     from .app import MemtuiApp
-    from .quit import exit_now_if_busy
+    from .quit import end_process, exit_now_if_busy
 
     now_ms = parse_now(getattr(args, "now", None))
     # the app syncs: like `index`, it may set an invalid file aside
@@ -28,4 +28,5 @@ def run_tui(args: argparse.Namespace, cfg: AppConfig) -> int:
             sys.stderr.write(app.crash_report)
         # a worker still running (a model load, a sync's batch) would hold the exit: end the process now
         exit_now_if_busy(getattr(app, "executor", None), app.return_code or 0)
-    return app.return_code or 0  # 1 after a crash, as a failed command
+    end_process(app.return_code or 0)  # 1 after a crash, as a failed command; the session is closed
+    return app.return_code or 0  # not reached: for the type

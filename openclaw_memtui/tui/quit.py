@@ -5,7 +5,8 @@ that executor's threads: ctrl+q left a blank terminal for as long as the slowest
 run (a model load and the judged questions' embedding took 11–18 s on a busy machine), and none of
 that work can be interrupted. The app's loop gets an executor whose threads are daemons and whose
 shutdown does not wait; when the app has ended, `exit_now_if_busy` ends the process at once if any
-of them still runs. Nothing is lost that the next start does not redo: the index is SQLite (a write
+of them still runs, and `end_process` ends it once the index is closed otherwise (no module-by-module
+teardown). Nothing is lost that the next start does not redo: the index is SQLite (a write
 not committed is rolled back), a sync resumes with the notes it had not embedded, and the app's
 files (settings, judgements, the prepared model) are written to a temporary file and renamed.
 """
@@ -65,11 +66,17 @@ class DaemonThreads(concurrent.futures.ThreadPoolExecutor):
 
 
 def exit_now_if_busy(executor: DaemonThreads | None, code: int) -> None:
-    """After the app ended: if a worker still runs, end the process now with `code` (its output flushed,
-    its logs closed), instead of closing the index under that worker or letting the interpreter tear
-    down the modules the worker is using."""
-    if executor is None or not executor.busy():
-        return
+    """After the app ended: if a worker still runs, end the process now with `code`, instead of closing
+    the index under that worker or letting the interpreter tear down the modules the worker is using."""
+    if executor is not None and executor.busy():
+        end_process(code)
+
+
+def end_process(code: int) -> None:
+    """End the process now with `code`, its output flushed and its logs closed: the app has ended and
+    its index is closed (or abandoned to SQLite's rollback, see above). The interpreter's own teardown,
+    module by module, took 0.2–0.7 s of a quit with nothing left running (Textual, numpy, the model's
+    modules) on a loaded machine: a quit a person waits on."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed or broken stream: nothing left to flush
             stream.flush()
