@@ -92,6 +92,17 @@ async def wait_for(pilot, predicate, seconds=HANG_GUARD_S):
     return False
 
 
+async def settled_search(pilot, app, query: str = "database migration") -> None:
+    """Search `query` once the launch sync is over, and wait until its results are on screen."""
+    from textual.widgets import Input
+
+    assert await wait_for(pilot, lambda: not app.sync_running)
+    app.query_one("#query", Input).value = query
+    app.search_screen.start_search()
+    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
+                          and bool(app.search_screen.results))
+
+
 async def settle(pilot, app) -> None:
     """Wait until the app's background work is over: no worker running once the messages the last ones
     posted were handled (a finished sync starts the judged questions' load, which starts the metric)."""

@@ -91,8 +91,7 @@ async def test_the_app_keeps_a_surrogate_line_and_says_when_a_save_fails(tmp_pat
     from openclaw_memtui.paths import demo_judgements
     from openclaw_memtui.tui.widgets.result_list import ResultList
 
-    from .app_helpers import copy_demo, make_app, wait_for
-    from .test_tui_judging import settled_search
+    from .app_helpers import copy_demo, make_app, settled_search, wait_for
 
     app = make_app(copy_demo(tmp_path), tmp_path)
     stored = judgements_path(tmp_path / "tui.sqlite")
@@ -250,8 +249,7 @@ async def test_a_bad_editor_gives_the_screen_back_with_a_toast_naming_it(tmp_pat
 
     from textual.drivers.headless_driver import HeadlessDriver
 
-    from .app_helpers import copy_demo, make_app
-    from .test_tui_judging import settled_search
+    from .app_helpers import copy_demo, make_app, settled_search
 
     resumed: list[str] = []  # the headless driver cannot suspend: give it the two calls a terminal driver makes
     monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True), raising=False)

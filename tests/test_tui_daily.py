@@ -15,17 +15,8 @@ from openclaw_memtui.tui.state import SyncState
 from openclaw_memtui.tui.widgets.result_list import ResultList
 from openclaw_memtui.tui.widgets.tuning import TuningPanel
 
-from .app_helpers import SeededProvider, copy_demo, make_app, rendered_lines, use_provider, wait_for
+from .app_helpers import SeededProvider, copy_demo, make_app, rendered_lines, settled_search, use_provider, wait_for
 from .helpers import write
-
-
-async def settled_search(pilot, app, query):
-    assert await wait_for(pilot, lambda: not app.sync_running)
-    app.query_one("#query", Input).value = query
-    app.search_screen.start_search()
-    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
-                          and bool(app.search_screen.results))
-
 
 # -- Broken ----------------------------------------------------------------------------------------------
 

@@ -8,22 +8,13 @@ import stat
 import tomllib
 from pathlib import Path
 
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from openclaw_memtui.engine.search.rank import SearchParams
 from openclaw_memtui.tui.clipboard import Route, choose_route
 from openclaw_memtui.tui.screens.confirm_quit import ConfirmQuitScreen, unsaved_changes
 
-from .app_helpers import copy_demo, make_app, wait_for
-
-
-async def searched(pilot, app, query="database migration"):
-    assert await wait_for(pilot, lambda: not app.sync_running)
-    app.query_one("#query", Input).value = query
-    app.search_screen.start_search()
-    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
-                          and bool(app.search_screen.results))
-
+from .app_helpers import copy_demo, make_app, settled_search, wait_for
 
 # -- quitting ----------------------------------------------------------------------------------------------
 
@@ -39,7 +30,7 @@ async def test_quitting_with_applied_settings_asks_says_which_and_s_saves_them(t
     config = tmp_path / "config.toml"
     app = make_app(copy_demo(tmp_path), tmp_path, config_path=config)
     async with app.run_test(size=(80, 24)) as pilot:
-        await searched(pilot, app)
+        await settled_search(pilot, app)
         app.search_screen.apply_preset("keyword-heavy")
         assert await wait_for(pilot, lambda: app.search_screen.params.text_weight == 0.8)
         await pilot.press("ctrl+q")
@@ -61,7 +52,7 @@ async def test_quit_again_on_the_question_quits_without_saving(tmp_path):
     config = tmp_path / "config.toml"
     app = make_app(copy_demo(tmp_path), tmp_path, config_path=config)
     async with app.run_test(size=(120, 36)) as pilot:
-        await searched(pilot, app)
+        await settled_search(pilot, app)
         app.search_screen.apply_preset("semantic-heavy")
         assert await wait_for(pilot, lambda: app.search_screen.params.vector_weight == 0.9)
         await pilot.press("ctrl+q")
@@ -107,7 +98,7 @@ async def test_c_under_tmux_says_tmuxs_paste_buffer_and_it_holds_the_snippet(tmp
     monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
-        await searched(pilot, app)
+        await settled_search(pilot, app)
         app.query_one(OptionList).focus()
         await pilot.press("c")
         assert await wait_for(pilot, lambda: any("Snippet copied to tmux's paste buffer" in t for _, t in app.toasts))
@@ -122,7 +113,7 @@ async def test_with_no_clipboard_j_says_so_and_names_a_private_file(tmp_path, mo
     monkeypatch.setenv("TERM", "dumb")
     app = make_app(copy_demo(tmp_path), tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
-        await searched(pilot, app)
+        await settled_search(pilot, app)
         app.query_one(OptionList).focus()
         await pilot.press("j")
         assert await wait_for(pilot, lambda: any("Result as JSON not copied" in t for _, t in app.toasts))

@@ -15,7 +15,7 @@ from openclaw_memtui.tui.screens.suggest import SuggestScreen
 from openclaw_memtui.tui.widgets.metric import MetricBox
 from openclaw_memtui.tui.widgets.result_list import ResultList
 
-from .app_helpers import SeededProvider, copy_demo, make_app, rendered_lines, use_provider, wait_for
+from .app_helpers import SeededProvider, copy_demo, make_app, rendered_lines, settled_search, use_provider, wait_for
 
 DEMO_NOW_MS = 1796040000000.0  # 2026-11-30T12:00Z: the demo's notes are days old
 
@@ -31,13 +31,6 @@ def palette_highlights(app, words: str) -> bool:
         return False
     return words in str(listing.get_option_at_index(listing.highlighted).prompt)
 
-
-async def settled_search(pilot, app, query):
-    assert await wait_for(pilot, lambda: not app.sync_running)
-    app.query_one("#query", Input).value = query
-    app.search_screen.start_search()
-    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
-                          and bool(app.search_screen.results))
 
 
 def row(app, i: int) -> str:

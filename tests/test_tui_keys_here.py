@@ -11,15 +11,7 @@ from textual.widgets._footer import FooterKey, FooterLabel
 from openclaw_memtui.tui.screens.help import HelpScreen
 from openclaw_memtui.tui.widgets.slider import Slider
 
-from .app_helpers import copy_demo, make_app, rendered_lines, wait_for
-
-
-async def searched(pilot, app, query="database migration"):
-    assert await wait_for(pilot, lambda: not app.sync_running)
-    app.query_one("#query", Input).value = query
-    app.search_screen.start_search()
-    assert await wait_for(pilot, lambda: app.search_screen.pool is not None and app.search_screen.pool.query == query
-                          and bool(app.search_screen.results))
+from .app_helpers import copy_demo, make_app, rendered_lines, settled_search, wait_for
 
 
 def footer(app) -> list[tuple[str, str]]:
@@ -29,7 +21,7 @@ def footer(app) -> list[tuple[str, str]]:
 async def test_the_footer_shows_every_key_of_the_focused_list_as_remapped_at_80_columns(tmp_path):
     app = make_app(copy_demo(tmp_path), tmp_path, cfg={"tui": {"keys": {"results.copy_json": "k"}}})
     async with app.run_test(size=(80, 24)) as pilot:
-        await searched(pilot, app)
+        await settled_search(pilot, app)
         app.query_one(OptionList).focus()
         await pilot.pause()
         assert await wait_for(pilot, lambda: ("k", "Copy JSON") in footer(app))
@@ -45,7 +37,7 @@ async def test_the_footer_shows_every_key_of_the_focused_list_as_remapped_at_80_
         assert ("→", "More") in footer(app)
     app = make_app(copy_demo(tmp_path / "wide"), tmp_path / "wide")
     async with app.run_test(size=(120, 36)) as pilot:
-        await searched(pilot, app)
+        await settled_search(pilot, app)
         app.query_one(OptionList).focus()
         assert await wait_for(pilot, lambda: ("j", "Copy JSON") in footer(app) and ("^t", "Tuning") in footer(app))
 
@@ -110,7 +102,7 @@ async def test_suggest_is_a_button_of_the_tuning_panel_and_the_switches_say_on_o
     app = make_app(copy_demo(tmp_path), tmp_path)
     opened = []
     async with app.run_test(size=(120, 36)) as pilot:
-        await searched(pilot, app)
+        await settled_search(pilot, app)
         app.search_screen.judging.action_suggest_settings = lambda: opened.append(1)
         await pilot.press("ctrl+t")
         panel = app.query_one("#tuning")
