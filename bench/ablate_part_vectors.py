@@ -12,6 +12,7 @@ and LoCoMo, and the parts' count and embedding time against the chunks'.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from _common import table, write_json  # noqa: E402
 
 from openclaw_memtui.core.config import index_settings, validate  # noqa: E402
 from openclaw_memtui.engine.index import MemoryIndex  # noqa: E402
+from openclaw_memtui.engine.search.query import STOP_WORDS  # noqa: E402
 from openclaw_memtui.engine.search.rank import Candidate, Pool, SearchParams  # noqa: E402
 from openclaw_memtui.engine.tuning.evaluation import load_queries, score_pool, summarize  # noqa: E402
 
@@ -74,27 +76,51 @@ class Embeds:
         return np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, 512), np.float32)
 
 
-def rescored(pool: Pool, qvec: np.ndarray, parts: dict[str, np.ndarray], how: str) -> Pool:
+def content_form(query: str) -> str:
+    """The query as the vector leg would see it with query-side normalization: Latin stop words and the
+    multi-character CJK ones (什么, 为什么, 多少…) left out, punctuation dropped."""
+    text = query
+    for word in sorted((w for w in STOP_WORDS if not w.isascii() and len(w) > 1), key=len, reverse=True):
+        text = text.replace(word, " ")
+    words = re.findall(r"[\w'-]+", text)
+    kept = " ".join(w for w in words if w.lower() not in STOP_WORDS)
+    return kept or query
+
+
+def rescored(pool: Pool, qvec: np.ndarray, parts: dict[str, np.ndarray], how: str,
+             chunk_vectors: dict[str, np.ndarray] | None = None) -> Pool:
     cands = []
     for c in pool.candidates:
         if c.vector_score is None:
             cands.append(c)
             continue
+        if chunk_vectors is not None:  # the query was re-embedded: the chunk's own cosine with it
+            c = replace(c, vector_score=float(chunk_vectors[c.id] @ qvec))
         p = parts[c.id]
         best = float((p @ qvec).max()) if len(p) else c.vector_score
-        v = {"chunk": c.vector_score, "max": max(c.vector_score, best), "part": best,
-             "mean": (c.vector_score + best) / 2}[how]
+        if how.startswith("derived"):  # the chunk's vector made from its parts' (no chunk embedding at all)
+            centroid = p.mean(axis=0) if len(p) else None
+            own = float(centroid @ qvec / max(1e-9, float(np.linalg.norm(centroid)))) if centroid is not None else c.vector_score
+            v = own if how == "derived" else max(own, best)
+        else:
+            v = {"chunk": c.vector_score, "max": max(c.vector_score, best), "part": best,
+                 "mean": (c.vector_score + best) / 2}[how]
         cands.append(replace(c, vector_score=v))
     return Pool(query=pool.query, candidates=cands, now_ms=pool.now_ms, mode=pool.mode,
                 time_window=pool.time_window, leg_query=pool.leg_query)
 
 
 def variants_for(items: list[tuple[dict[str, Any], Pool]], emb: Embeds, splitters: dict[str, Splitter],
-                 params: SearchParams, qvecs: list[np.ndarray]) -> dict[str, list[tuple[dict[str, Any], dict[str, float]]]]:
+                 params: SearchParams, qvecs: list[np.ndarray],
+                 reembedded: bool = False) -> dict[str, list[tuple[dict[str, Any], dict[str, float]]]]:
     chunks: dict[str, Candidate] = {}
     for _, pool in items:
         for c in pool.candidates:
             chunks.setdefault(c.id, c)
+    chunk_vectors = None
+    if reembedded:
+        ids = list(chunks)
+        chunk_vectors = dict(zip(ids, emb.many([chunks[i].text for i in ids]), strict=True))
     out: dict[str, list[Any]] = {}
     for sname, split in splitters.items():
         before_s, before_n = emb.seconds, emb.count
@@ -102,10 +128,10 @@ def variants_for(items: list[tuple[dict[str, Any], Pool]], emb: Embeds, splitter
         n_parts = sum(len(v) for v in parts.values())
         print(f"  {sname}: {n_parts} parts for {len(chunks)} chunks, {emb.count - before_n} new embedded in "
               f"{emb.seconds - before_s:.1f}s", file=sys.stderr)
-        for how in (("chunk",) if sname == "lines" else ()) + ("max", "part", "mean"):
+        for how in (("chunk",) if sname == "lines" else ()) + ("max", "part", "mean", "derived", "derived, max"):
             scored = []
             for (q, pool), qv in zip(items, qvecs, strict=True):
-                _, m = score_pool(rescored(pool, qv, parts, how), params, q["targets"])
+                _, m = score_pool(rescored(pool, qv, parts, how, chunk_vectors), params, q["targets"])
                 assert m is not None
                 scored.append((q, m))
             out["chunk vector" if how == "chunk" else f"{sname}, {how}"] = scored
@@ -124,6 +150,8 @@ def main() -> int:
     ap.add_argument("--root", type=Path, default=Path("/tmp/locomo-dev"))
     ap.add_argument("--db-dir", type=Path, default=Path("/tmp/memtui-part-vectors"))
     ap.add_argument("--splits", default="lines,runs200,runs400")
+    ap.add_argument("--query-form", default="raw", choices=["raw", "content"],
+                    help="content: the vector leg embeds the query without its stop words (query-side normalization)")
     args = ap.parse_args()
     args.db_dir.mkdir(parents=True, exist_ok=True)
     every = {"lines": lines, "runs200": runs(200), "runs400": runs(400), "runs800": runs(800)}
@@ -133,9 +161,11 @@ def main() -> int:
     ws = xl.build_workspace(args.db_dir, args.seeds, facts)
     queries = xl.all_queries(xl.HERE / "crosslingual.jsonl", ws, facts)
     xl_items = [(q, p[0]) for q, p in zip(queries, xl.pools("use", ws, args.db_dir, queries), strict=True)]
-    xl_q = [emb.provider.embed_query(p.leg_query or p.query) for _, p in xl_items]
+    form = content_form if args.query_form == "content" else (lambda q: q)
+    xl_q = [emb.provider.embed_query(form(p.leg_query or p.query)) for _, p in xl_items]
     print("cross-lingual:", file=sys.stderr)
-    xl_scores = variants_for(xl_items, emb, splitters, SearchParams(), xl_q)
+    reembedded = args.query_form != "raw"
+    xl_scores = variants_for(xl_items, emb, splitters, SearchParams(), xl_q, reembedded)
     loc_items = []
     for conv in sorted(p for p in args.root.iterdir() if (p / "workspace").is_dir()):
         cfg = validate({"chunking": {"tokens": 400, "overlap": 80}})
@@ -147,16 +177,18 @@ def main() -> int:
                           for q in load_queries(conv / "queries.jsonl") if q.get("targets")]
         finally:
             index.close()
-    loc_q = [emb.provider.embed_query(p.leg_query or p.query) for _, p in loc_items]
+    loc_q = [emb.provider.embed_query(form(p.leg_query or p.query)) for _, p in loc_items]
     print("LoCoMo:", file=sys.stderr)
-    loc_scores = variants_for(loc_items, emb, splitters, replace(SearchParams(), min_score=0.0, max_results=10), loc_q)
+    loc_scores = variants_for(loc_items, emb, splitters, replace(SearchParams(), min_score=0.0, max_results=10), loc_q,
+                              reembedded)
     rows = []
     for name, items in xl_scores.items():
         rows.append([name, cell(items, ("en-zh",)), cell(items, ("zh-en",)), cell(items, ("en-zh", "zh-en")),
                      cell(items, ("en-en", "zh-zh")), cell(loc_scores[name])])
     header = ["vector score", "EN→ZH", "ZH→EN", "across", "same language", "LoCoMo dev (depth 10)"]
     print(table(rows, header))
-    print(f"wrote {write_json('ablate_part_vectors', {'header': header, 'rows': rows})}")
+    name = "ablate_part_vectors" + ("" if args.query_form == "raw" else f"_{args.query_form}_query")
+    print(f"wrote {write_json(name, {'query_form': args.query_form, 'header': header, 'rows': rows})}")
     return 0
 
 

@@ -101,3 +101,19 @@ def test_a_chunk_is_as_close_as_its_closest_line_and_the_sync_keeps_the_lines_cu
     assert not lv.has_line_vectors(off.reads().conn, provider.model)
     assert _note_result(off) == pytest.approx(chunk_only, abs=1e-5)
     off.close()
+
+
+def test_memtui_index_says_how_many_line_vectors_it_made(tmp_path, workspace, capsys):
+    from openclaw_memtui.cli.main import main
+
+    (workspace / "memory" / "2026-09-14.md").write_text(NOTE, encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text("[chunking]\nlineVectors = true\n", encoding="utf-8")
+    args = ["index", "--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--config", str(config)]
+    assert main(args) == 0
+    made = int(capsys.readouterr().out.split("line vectors: ", 1)[1].split()[0])
+    assert made >= len(lv.vector_lines(NOTE))
+    assert main([*args, "--json"]) == 0  # nothing changed: none made, and the line is left out
+    assert '"lines_embedded": 0' in capsys.readouterr().out
+    assert main(args) == 0
+    assert "line vectors" not in capsys.readouterr().out
