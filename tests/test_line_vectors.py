@@ -117,3 +117,35 @@ def test_memtui_index_says_how_many_line_vectors_it_made(tmp_path, workspace, ca
     assert '"lines_embedded": 0' in capsys.readouterr().out
     assert main(args) == 0
     assert "line vectors" not in capsys.readouterr().out
+
+
+def test_a_provider_changing_its_vector_size_gets_its_line_vectors_made_again(tmp_path, monkeypatch):
+    from .fake_api import FakeAPI
+    from .helpers import write
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
+    api = FakeAPI("openai")
+    try:
+        ws = tmp_path / "ws"
+        for i in range(3):
+            write(ws / "memory" / f"n{i}.md", f"# note {i}\nmanatees graze at dawn {i}\nthey swim slowly {i}\n")
+        cfg = validate({"chunking": {"lineVectors": True}})
+        settings = index_settings(cfg, ws, tmp_path / "i.sqlite")
+
+        def sizes() -> set[int]:
+            return {n for (n,) in index.reads().conn.execute("SELECT DISTINCT length(embedding) FROM line_vectors")}
+
+        index = MemoryIndex(settings, provider_name="openai", remote={"baseUrl": api.url})
+        assert index.sync().lines_embedded == 9
+        old = sizes()
+        assert old == {2 * 8}  # float16
+        index.close()
+        api.dims = 16  # the same model, a new size
+        write(ws / "memory" / "n9.md", "# new\na note about dugongs\n")
+        index = MemoryIndex(settings, provider_name="openai", remote={"baseUrl": api.url})
+        report = index.sync()
+        assert report.vectors_reset and report.lines_embedded == 11
+        assert sizes() == {2 * 16} != old
+        index.close()
+    finally:
+        api.close()

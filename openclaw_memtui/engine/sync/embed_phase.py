@@ -89,6 +89,8 @@ class EmbeddingPhase(SyncerState):
             if store.vec_dims() is not None:
                 store.drop_vec_table()
             EmbeddingCache(store.conn).drop_other_sizes(self._cache_scope(provider), keep_dims)
+            store.conn.execute("DELETE FROM line_vectors")  # the same model's lines, at the old size: made again
+            store.delete_meta(line_vectors.LINE_VECTORS_KEY)
             store.delete_meta("vectorDims")  # the commit gives a new generation: clear_vectors changed rows
             writer.commit()
         except BaseException:
