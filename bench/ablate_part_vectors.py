@@ -124,11 +124,13 @@ def variants_for(items: list[tuple[dict[str, Any], Pool]], emb: Embeds, splitter
     out: dict[str, list[Any]] = {}
     for sname, split in splitters.items():
         before_s, before_n = emb.seconds, emb.count
-        parts = {cid: emb.many(split(c.text)) for cid, c in chunks.items()}
+        only_notes = sname.startswith("note ")  # transcripts keep their chunk vector alone
+        parts = {cid: emb.many([] if only_notes and c.source != "memory" else split(c.text)) for cid, c in chunks.items()}
         n_parts = sum(len(v) for v in parts.values())
         print(f"  {sname}: {n_parts} parts for {len(chunks)} chunks, {emb.count - before_n} new embedded in "
               f"{emb.seconds - before_s:.1f}s", file=sys.stderr)
-        for how in (("chunk",) if sname == "lines" else ()) + ("max", "part", "mean", "derived", "derived, max"):
+        hows = ("max",) if sname.startswith("note ") else ("max", "part", "mean", "derived", "derived, max")
+        for how in (("chunk",) if sname == "lines" else ()) + hows:
             scored = []
             for (q, pool), qv in zip(items, qvecs, strict=True):
                 _, m = score_pool(rescored(pool, qv, parts, how, chunk_vectors), params, q["targets"])
@@ -154,7 +156,7 @@ def main() -> int:
                     help="content: the vector leg embeds the query without its stop words (query-side normalization)")
     args = ap.parse_args()
     args.db_dir.mkdir(parents=True, exist_ok=True)
-    every = {"lines": lines, "runs200": runs(200), "runs400": runs(400), "runs800": runs(800)}
+    every = {"lines": lines, "note lines": lines, "runs200": runs(200), "runs400": runs(400), "runs800": runs(800)}
     splitters = {k: every[k] for k in args.splits.split(",")}
     emb = Embeds()
     facts = xl.load_facts()
