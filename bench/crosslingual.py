@@ -120,10 +120,13 @@ def all_queries(queries_path: Path, ws: Path, facts: list[dict[str, Any]]) -> li
     return resolve(written + fact_queries(facts), ws)
 
 
-def pools(name: str, ws: Path, db_dir: Path, queries: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+def pools(name: str, ws: Path, db_dir: Path, queries: list[dict[str, Any]],
+          line_vectors: bool = False) -> list[tuple[Any, Any]]:
     """(hybrid pool, keyword-only pool) per query, time words read against NOW_MS as a user's search does."""
     _models.install(name)
-    index = MemoryIndex(index_settings(validate({}), ws, db_dir / f"{name}.sqlite"), provider_name="local")
+    cfg = validate({"chunking": {"lineVectors": line_vectors}})
+    db = db_dir / f"{name}{'-lines' if line_vectors else ''}.sqlite"
+    index = MemoryIndex(index_settings(cfg, ws, db), provider_name="local")
     try:
         index.sync()
         return [(index.retrieve(q["question"], now_ms=NOW_MS),
@@ -158,6 +161,7 @@ def main() -> int:
     ap.add_argument("--queries", type=Path, default=HERE / "crosslingual.jsonl")
     ap.add_argument("--db-dir", type=Path, default=Path("/tmp/memtui-crosslingual"))
     ap.add_argument("--name", default="crosslingual")
+    ap.add_argument("--line-vectors", action="store_true", help="index with chunking.lineVectors on")
     args = ap.parse_args()
     if not sorted(args.seeds.glob("*.zh.txt")):
         raise SystemExit(f"no *.zh.txt seeds in {args.seeds} (pass --seeds)")
@@ -167,7 +171,7 @@ def main() -> int:
     queries = all_queries(args.queries, ws, facts)
     results: dict[str, Any] = {}
     for name in args.models.split(","):
-        pooled = pools(name, ws, args.db_dir, queries)
+        pooled = pools(name, ws, args.db_dir, queries, args.line_vectors)
         results[name] = {variant: score(queries, pooled, params, vectors)
                          for variant, (vectors, params) in VARIANTS.items()}
         print(f"{name}: done", file=sys.stderr)
@@ -177,7 +181,9 @@ def main() -> int:
             for group, row in summary.items():
                 rows.append([name, variant, group, int(row["n"])] + [f"{row[k]:.3f}" for k in SHOWN])
     print(table(rows, ["model", "variant", "queries", "n", *SHOWN]))
-    path = write_json(args.name, {"queries": len(queries), "now": "2026-11-30T12:00:00Z", "results": results})
+    path = write_json(args.name + ("_lines" if args.line_vectors else ""),
+                      {"line_vectors": args.line_vectors, "queries": len(queries), "now": "2026-11-30T12:00:00Z",
+                       "results": results})
     print(f"wrote {path}")
     return 0
 

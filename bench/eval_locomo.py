@@ -55,6 +55,7 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=400)
     ap.add_argument("--overlap", type=int, default=80)
     ap.add_argument("--stemming", default="porter", choices=["porter", "none"])
+    ap.add_argument("--line-vectors", action="store_true", help="index with chunking.lineVectors on")
     args = ap.parse_args()
     root = Path(args.root)
     if args.model:
@@ -64,17 +65,20 @@ def main() -> int:
         args.provider = f"local-{args.model}"  # names the index files and the results file
     scored: dict[str, list] = {name: [] for name in VARIANTS}
     index_seconds = 0.0
+    index_bytes = 0
     chunks = 0
     for conv in sorted(p for p in root.iterdir() if (p / "workspace").is_dir()):
-        cfg = validate({"chunking": {"tokens": args.tokens, "overlap": args.overlap},
+        cfg = validate({"chunking": {"tokens": args.tokens, "overlap": args.overlap, "lineVectors": args.line_vectors},
                         "query": {"keyword": {"stemming": args.stemming}}})
-        db = Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}-{args.stemming}.sqlite"
+        lines = "-lines" if args.line_vectors else ""
+        db = Path(args.db_dir) / f"{conv.name}-{args.provider}-{args.tokens}-{args.stemming}{lines}.sqlite"
         settings = index_settings(cfg, conv / "workspace", db)
         index = MemoryIndex(settings, provider_name="local" if args.model else args.provider)
         t = time.perf_counter()
         index.sync()
         index_seconds += time.perf_counter() - t
         chunks += index.status(check_dirty=False).chunks
+        index_bytes += db.stat().st_size + sum(p.stat().st_size for p in db.parent.glob(db.name + "-wal"))
         for q in load_queries(conv / "queries.jsonl"):
             # time windows off: this measures the search itself (bench/eval_time.py measures windows)
             pools = {"hy": index.retrieve(q["question"], keyword_mode=args.keyword_mode, time_aware=False)}
@@ -93,10 +97,11 @@ def main() -> int:
         for group, row in summary.items():
             rows.append([name, group, int(row["n"])] + [f"{row[k]:.3f}" for k in METRICS])
     print(table(rows, ["variant", "group", "n", *METRICS]))
-    print(f"\nindexing: {index_seconds:.1f}s for {chunks} chunks ({args.provider})")
-    path = write_json(f"eval_locomo_{args.provider}_{args.stemming}",
+    print(f"\nindexing: {index_seconds:.1f}s for {chunks} chunks ({args.provider}), index files {index_bytes / 1e6:.1f} MB")
+    path = write_json(f"eval_locomo_{args.provider}_{args.stemming}{'_lines' if args.line_vectors else ''}",
                       {"provider": args.provider, "keyword_mode": args.keyword_mode, "stemming": args.stemming,
-                                                       "index_seconds": index_seconds, "chunks": chunks, "variants": out})
+                       "index_seconds": index_seconds, "index_bytes": index_bytes, "chunks": chunks,
+                       "line_vectors": args.line_vectors, "variants": out})
     print(f"wrote {path}")
     return 0
 

@@ -49,11 +49,12 @@ def mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
-def locomo_items(root: Path, db_dir: Path) -> list[tuple[str, dict[str, Any], Any]]:
+def locomo_items(root: Path, db_dir: Path, line_vectors: bool = False) -> list[tuple[str, dict[str, Any], Any]]:
     out = []
     for conv in sorted(p for p in root.iterdir() if (p / "workspace").is_dir()):
-        cfg = validate({"chunking": {"tokens": 400, "overlap": 80}})
-        index = MemoryIndex(index_settings(cfg, conv / "workspace", db_dir / f"{conv.name}.sqlite"), provider_name="local")
+        cfg = validate({"chunking": {"tokens": 400, "overlap": 80, "lineVectors": line_vectors}})
+        db = db_dir / f"{conv.name}{'-lines' if line_vectors else ''}.sqlite"
+        index = MemoryIndex(index_settings(cfg, conv / "workspace", db), provider_name="local")
         try:
             index.sync()
             out += [(conv.name, q, index.retrieve(q["question"], time_aware=False))
@@ -68,12 +69,13 @@ def main() -> int:
     ap.add_argument("--root", type=Path, default=Path("/tmp/locomo-dev"))
     ap.add_argument("--db-dir", type=Path, default=Path("/tmp/memtui-fusion-cv"))
     ap.add_argument("--seeds", type=Path, default=xl.HERE.parent.parent.parent / "shared" / "seeds")
+    ap.add_argument("--line-vectors", action="store_true", help="index with chunking.lineVectors on")
     args = ap.parse_args()
     args.db_dir.mkdir(parents=True, exist_ok=True)
     facts = xl.load_facts()
     ws = xl.build_workspace(args.db_dir, args.seeds, facts)
     queries = xl.all_queries(xl.HERE / "crosslingual.jsonl", ws, facts)
-    pools = xl.pools("use", ws, args.db_dir, queries)
+    pools = xl.pools("use", ws, args.db_dir, queries, args.line_vectors)
     topic = {f["fid"]: f["topic"] for f in facts}
     topics = sorted(set(topic.values()))
     halves = (set(topics[0::2]), set(topics[1::2]))
@@ -91,7 +93,7 @@ def main() -> int:
                 held[i] = per_point[best][i]
     across = [i for i, (q, _) in enumerate(fact_items) if q["kind"] in ("en-zh", "zh-en")]
     same = [i for i, (q, _) in enumerate(fact_items) if q["kind"] in ("zh-zh", "en-en")]
-    loc = locomo_items(args.root, args.db_dir / "locomo")
+    loc = locomo_items(args.root, args.db_dir / "locomo", args.line_vectors)
     depth10 = replace(SearchParams(), min_score=0.0, max_results=10)
     loc_points = {pt: ranked(pt, [(q, p) for _, q, p in loc], depth10) for pt in GRID}
     convs = sorted({c for c, _, _ in loc})
@@ -112,7 +114,8 @@ def main() -> int:
             ["LoCoMo dev, shipped point", "—", "—", f"{mean(loc_points[SHIPPED]):.3f}", str(SHIPPED)]]
     header = ["set", "across languages (as shown)", "same language (as shown)", "LoCoMo nDCG@10", "(fullSay, damp, lead)"]
     print(table(rows, header))
-    print(f"wrote {write_json('fusion_cv', {'rows': rows, 'grid': [list(p) for p in GRID]})}")
+    name = "fusion_cv_lines" if args.line_vectors else "fusion_cv"
+    print(f"wrote {write_json(name, {'line_vectors': args.line_vectors, 'rows': rows, 'grid': [list(p) for p in GRID]})}")
     return 0
 
 

@@ -50,7 +50,7 @@ def test_every_key_reaches_its_own_field():
              "remote": {"baseUrl": "http://h", "apiKey": "k", "headers": {"X-A": "b"}, "timeoutSeconds": 7.0,
                         "maxRetries": 5, "concurrency": 3},
              "store": {"path": "/db", "maxFileBytes": 1234, "vector": {"backend": "numpy", "memoryBudgetMB": 77, "exact": True}},
-             "chunking": {"tokens": 300, "overlap": 30},
+             "chunking": {"tokens": 300, "overlap": 30, "lineVectors": True},
              "query": {"maxResults": 9, "minScore": 0.11, "overlapPenalty": 0.22,
                        "keyword": {"orFallback": False, "cjk": "none", "stemming": "none", "lineWeight": 0.33},
                        "time": {"mode": "filter", "boost": 0.44, "floor": 0.55},
@@ -71,7 +71,8 @@ def test_every_key_reaches_its_own_field():
     assert (settings.chunk_tokens, settings.chunk_overlap, settings.max_file_bytes, settings.vector_memory_budget_mb,
             settings.cache_max_entries, settings.watch_debounce_ms, settings.poll_seconds) == (300, 30, 1234, 77, 99, 250, 1.5)
     assert (settings.follow_symlinks, settings.vector_exact, settings.cache_enabled, settings.vector_backend,
-            settings.cjk_segmentation, settings.stemming) == (True, True, False, "numpy", "none", "none")
+            settings.cjk_segmentation, settings.stemming, settings.line_vectors) == (True, True, False, "numpy", "none", "none",
+                                                                     True)
 
 
 def test_an_override_is_a_replace_and_leaves_the_loaded_value_alone():

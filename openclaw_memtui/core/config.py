@@ -67,7 +67,8 @@ DEFAULTS: dict[str, Any] = {
         "vector": {"backend": _INDEX["vector_backend"], "memoryBudgetMB": _INDEX["vector_memory_budget_mb"],
                    "exact": _INDEX["vector_exact"]},
     },
-    "chunking": {"tokens": _INDEX["chunk_tokens"], "overlap": _INDEX["chunk_overlap"]},
+    "chunking": {"tokens": _INDEX["chunk_tokens"], "overlap": _INDEX["chunk_overlap"],
+                 "lineVectors": _INDEX["line_vectors"]},
     "query": {
         "maxResults": _RANK.max_results,
         "minScore": _RANK.min_score,
@@ -258,6 +259,7 @@ def index_settings(config: AppConfig, workspace: Path, db_path: Path | None = No
         follow_symlinks=config.follow_symlinks,
         chunk_tokens=config.chunking.tokens,
         chunk_overlap=config.chunking.overlap,
+        line_vectors=config.chunking.line_vectors,
         max_file_bytes=config.store.max_file_bytes,
         cjk_segmentation=keyword.cjk,
         stemming=keyword.stemming,

@@ -60,6 +60,7 @@ class ChunkingConfig:
 
     tokens: int
     overlap: int
+    line_vectors: bool
 
 
 @dataclass(frozen=True, slots=True)

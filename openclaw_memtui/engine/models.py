@@ -57,6 +57,7 @@ class SyncReport:
     embed_cache_hits: int = 0
     openclaw_cache_reused: int = 0  # vectors taken from the agent's OpenClaw embedding cache (no API call)
     embeddings_fetched: int = 0  # texts sent to the provider
+    lines_embedded: int = 0  # line vectors made (`chunking.lineVectors`)
     full_rebuild: bool = False
     rebuild_reason: str = ""
     cancelled: bool = False

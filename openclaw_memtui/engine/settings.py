@@ -78,6 +78,9 @@ class IndexSettings:
     chunk_tokens: int = 400
     chunk_overlap: int = 80
     max_file_bytes: int = 10 * 1024 * 1024
+    # each line of a chunk embedded too, a chunk scored by its best line's cosine (engine/vectors/line_vectors.py):
+    # off by default, it embeds the text twice and stores ~8 vectors per chunk (docs/ranking.md "Line vectors")
+    line_vectors: bool = False
     cjk_segmentation: CjkSegmentation = "bigram"
     stemming: Stemming = "porter"
     cache_enabled: bool = True

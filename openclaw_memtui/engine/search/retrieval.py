@@ -74,6 +74,8 @@ def retrieve(ctx: RetrievalContext, query: str, pool_size: int = DEFAULT_CANDIDA
     rowids = list(dict.fromkeys([rid for rid, _ in vector_hits] + [h.rowid for h in hits] + dated))
     pool.candidates = candidates(ctx.reads.chunks_by_rowid(rowids), rowids, hits, qvec, lines)
     pool.timings_ms["fetch"] = (time.perf_counter() - t) * 1000
+    if qvec is not None and ctx.provider is not None:
+        pool.candidates = with_line_vectors(ctx, pool, ctx.provider.model, qvec)
     pool.mode = "hybrid" if qvec is not None else "keyword"
     return pool
 
@@ -151,6 +153,23 @@ def date_leg(ctx: RetrievalContext, window: TimeWindow | None, pool_size: int) -
     if window is None:
         return []
     return ctx.reads.rowids_dated_between(window.start_ms, window.end_ms, ctx.sources, pool_size)
+
+
+def with_line_vectors(ctx: RetrievalContext, pool: Pool, model: str, qvec: np.ndarray) -> list[Candidate]:
+    """Each candidate's cosine raised to its best line's where the index holds line vectors
+    (`chunking.lineVectors`): a chunk is as close to the query as its closest line."""
+    from dataclasses import replace
+
+    from ..vectors.line_vectors import best_line_cosines, has_line_vectors
+
+    cands = pool.candidates
+    if not has_line_vectors(ctx.reads.conn, model):
+        return cands
+    t = time.perf_counter()
+    best = best_line_cosines(ctx.reads.conn, model, [c.text for c in cands], qvec)
+    pool.timings_ms["line vectors"] = (time.perf_counter() - t) * 1000
+    return [replace(c, vector_score=max(c.vector_score, b)) if c.vector_score is not None and b is not None else c
+            for c, b in zip(cands, best, strict=True)]
 
 
 def candidates(rows: dict[int, ChunkRow], rowids: list[int], hits: list[KeywordHit],

@@ -120,10 +120,20 @@ CREATE TABLE IF NOT EXISTS chunk_changes (generation INTEGER PRIMARY KEY, previo
 """
 
 
+# Line vectors (`chunking.lineVectors`, engine/vectors/line_vectors.py): one vector per distinct line text and
+# model, so a chunk can be scored by its best line's cosine. Not required: absent or empty, chunks are scored
+# by their own vectors alone. A rowid table: rows of 2 KB vectors in a WITHOUT ROWID b-tree took twice the space.
+LINE_VECTORS_SQL = """
+CREATE TABLE IF NOT EXISTS line_vectors (
+  model TEXT NOT NULL, hash TEXT NOT NULL, embedding BLOB NOT NULL, UNIQUE (model, hash)
+);
+"""
+
+
 def schema_script(tokenize: str) -> str:
     """Every CREATE the schema needs; `tokenize` only matters for newly created FTS tables."""
     return (SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize) + LINES_FTS_SQL.format(tokenize=tokenize) + COUNTS_SQL
-            + CHANGES_SQL)
+            + CHANGES_SQL + LINE_VECTORS_SQL)
 
 
 def quick_check_tables(conn: Any) -> str:

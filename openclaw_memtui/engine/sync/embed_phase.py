@@ -20,7 +20,10 @@ from ..models import SyncProgress, SyncReport
 from ..scrub import scrub
 from ..store import CachedVector, CacheScope, EmbeddingCache, IndexWriter, PendingChunk
 from ..store.reader import IndexReader
+from ..vectors import line_vectors
 from .state import SyncerState
+
+LINE_PASS_CHUNKS = 256  # chunks read per step of the line-vector pass
 
 
 class _VectorSizeChanged(Exception):
@@ -86,6 +89,8 @@ class EmbeddingPhase(SyncerState):
             if store.vec_dims() is not None:
                 store.drop_vec_table()
             EmbeddingCache(store.conn).drop_other_sizes(self._cache_scope(provider), keep_dims)
+            store.conn.execute("DELETE FROM line_vectors")  # the same model's lines, at the old size: made again
+            store.delete_meta(line_vectors.LINE_VECTORS_KEY)
             store.delete_meta("vectorDims")  # the commit gives a new generation: clear_vectors changed rows
             writer.commit()
         except BaseException:
@@ -137,6 +142,67 @@ class EmbeddingPhase(SyncerState):
                 store.set_meta(OPENCLAW_REUSED_META, str(int(store.get_meta(OPENCLAW_REUSED_META) or 0) + reused))
         self.progress(SyncProgress("embed", done, total, "", f"embedded {done}/{total} chunks"
                                    + (f", reused {reused} vectors from OpenClaw's cache" if reused else "")))
+
+    def _embed_lines(self, report: SyncReport) -> None:
+        """Give every line of every embedded chunk a vector (`chunking.lineVectors`), or drop them all when
+        the setting is off. Runs only when chunks changed since the last complete pass (or the model did):
+        it reads every chunk's text. Each embedded batch is committed, so an interrupted pass keeps it."""
+        store, conn = self.store, self.store.conn
+        done_for = store.get_meta(line_vectors.LINE_VECTORS_KEY) or ""
+        writer = IndexWriter(conn)
+        if not self.settings.line_vectors or self.provider is None:
+            if done_for or line_vectors.has_line_vectors(conn, self.model):
+                writer.begin()
+                conn.execute("DELETE FROM line_vectors")
+                store.delete_meta(line_vectors.LINE_VECTORS_KEY)
+                store.bump_generation(set())  # a cached pool scored with line vectors is stale
+                writer.commit()
+            return
+        changed = report.chunks_written or report.chunks_embedded or report.files_removed or report.full_rebuild
+        if report.embed_error or (done_for == self.model and not changed):
+            return
+        provider = self.provider
+        batch = max(1, getattr(provider, "sync_batch_items", 32))
+        seen: set[str] = set()
+        after, wrote = 0, 0
+        try:
+            while rows := conn.execute("SELECT rowid, text FROM chunks WHERE model = ? AND rowid > ? ORDER BY rowid "
+                                       "LIMIT ?", (self.model, after, LINE_PASS_CHUNKS)).fetchall():
+                self._check_cancel()
+                after = rows[-1][0]
+                fresh: dict[str, str] = {}
+                for _, text in rows:
+                    for line in line_vectors.vector_lines(text):
+                        h = line_vectors.line_hash(line)
+                        if h not in seen:
+                            seen.add(h)
+                            fresh[h] = line
+                known = line_vectors.stored_hashes(conn, self.model, list(fresh))
+                todo = [(h, line) for h, line in fresh.items() if h not in known]
+                for i in range(0, len(todo), batch):
+                    self._check_cancel()
+                    part = todo[i:i + batch]
+                    self.progress(SyncProgress("embed", wrote, wrote + len(todo) - i, "",
+                                               f"embedding lines: {wrote} done"))
+                    vectors = provider.embed_batch([line for _, line in part])
+                    if vectors.shape[0] != len(part):
+                        raise EmbeddingError(f"{provider.id} returned {vectors.shape[0]} vectors for {len(part)} texts")
+                    writer.begin()
+                    line_vectors.put(conn, self.model, [(h, v) for (h, _), v in zip(part, vectors, strict=True)])
+                    writer.commit()
+                    wrote += len(part)
+            writer.begin()
+            line_vectors.prune(conn, self.model, seen)
+            store.set_meta(line_vectors.LINE_VECTORS_KEY, self.model)
+            store.bump_generation(set())  # a cached pool scored without these line vectors is stale
+            writer.commit()
+            report.lines_embedded += wrote
+        except EmbeddingError as exc:
+            report.embed_error = scrub(str(exc))
+            store.set_meta("provider_error", report.embed_error)
+        finally:
+            if writer.in_transaction:
+                writer.rollback()
 
     @staticmethod
     def _cache_scope(provider: EmbeddingProvider) -> CacheScope:

@@ -65,6 +65,7 @@ class Syncer(FilePass, EmbeddingPhase):
                     self._index_files(self.store, report, force=False)
             if embed and self.provider is not None:
                 self._embed_missing(report)
+                self._embed_lines(report)
         except SyncCancelled:
             report.cancelled = True
         report.seconds = time.perf_counter() - started

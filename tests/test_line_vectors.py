@@ -1,0 +1,151 @@
+"""Line vectors (`chunking.lineVectors`): each line of a chunk embedded on its own, a chunk's cosine raised to its
+best line's; made, kept current and dropped by the sync; off by default."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from openclaw_memtui.core.config import ConfigError, index_settings, validate
+from openclaw_memtui.engine.index import MemoryIndex
+from openclaw_memtui.engine.search.rank import SearchParams
+from openclaw_memtui.engine.vectors import line_vectors as lv
+
+# a daily note of unrelated bullets, in Chinese; the question is English and about one of them
+NOTE = ("# 2026-09-14\n\n"
+        "- 给狗买了新的胸背带，M 号太小，换成了 L 号。\n"
+        "- 物业说电梯从下周一开始维修，停用三天。\n"
+        "- 倒车雷达坏了，4S店说要换一个探头，四百五十块。\n"
+        "- 新来的实习生小陈负责写接口文档，周五前交初稿。\n")
+QUESTION = "the car's parking sensor is broken"
+SENSOR_LINE = "- 倒车雷达坏了，4S店说要换一个探头，四百五十块。"
+
+
+def test_the_lines_that_get_a_vector():
+    assert lv.vector_lines("# day\n\n  - one  \n\n- two\n") == ["# day", "- one", "- two"]
+    assert lv.vector_lines("only one line\n") == []  # its chunk vector already is its line's
+    assert lv.vector_lines("") == []
+
+
+def test_best_line_cosines_reads_the_best_stored_line_of_each_text(tmp_path):
+    import sqlite3
+
+    from openclaw_memtui.engine.store.schema import LINE_VECTORS_SQL
+
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(LINE_VECTORS_SQL)
+    e = np.eye(3, dtype=np.float32)
+    lv.put(conn, "m", [(lv.line_hash("a"), e[0]), (lv.line_hash("b"), e[1]), (lv.line_hash("c"), 0.5 * e[0])])
+    lv.put(conn, "other", [(lv.line_hash("d"), e[1])])
+    q = np.array([0.2, 0.9, 0.0], dtype=np.float32)
+    got = lv.best_line_cosines(conn, "m", ["a\nb", "a\nc", "d\nx", "b"], q)
+    # best of two lines; the better of a and c; another model's vector is not this one's; one line: none
+    assert got[:2] == pytest.approx([0.9, 0.2], abs=1e-3) and got[2] is None and got[3] is None  # float16
+    assert lv.prune(conn, "m", {lv.line_hash("a")}) == 3  # other's d, and m's b and c no chunk holds
+    assert lv.stored_hashes(conn, "m", [lv.line_hash(x) for x in "abc"]) == {lv.line_hash("a")}
+
+
+def test_the_setting_is_off_by_default_and_checked():
+    assert index_settings(validate({}), __import__("pathlib").Path("/tmp")).line_vectors is False
+    assert validate({"chunking": {"lineVectors": True}}).chunking.line_vectors is True
+    with pytest.raises(ConfigError, match="chunking.lineVectors"):
+        validate({"chunking": {"lineVectors": "yes"}})
+
+
+def _index(tmp_path, ws, on: bool) -> MemoryIndex:
+    cfg = validate({"chunking": {"lineVectors": on}})
+    return MemoryIndex(index_settings(cfg, ws, tmp_path / "index.sqlite"), provider_name="local")
+
+
+def _note_result(index: MemoryIndex) -> float:
+    _, results = index.search(QUESTION, SearchParams(min_score=0.0, max_results=10))
+    hit = next(r for r in results if r.path == "memory/2026-09-14.md")
+    assert hit.vector_score is not None
+    return hit.vector_score
+
+
+def test_a_chunk_is_as_close_as_its_closest_line_and_the_sync_keeps_the_lines_current(tmp_path, workspace):
+    note = workspace / "memory" / "2026-09-14.md"
+    note.write_text(NOTE, encoding="utf-8")
+    off = _index(tmp_path, workspace, on=False)
+    report = off.sync()
+    assert report.lines_embedded == 0
+    chunk_only = _note_result(off)
+    off.close()
+
+    on = _index(tmp_path, workspace, on=True)
+    report = on.sync()
+    provider = on.provider
+    assert provider is not None
+    lines = lv.vector_lines(NOTE)
+    assert report.lines_embedded >= len(lines)  # the demo workspace's notes have lines too
+    q = provider.embed_query(QUESTION)
+    best = max(float(v @ q) for v in provider.embed_batch(lines))
+    assert best == pytest.approx(float(provider.embed_batch([SENSOR_LINE])[0] @ q), abs=1e-5)  # the sensor line
+    assert best > chunk_only + 0.05  # the bullet is much closer to the question than the note's average
+    assert _note_result(on) == pytest.approx(best, abs=2e-3)  # stored as float16
+    assert on.sync().lines_embedded == 0  # nothing changed: nothing embedded again
+
+    # an edit: the new line gets a vector, the one gone loses its own
+    note.write_text(NOTE.replace(SENSOR_LINE, "- 倒车雷达修好了。"), encoding="utf-8")
+    assert on.sync().lines_embedded == 1
+    conn = on.reads().conn
+    assert lv.stored_hashes(conn, provider.model, [lv.line_hash(SENSOR_LINE), lv.line_hash("- 倒车雷达修好了。")]) \
+        == {lv.line_hash("- 倒车雷达修好了。")}
+    on.close()
+
+    # turned off again: the lines are dropped and a chunk scores by its own vector
+    note.write_text(NOTE, encoding="utf-8")
+    off = _index(tmp_path, workspace, on=False)
+    off.sync()
+    assert not lv.has_line_vectors(off.reads().conn, provider.model)
+    assert _note_result(off) == pytest.approx(chunk_only, abs=1e-5)
+    off.close()
+
+
+def test_memtui_index_says_how_many_line_vectors_it_made(tmp_path, workspace, capsys):
+    from openclaw_memtui.cli.main import main
+
+    (workspace / "memory" / "2026-09-14.md").write_text(NOTE, encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text("[chunking]\nlineVectors = true\n", encoding="utf-8")
+    args = ["index", "--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--config", str(config)]
+    assert main(args) == 0
+    made = int(capsys.readouterr().out.split("line vectors: ", 1)[1].split()[0])
+    assert made >= len(lv.vector_lines(NOTE))
+    assert main([*args, "--json"]) == 0  # nothing changed: none made, and the line is left out
+    assert '"lines_embedded": 0' in capsys.readouterr().out
+    assert main(args) == 0
+    assert "line vectors" not in capsys.readouterr().out
+
+
+def test_a_provider_changing_its_vector_size_gets_its_line_vectors_made_again(tmp_path, monkeypatch):
+    from .fake_api import FakeAPI
+    from .helpers import write
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
+    api = FakeAPI("openai")
+    try:
+        ws = tmp_path / "ws"
+        for i in range(3):
+            write(ws / "memory" / f"n{i}.md", f"# note {i}\nmanatees graze at dawn {i}\nthey swim slowly {i}\n")
+        cfg = validate({"chunking": {"lineVectors": True}})
+        settings = index_settings(cfg, ws, tmp_path / "i.sqlite")
+
+        def sizes() -> set[int]:
+            return {n for (n,) in index.reads().conn.execute("SELECT DISTINCT length(embedding) FROM line_vectors")}
+
+        index = MemoryIndex(settings, provider_name="openai", remote={"baseUrl": api.url})
+        assert index.sync().lines_embedded == 9
+        old = sizes()
+        assert old == {2 * 8}  # float16
+        index.close()
+        api.dims = 16  # the same model, a new size
+        write(ws / "memory" / "n9.md", "# new\na note about dugongs\n")
+        index = MemoryIndex(settings, provider_name="openai", remote={"baseUrl": api.url})
+        report = index.sync()
+        assert report.vectors_reset and report.lines_embedded == 11
+        assert sizes() == {2 * 16} != old
+        index.close()
+    finally:
+        api.close()
