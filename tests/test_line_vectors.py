@@ -86,12 +86,17 @@ def test_a_chunk_is_as_close_as_its_closest_line_and_the_sync_keeps_the_lines_cu
     assert _note_result(on) == pytest.approx(best, abs=2e-3)  # stored as float16
     assert on.sync().lines_embedded == 0  # nothing changed: nothing embedded again
 
-    # an edit: the new line gets a vector, the one gone loses its own
+    # an edit: the new line gets a vector, and the note no longer scores by the line gone (looked up by the
+    # chunk's lines as they are now); the line gone keeps its vector until a full pass prunes it
     note.write_text(NOTE.replace(SENSOR_LINE, "- 倒车雷达修好了。"), encoding="utf-8")
     assert on.sync().lines_embedded == 1
-    conn = on.reads().conn
-    assert lv.stored_hashes(conn, provider.model, [lv.line_hash(SENSOR_LINE), lv.line_hash("- 倒车雷达修好了。")]) \
-        == {lv.line_hash("- 倒车雷达修好了。")}
+    both = [lv.line_hash(SENSOR_LINE), lv.line_hash("- 倒车雷达修好了。")]
+    assert lv.stored_hashes(on.reads().conn, provider.model, both) == set(both)
+    edited = NOTE.replace(SENSOR_LINE, "- 倒车雷达修好了。")
+    best_now = max(float(v @ q) for v in provider.embed_batch(lv.vector_lines(edited)))
+    assert _note_result(on) == pytest.approx(best_now, abs=2e-3) and abs(best_now - best) > 2e-3
+    on.sync(force=True)
+    assert lv.stored_hashes(on.reads().conn, provider.model, both) == {lv.line_hash("- 倒车雷达修好了。")}
     on.close()
 
     # turned off again: the lines are dropped and a chunk scores by its own vector
@@ -149,3 +154,44 @@ def test_a_provider_changing_its_vector_size_gets_its_line_vectors_made_again(tm
         index.close()
     finally:
         api.close()
+
+
+def test_after_a_complete_pass_a_sync_reads_only_the_lines_of_the_chunks_it_embedded(tmp_path, workspace, monkeypatch):
+    """An agent's server syncs at every turn: the line pass must not read every chunk of a large index each time."""
+    on = _index(tmp_path, workspace, on=True)
+    on.sync()
+    read: list[str] = []
+    real = lv.vector_lines
+    monkeypatch.setattr(lv, "vector_lines", lambda text: read.append(text) or real(text))
+    (workspace / "memory" / "2026-09-14.md").write_text(NOTE, encoding="utf-8")
+    assert on.sync().lines_embedded == len(lv.vector_lines(NOTE))
+    assert read and all(text in NOTE for text in read)  # the new note's chunks only
+    on.close()
+
+
+def test_lines_a_sync_stopped_before_embedding_are_embedded_by_the_next_one(tmp_path, workspace):
+    """Chunk vectors written, then the line pass failed (or the process ended): the next sync, with nothing
+    changed, still gives those chunks' lines their vectors, and finds that note by its line."""
+    on = _index(tmp_path, workspace, on=True)
+    on.sync()
+    provider = on.provider
+    assert provider is not None
+    note = workspace / "memory" / "2026-09-14.md"
+    note.write_text(NOTE, encoding="utf-8")
+    real_batch = provider.embed_batch
+
+    def chunks_only(texts):
+        if any(text.strip() == SENSOR_LINE for text in texts):  # the line pass's batch
+            from openclaw_memtui.engine.embeddings.base import EmbeddingError
+
+            raise EmbeddingError("the provider went away")
+        return real_batch(texts)
+
+    provider.embed_batch = chunks_only
+    report = on.sync()
+    assert report.embed_error and report.chunks_embedded > 0
+    assert lv.line_hash(SENSOR_LINE) not in lv.stored_hashes(on.reads().conn, provider.model, [lv.line_hash(SENSOR_LINE)])
+    provider.embed_batch = real_batch
+    assert on.sync().lines_embedded >= len(lv.vector_lines(NOTE))  # nothing changed on disk: done all the same
+    assert lv.line_hash(SENSOR_LINE) in lv.stored_hashes(on.reads().conn, provider.model, [lv.line_hash(SENSOR_LINE)])
+    on.close()

@@ -107,6 +107,11 @@ class EmbeddingPhase(SyncerState):
             return
         scope = self._cache_scope(provider)
         reused_before = report.openclaw_cache_reused
+        if self.settings.line_vectors:
+            # marked before any chunk vector is written, cleared by the line pass that gives their lines one:
+            # a sync cut short in between leaves it, and the next line pass then reads every chunk
+            self._lines_left_pending = self._lines_left_pending or bool(store.get_meta(line_vectors.LINES_PENDING_KEY))
+            store.set_meta(line_vectors.LINES_PENDING_KEY, "1")
         self._openclaw_vectors = OpenClawVectors(self.settings.transcripts_db, provider) if self.settings.cache_enabled else None
         batch_size = max(1, getattr(provider, "sync_batch_items", 32))  # one commit per batch: progress survives a crash
         done = 0
@@ -129,6 +134,7 @@ class EmbeddingPhase(SyncerState):
                 writer.commit()
                 done += len(batch)
                 report.chunks_embedded += len(batch)
+                self._embedded_rowids.extend(chunk.rowid for chunk in batch)
             store.set_meta("provider_error", "")
         except EmbeddingError as exc:
             report.embed_error = scrub(str(exc))  # shown by index/status and stored in meta: no key in it
@@ -145,54 +151,51 @@ class EmbeddingPhase(SyncerState):
 
     def _embed_lines(self, report: SyncReport) -> None:
         """Give every line of every embedded chunk a vector (`chunking.lineVectors`), or drop them all when
-        the setting is off. Runs only when chunks changed since the last complete pass (or the model did):
-        it reads every chunk's text. Each embedded batch is committed, so an interrupted pass keeps it."""
+        the setting is off. After a complete pass for this model, only the chunks this sync embedded are
+        read (an agent's server syncs at every turn: reading a large index's every chunk each time would
+        cost seconds); every chunk is read when there was none, after a rebuild, or when an earlier sync
+        stopped between its chunk vectors and their lines. Line vectors no chunk has any more are pruned
+        by those full passes only: until then they cost space, never a score (a line is looked up by its
+        text's hash). Each embedded batch is committed, so an interrupted pass keeps it."""
         store, conn = self.store, self.store.conn
         done_for = store.get_meta(line_vectors.LINE_VECTORS_KEY) or ""
         writer = IndexWriter(conn)
         if not self.settings.line_vectors or self.provider is None:
-            if done_for or line_vectors.has_line_vectors(conn, self.model):
+            if done_for or store.get_meta(line_vectors.LINES_PENDING_KEY) or line_vectors.has_line_vectors(conn, self.model):
                 writer.begin()
                 conn.execute("DELETE FROM line_vectors")
                 store.delete_meta(line_vectors.LINE_VECTORS_KEY)
+                store.delete_meta(line_vectors.LINES_PENDING_KEY)
                 store.bump_generation(set())  # a cached pool scored with line vectors is stale
                 writer.commit()
             return
-        changed = report.chunks_written or report.chunks_embedded or report.files_removed or report.full_rebuild
+        pending = bool(store.get_meta(line_vectors.LINES_PENDING_KEY))
+        changed = report.chunks_written or report.chunks_embedded or report.files_removed or report.full_rebuild or pending
         if report.embed_error or (done_for == self.model and not changed):
             return
-        provider = self.provider
-        batch = max(1, getattr(provider, "sync_batch_items", 32))
+        # pending without a chunk embedded now: an earlier sync's, whose chunks this one cannot name
+        full = (done_for != self.model or report.full_rebuild or self._lines_left_pending
+                or (pending and not self._embedded_rowids))
         seen: set[str] = set()
-        after, wrote = 0, 0
+        wrote = 0
         try:
-            while rows := conn.execute("SELECT rowid, text FROM chunks WHERE model = ? AND rowid > ? ORDER BY rowid "
-                                       "LIMIT ?", (self.model, after, LINE_PASS_CHUNKS)).fetchall():
-                self._check_cancel()
-                after = rows[-1][0]
-                fresh: dict[str, str] = {}
-                for _, text in rows:
-                    for line in line_vectors.vector_lines(text):
-                        h = line_vectors.line_hash(line)
-                        if h not in seen:
-                            seen.add(h)
-                            fresh[h] = line
-                known = line_vectors.stored_hashes(conn, self.model, list(fresh))
-                todo = [(h, line) for h, line in fresh.items() if h not in known]
-                for i in range(0, len(todo), batch):
-                    self._check_cancel()
-                    part = todo[i:i + batch]
-                    self.progress(SyncProgress("embed", wrote, wrote + len(todo) - i, "",
-                                               f"embedding lines: {wrote} done"))
-                    vectors = provider.embed_batch([line for _, line in part])
-                    if vectors.shape[0] != len(part):
-                        raise EmbeddingError(f"{provider.id} returned {vectors.shape[0]} vectors for {len(part)} texts")
-                    writer.begin()
-                    line_vectors.put(conn, self.model, [(h, v) for (h, _), v in zip(part, vectors, strict=True)])
-                    writer.commit()
-                    wrote += len(part)
+            if full:
+                after = 0
+                while rows := conn.execute("SELECT rowid, text FROM chunks WHERE model = ? AND rowid > ? ORDER BY rowid "
+                                           "LIMIT ?", (self.model, after, LINE_PASS_CHUNKS)).fetchall():
+                    after = rows[-1][0]
+                    wrote += self._embed_lines_of([text for _, text in rows], seen, wrote, writer)
+            else:
+                embedded = self._embedded_rowids
+                for i in range(0, len(embedded), LINE_PASS_CHUNKS):
+                    part = embedded[i:i + LINE_PASS_CHUNKS]
+                    rows = conn.execute(f"SELECT text FROM chunks WHERE model = ? AND rowid IN ({','.join('?' * len(part))})",
+                                        (self.model, *part)).fetchall()
+                    wrote += self._embed_lines_of([text for (text,) in rows], seen, wrote, writer)
             writer.begin()
-            line_vectors.prune(conn, self.model, seen)
+            if full:
+                line_vectors.prune(conn, self.model, seen)
+            store.delete_meta(line_vectors.LINES_PENDING_KEY)
             store.set_meta(line_vectors.LINE_VECTORS_KEY, self.model)
             store.bump_generation(set())  # a cached pool scored without these line vectors is stale
             writer.commit()
@@ -203,6 +206,35 @@ class EmbeddingPhase(SyncerState):
         finally:
             if writer.in_transaction:
                 writer.rollback()
+
+    def _embed_lines_of(self, texts: list[str], seen: set[str], wrote: int, writer: IndexWriter) -> int:
+        """Embed the lines of these chunk texts that have no vector yet (`seen`: lines already handled in
+        this pass); returns how many were embedded."""
+        provider = self.provider
+        assert provider is not None
+        conn = self.store.conn
+        self._check_cancel()
+        batch = max(1, getattr(provider, "sync_batch_items", 32))
+        fresh: dict[str, str] = {}
+        for text in texts:
+            for line in line_vectors.vector_lines(text):
+                h = line_vectors.line_hash(line)
+                if h not in seen:
+                    seen.add(h)
+                    fresh[h] = line
+        known = line_vectors.stored_hashes(conn, self.model, list(fresh))
+        todo = [(h, line) for h, line in fresh.items() if h not in known]
+        for i in range(0, len(todo), batch):
+            self._check_cancel()
+            part = todo[i:i + batch]
+            self.progress(SyncProgress("embed", wrote + i, wrote + len(todo), "", f"embedding lines: {wrote + i} done"))
+            vectors = provider.embed_batch([line for _, line in part])
+            if vectors.shape[0] != len(part):
+                raise EmbeddingError(f"{provider.id} returned {vectors.shape[0]} vectors for {len(part)} texts")
+            writer.begin()
+            line_vectors.put(conn, self.model, [(h, v) for (h, _), v in zip(part, vectors, strict=True)])
+            writer.commit()
+        return len(todo)
 
     @staticmethod
     def _cache_scope(provider: EmbeddingProvider) -> CacheScope:

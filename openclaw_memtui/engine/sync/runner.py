@@ -49,6 +49,8 @@ class Syncer(FilePass, EmbeddingPhase):
         self._previous_skips: dict[str, SkippedFile] = {}
         self._read_failures: list[str] = []  # files a read failed for this sync (their rows are kept)
         self._openclaw_vectors: OpenClawVectors | None = None
+        self._embedded_rowids: list[int] = []  # chunks this sync gave a vector: the line pass reads only these
+        self._lines_left_pending = False  # an earlier sync embedded chunks whose lines it did not: read them all
 
     # -- entry point ---------------------------------------------------------------------------
     def run(self, force: bool = False, embed: bool = True) -> SyncReport:

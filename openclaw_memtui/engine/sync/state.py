@@ -38,6 +38,8 @@ class SyncerState:
     _previous_skips: dict[str, SkippedFile]
     _read_failures: list[str]  # files a read failed for this sync (their rows are kept)
     _openclaw_vectors: OpenClawVectors | None
+    _embedded_rowids: list[int]
+    _lines_left_pending: bool
 
     def _check_cancel(self) -> None:
         if self.cancel.is_set():

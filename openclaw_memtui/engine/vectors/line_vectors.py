@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 LINE_VECTORS_KEY = "memtui_line_vectors"  # meta: the model whose line vectors are complete for every chunk
+LINES_PENDING_KEY = "memtui_lines_pending"  # meta: chunk vectors were written whose lines may have none yet
 _IN_BATCH = 500  # hashes per `IN (...)`: well under SQLite's variable limit
 
 
