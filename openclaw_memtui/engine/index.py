@@ -83,7 +83,7 @@ class MemoryIndex:
         from .store.schema import META_KEY
 
         try:
-            meta = json.loads(self.store.get_meta(META_KEY) or "{}")
+            meta = json.loads(self.reads().meta(META_KEY) or "{}")
         except ValueError:
             return "", ""
         return str(meta.get("provider") or ""), str(meta.get("model") or "")
@@ -114,7 +114,7 @@ class MemoryIndex:
         return self.provider_choice.record if self._provider_ready else None
 
     def _stored_fallback(self) -> FallbackRecord | None:
-        return None if self.store.missing else FallbackRecord.from_json(self.store.get_meta("provider_fallback"))
+        return None if self.store.missing else FallbackRecord.from_json(self.reads().meta("provider_fallback"))
 
     def _switch_to_fallback(self, failed: EmbeddingProvider, error: str) -> bool:
         """`failed` could not embed: use the fallback from now on, if one is configured and unused."""
@@ -140,8 +140,8 @@ class MemoryIndex:
         if inode is None and not self.read_only:
             inode = self._recreate_deleted()
         if conn is None or getattr(self._local, "epoch", -1) != self._epoch or getattr(self._local, "inode", None) != inode:
-            if conn is not None:
-                conn.close()
+            # the old connection is dropped, not closed: a reader this thread still holds (a status being
+            # read while a rebuild swapped the file in) finishes on it, and it closes when the last one goes
             conn = self.store.open_reader()
             self._local.conn, self._local.epoch, self._local.inode = conn, self._epoch, inode
         return conn
@@ -307,7 +307,7 @@ class MemoryIndex:
         reads = self.reads()
         dirty = self.check_dirty(dirty_budget_s, hashes=check_hashes) if check_dirty else None
         provider = self.provider
-        dims = self.store.get_meta("vectorDims")
+        dims = reads.meta("vectorDims")
         integrity = self._integrity.report(reads.conn, self.store_generation(), int(dims) if dims else None)
         unembedded = self.unembedded() if provider is not None and not self.store.missing else 0
         return index_status(reads, self.store, self.settings, provider, dirty, unembedded, integrity,

@@ -39,8 +39,11 @@ def index_status(reads: IndexReader, store: Store, settings: IndexSettings, prov
                  dirty: DirtyCheck | None, unembedded: int, integrity: dict[str, Any], provider_error: str,
                  fallback: FallbackRecord | None, watcher: str, notices: list[str]) -> Status:
     """The `Status` of an index from its parts (see `MemoryIndex.status`): `dirty` is the files' check
-    (None: not checked), `unembedded` the chunks waiting for a vector of `provider`'s model."""
-    dims_raw = store.get_meta("vectorDims")
+    (None: not checked), `unembedded` the chunks waiting for a vector of `provider`'s model. Everything is
+    read through `reads` (the calling thread's own connection): the store's connection is the sync's, which
+    a rebuild closes and reopens on its thread, and a read through it from another thread at that moment
+    crashed the process (a segmentation fault in SQLite)."""
+    dims_raw = reads.meta("vectorDims")
     # a vector of another size than the index's is not usable: it does not count as embedded
     vec_bytes = 4 * int(dims_raw) if dims_raw else 0
     sources: dict[str, dict[str, int]] = {}
@@ -51,7 +54,7 @@ def index_status(reads: IndexReader, store: Store, settings: IndexSettings, prov
         entry["chunks"], entry["embedded"] = counts.chunks, counts.embedded
     dates = reads.chunk_dates()
     skipped = [row._asdict() for row in reads.skipped()]
-    stored_error = store.get_meta("provider_error") or ""
+    stored_error = reads.meta("provider_error") or ""
     # one meaning of dirty everywhere: files changed since the last sync, or chunks still waiting for a
     # vector of this model (a cancelled sync, a model change); `dirty_check` keeps what the files said
     files_dirty = dirty.dirty if dirty is not None else False
@@ -73,7 +76,7 @@ def index_status(reads: IndexReader, store: Store, settings: IndexSettings, prov
         sources=sources,
         dirty=True if unembedded else files_dirty,
         dirty_check=dirty.to_dict() if dirty is not None else {},
-        last_sync=store.get_meta("last_sync"),
+        last_sync=reads.meta("last_sync"),
         skipped=skipped,
         chunk_dates=dates,
         provider_error=scrub(provider_error or stored_error),  # an index written before scrubbing may hold a key
@@ -81,6 +84,6 @@ def index_status(reads: IndexReader, store: Store, settings: IndexSettings, prov
         watcher=watcher,
         notices=list(notices),
         integrity=integrity,
-        openclaw_cache_reused=int(store.get_meta(OPENCLAW_REUSED_META) or 0),
+        openclaw_cache_reused=int(reads.meta(OPENCLAW_REUSED_META) or 0),
         unembedded=unembedded,
     )
