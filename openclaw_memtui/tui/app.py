@@ -43,6 +43,7 @@ from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
 from .messages import FilesChanged, IndexChecked, SyncFinished, SyncProgressed
 from .quit import DaemonThreads
+from .screens.agent_picker import AgentPickerScreen
 from .screens.agent_searches import AgentSearchesScreen
 from .screens.confirm_quit import ConfirmQuitScreen, quit_needs_asking
 from .screens.file_view import FileScreen
@@ -79,6 +80,8 @@ class MemtuiApp(App[None]):
         Binding("ctrl+r", "sync", "Sync", id="sync"),
         Binding("ctrl+g", "cancel_sync", "Cancel", id="cancel_sync"),  # in the footer only while a sync runs
         Binding("f2", "sync_screen", "Status", id="sync_screen"),
+        # k9s's ":": another agent's memory; priority, and only where nothing is being typed (as "?")
+        Binding("colon", "switch_agent('key')", "Switch agent", show=False, priority=True, id="switch_agent"),
         # the search screen's settings, exported from any screen; priority: the query input binds ctrl+e (end of line)
         # and would swallow it
         Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
@@ -115,6 +118,7 @@ class MemtuiApp(App[None]):
         # the default screen, made now so what tests and scripts set before the app runs reaches it
         self.search_screen = MainScreen(self.default_params, judgements, self.default_params)
         self.crash_report = ""  # what stderr says after an unexpected error ended the app (_fatal_error)
+        self.switch_to: str | None = None  # the agent picked in Switch agent: the app ends and launch.py opens it
         self.syncs = SyncControl(self)  # the launch check, syncs, their progress and the watcher
         keys = cfg.tui.keys
         self._key_errors: list[str] = []
@@ -251,7 +255,7 @@ class MemtuiApp(App[None]):
         search screen's keys answer on its widgets too, so each of its widgets is checked with them."""
         home = list(MainScreen.BINDINGS)
         return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen,
-                                                ConfirmQuitScreen)] + [home + list(cls.BINDINGS) for cls in
+                                                ConfirmQuitScreen, AgentPickerScreen)] + [home + list(cls.BINDINGS) for cls in
                                                                        (ResultList, Slider, HistoryInput)]
 
     def _binding_ids(self) -> set[str]:
@@ -353,6 +357,35 @@ class MemtuiApp(App[None]):
         else:
             open_help(self)
 
+    def action_switch_agent(self, how: str = "") -> None:
+        """Switch agent: pick another OpenClaw agent; its index and settings then open in this app's place."""
+        focused = self.focused
+        if how == "key" and isinstance(focused, Input) and (focused.id != "query" or focused.value):
+            raise SkipAction()  # ":" goes on to the text box
+        if any(isinstance(s, AgentPickerScreen) for s in self.screen_stack):
+            return
+        self.push_screen(AgentPickerScreen(self.agent.id if self.agent is not None else None), self._agent_picked)
+
+    def _agent_picked(self, agent_id: str | None) -> None:
+        if agent_id is None:
+            return
+        if self.agent is not None and agent_id == self.agent.id:
+            self.notify(f"Agent {safe(agent_id, one_line=True)} is open already", markup=False, timeout=3)
+            return
+        if self.sync_state.running:  # its writes would go on under a closed index
+            self.notify(f"A sync is running: wait for it, or cancel it ({self.key_for('cancel_sync')}), then switch",
+                        severity="warning", markup=False, timeout=6)
+            return
+        from .screens.confirm_quit import unsaved_changes
+
+        search = self.search_screen
+        if unsaved_changes(search.judging.saved_params, search.params):  # switching would drop them
+            self.notify("Ranking settings applied but not saved: save them (palette: Save settings) or Reset them, "
+                        "then switch", severity="warning", markup=False, timeout=8)
+            return
+        self.switch_to = agent_id
+        self.exit()
+
     def action_sync_screen(self) -> None:
         """Open the status screen at once; it reads its counts in a worker as it mounts (~25 ms at 1M
         chunks), so the read and the screen's compose overlap instead of running one after the other."""
@@ -376,6 +409,8 @@ class MemtuiApp(App[None]):
                             self.action_cancel_sync)
         yield SystemCommand("Sync status", keyed("Index, provider, watcher and skipped files", "sync_screen"),
                             self.action_sync_screen)
+        yield SystemCommand("Switch agent", keyed("Open another OpenClaw agent's memory, as `memtui agents` lists them",
+                                                  "switch_agent"), self.action_switch_agent)
         yield from self.search_screen.system_commands()  # presets, settings, agent searches, copy
 
     def keyed_help(self, text: str, binding_id: str) -> str:
