@@ -111,3 +111,28 @@ def test_the_launcher_opens_the_picked_agent_and_falls_back_to_the_open_one_when
     assert not opened[1][2] and any("Agent ghost not opened" in n for n in opened[2][2])
     assert launch.switched(SessionOptions(agent="main", provider="none", db="x.sqlite", workspace="w"), "research") == \
         SessionOptions(agent="research", provider="none")
+
+
+async def test_a_connect_in_another_terminal_shows_in_the_header_and_the_open_status_screen(oc, tmp_path, capsys):
+    """After `memtui connect` the status screen (F2) kept saying OpenClaw's memory-core answers until a restart:
+    the app stats OpenClaw's config every few seconds and reads the agent again when it changed."""
+    from openclaw_memtui.cli.main import main as memtui_main
+
+    from .app_helpers import open_status_screen, status_screen_text
+
+    session = open_session(SessionOptions(agent="main", provider="none"), load_config(None))
+    app = MemtuiApp.from_session(session, watch=False)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            assert await wait_for(pilot, lambda: not app.sync_running)
+            before = await open_status_screen(pilot, app)
+            assert "builtin memory-core answers" in before and "connected" not in app.sub_title
+            assert memtui_main(["connect", "--agent", "main", "--no-index", "--no-validate"]) == 0  # "another terminal"
+            assert await wait_for(pilot, lambda: "answers from memtui" in status_screen_text(app))
+            assert "[connected to OpenClaw]" in app.sub_title and app.agent.connected
+            await pilot.press("escape")
+            assert memtui_main(["disconnect", "--agent", "main", "--no-validate"]) == 0
+            assert await wait_for(pilot, lambda: "connected" not in app.sub_title)
+            assert not app.agent.connected
+    finally:
+        session.close()

@@ -41,7 +41,7 @@ from .clipboard import copy_and_tell
 from .editor import run_suspended
 from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
-from .messages import FilesChanged, IndexChecked, SyncFinished, SyncProgressed
+from .messages import AgentReread, FilesChanged, IndexChecked, SyncFinished, SyncProgressed
 from .quit import DaemonThreads
 from .screens.agent_picker import AgentPickerScreen
 from .screens.agent_searches import AgentSearchesScreen
@@ -68,6 +68,22 @@ if TYPE_CHECKING:
     from ..interop.agents import Agent
 
 __all__ = ["VECTORS_FOLLOW", "MemtuiApp"]
+
+OPENCLAW_CONFIG_CHECK_S = 2.0  # how often OpenClaw's config is stat-ed for a change made outside the app
+
+
+def openclaw_config_stamp() -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of OpenClaw's config, None when there is none: what changes when it is rewritten."""
+    import os
+
+    from ..interop.agents import config_path
+
+    path = config_path()
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
 
 
 class MemtuiApp(App[None]):
@@ -198,6 +214,9 @@ class MemtuiApp(App[None]):
             self.notify(safe(notice, False), severity="warning", markup=False, timeout=10)
         if self.enable_watch:
             self.syncs.start_watcher()
+        if self.agent is not None:  # `memtui connect` in another terminal, memory search turned off: said here too
+            self._openclaw_stamp = openclaw_config_stamp()
+            self.set_interval(OPENCLAW_CONFIG_CHECK_S, self._check_openclaw_config)
         # the search screen, once composed, focuses the query and starts the launch check (search_screen.py)
 
     @work(thread=True, exclusive=True, group="model", exit_on_error=False)
@@ -206,6 +225,33 @@ class MemtuiApp(App[None]):
         results do not wait at all). Not at a lower priority: on a busy machine the OS left such a thread
         holding the GIL unscheduled, and the event loop and the search waited behind it."""
         self.index.warm_up_model()
+
+    # -- OpenClaw's config, read again when it changes ---------------------------------------------------
+    def _check_openclaw_config(self) -> None:
+        """A stat of OpenClaw's config every few seconds (microseconds); the agent is read again, in a worker,
+        only when the file changed."""
+        stamp = openclaw_config_stamp()
+        if stamp != self._openclaw_stamp:
+            self._openclaw_stamp = stamp
+            self._reread_agent()
+
+    @work(thread=True, exclusive=True, group="agent", exit_on_error=False)
+    def _reread_agent(self) -> None:
+        from ..interop.agents import reread_agent
+
+        if self.agent is not None:
+            self.post_message(AgentReread(reread_agent(self.agent)))
+
+    def on_agent_reread(self, message: AgentReread) -> None:
+        """The agent as OpenClaw's config says it now: the header says it, and an open status screen reads again."""
+        if message.agent == self.agent:
+            return
+        self.agent = message.agent
+        self._show_workspace(self.size.width)  # "[connected to OpenClaw]", "[OpenClaw memory search off]"
+        for screen in self.screen_stack:
+            if isinstance(screen, SyncScreen) and screen.agent != message.agent:
+                screen.agent = message.agent
+                screen.load_status()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.refresh_working()
