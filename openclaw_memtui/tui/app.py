@@ -135,6 +135,7 @@ class MemtuiApp(App[None]):
         self.search_screen = MainScreen(self.default_params, judgements, self.default_params)
         self.crash_report = ""  # what stderr says after an unexpected error ended the app (_fatal_error)
         self.switch_to: str | None = None  # the agent picked in Switch agent: the app ends and launch.py opens it
+        self._openclaw_stamp: tuple[int, int, int] | None = None  # OpenClaw's config as last seen (with an agent)
         self.syncs = SyncControl(self)  # the launch check, syncs, their progress and the watcher
         keys = cfg.tui.keys
         self._key_errors: list[str] = []
