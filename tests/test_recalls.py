@@ -303,6 +303,39 @@ async def test_agent_searches_screen_runs_a_query_with_openclaws_hits_marked_and
     app.index.close()
 
 
+async def test_agent_searches_name_the_conversation_a_search_was_asked_in_by_its_first_user_line(oc, tmp_path):
+    """A search the agent ran inside a conversation said nothing of which one; its session is a UUID. The row
+    names it as the result list names transcripts: by the conversation's first user line."""
+    from openclaw_memtui.cli.parser import build_parser, load_cfg
+    from openclaw_memtui.core.session import SessionOptions, open_session
+    from openclaw_memtui.engine.search.titles import session_title
+    from openclaw_memtui.tui.screens.agent_searches import AgentSearchesScreen
+
+    from .app_helpers import RecordingApp, wait_for
+
+    args = build_parser().parse_args(["search", "x", "--agent", "main", "--provider", "none",
+                                      "--db", str(tmp_path / "app.sqlite")])
+    session = open_session(SessionOptions.from_args(args), load_cfg(args))
+    app = RecordingApp.from_session(session, watch=False)
+    async with app.run_test(size=(160, 36)) as pilot:
+        assert await wait_for(pilot, lambda: not app.sync_running and app.search_screen.recalls.titles)
+        asked = {e.session for r in app.search_screen.recalls.recall_set.recalls for e in r.events if e.session}
+        assert asked and set(app.search_screen.recalls.titles) <= asked
+        session_id, title = next(iter(app.search_screen.recalls.titles.items()))
+        first = app.index.reads().first_chunk_texts([f"sessions/main/{session_id}.jsonl"])
+        assert title == session_title(next(iter(first.values())))  # the first user line, as the result list has it
+        await pilot.press("ctrl+o")
+        assert isinstance(app.screen, AgentSearchesScreen)
+        listing = app.screen.query_one("#searches")
+        rows = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        by_session = [r for r in app.screen.found.recalls if r.events[0].session == session_id]
+        assert by_session and all(f"asked in “{title}”" in rows[app.screen.found.recalls.index(r)] for r in by_session)
+        assert not any(session_id in row for row in rows)
+        others = [n for n, r in enumerate(app.screen.found.recalls) if not r.events[0].session]
+        assert all("asked in" not in rows[n] for n in others)  # OpenClaw's own records name no conversation
+    session.close()
+
+
 async def test_a_hit_only_openclaw_returned_is_listed_to_judge_and_the_preset_says_what_it_approximates(oc, tmp_path):
     from openclaw_memtui.engine.textutil import sha256_hex
 

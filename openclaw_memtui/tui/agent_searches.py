@@ -10,7 +10,7 @@ result list its ◆ marks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -24,6 +24,7 @@ from ..render import safe
 from .screens.agent_searches import OPENCLAW_GLYPH, AgentSearchesScreen
 
 if TYPE_CHECKING:
+    from ..engine.index import MemoryIndex
     from ..engine.search.rank import SearchParams
     from .search_screen import MainScreen
     from .state import RankedResults
@@ -37,6 +38,16 @@ class RecallsLoaded(Message):
     chunks: dict[Place, ChunkRow]
     no_judgements: bool
     error: str = ""
+    titles: dict[str, str] = field(default_factory=dict)  # session id → its first user line (who asked)
+
+
+def asked_in(found: RecallSet, index: MemoryIndex) -> dict[str, str]:
+    """Session id → the first user line of the conversation each search was asked in (a transcript's
+    memory_search call), as the result list names transcripts; ids whose transcript has no title are left out."""
+    prefix = index.settings.sessions_prefix
+    sessions = {e.session for r in found.recalls for e in r.events if e.session}
+    paths = {f"{prefix}/{session}.jsonl": session for session in sessions}
+    return {paths[path]: title for path, title in index.session_titles(sorted(paths)).items() if path in paths}
 
 
 class AgentSearches:
@@ -45,6 +56,7 @@ class AgentSearches:
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
         self.recall_set: RecallSet | None = None
+        self.titles: dict[str, str] = {}  # session id → its first user line: the conversation a search was asked in
         self._by_question: dict[str, Recall] = {}
         self._chunks: dict[Place, ChunkRow] = {}
         self._hinted = False  # the first-run hint: once per app
@@ -63,11 +75,13 @@ class AgentSearches:
             found = gated(agent_searches(app.agent, app.index.settings.workspace, openclaw_state_dir()), app.gate)
             places = {(h.path, h.start_line, h.end_line) for r in found.recalls for h in r.hits if not h.outside}
             chunks = app.index.chunks_at(sorted(places))
+            titles = asked_in(found, app.index)
             loaded = self.screen.judging.judgement_store.load()
         except Exception as exc:  # an unreadable OpenClaw state: said once, the app works without it
             self.screen.post_message(RecallsLoaded(None, {}, False, describe(exc)))
             return
-        self.screen.post_message(RecallsLoaded(found, chunks, all(j.is_empty() for j in loaded.judgements)))
+        self.screen.post_message(RecallsLoaded(found, chunks, all(j.is_empty() for j in loaded.judgements),
+                                               titles=titles))
 
     def loaded(self, message: RecallsLoaded) -> None:
         screen = self.screen
@@ -76,11 +90,12 @@ class AgentSearches:
                           markup=False, timeout=8)
             return
         self.recall_set = message.found
+        self.titles = message.titles
         self._by_question = message.found.by_question() if message.found is not None else {}
         self._chunks = message.chunks
         for shown in screen.app.screen_stack:
             if isinstance(shown, AgentSearchesScreen):
-                shown.show(message.found)
+                shown.show(message.found, self.titles)
         found = message.found
         if found is not None and found.recalls and message.no_judgements and not self._hinted:
             self._hinted = True
@@ -153,5 +168,5 @@ class AgentSearches:
         if any(isinstance(s, AgentSearchesScreen) for s in app.screen_stack):
             return
         keys = f"{app.key_for('results.mark_relevant')} / {app.key_for('results.mark_not_relevant')}"
-        app.push_screen(AgentSearchesScreen(app.agent.id, self.recall_set, keys), screen.search_for)
+        app.push_screen(AgentSearchesScreen(app.agent.id, self.recall_set, keys, self.titles), screen.search_for)
         self.load()  # searches the agent ran since the app started

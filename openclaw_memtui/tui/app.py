@@ -41,8 +41,9 @@ from .clipboard import copy_and_tell
 from .editor import run_suspended
 from .header import workspace_subtitle
 from .keys import checked_keymap, key_for
-from .messages import FilesChanged, IndexChecked, SyncFinished, SyncProgressed
+from .messages import AgentReread, FilesChanged, IndexChecked, SyncFinished, SyncProgressed
 from .quit import DaemonThreads
+from .screens.agent_picker import AgentPickerScreen
 from .screens.agent_searches import AgentSearchesScreen
 from .screens.confirm_quit import ConfirmQuitScreen, quit_needs_asking
 from .screens.file_view import FileScreen
@@ -68,6 +69,22 @@ if TYPE_CHECKING:
 
 __all__ = ["VECTORS_FOLLOW", "MemtuiApp"]
 
+OPENCLAW_CONFIG_CHECK_S = 2.0  # how often OpenClaw's config is stat-ed for a change made outside the app
+
+
+def openclaw_config_stamp() -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of OpenClaw's config, None when there is none: what changes when it is rewritten."""
+    import os
+
+    from ..interop.agents import config_path
+
+    path = config_path()
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
+
 
 class MemtuiApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
@@ -79,6 +96,8 @@ class MemtuiApp(App[None]):
         Binding("ctrl+r", "sync", "Sync", id="sync"),
         Binding("ctrl+g", "cancel_sync", "Cancel", id="cancel_sync"),  # in the footer only while a sync runs
         Binding("f2", "sync_screen", "Status", id="sync_screen"),
+        # k9s's ":": another agent's memory; priority, and only where nothing is being typed (as "?")
+        Binding("colon", "switch_agent('key')", "Switch agent", show=False, priority=True, id="switch_agent"),
         # the search screen's settings, exported from any screen; priority: the query input binds ctrl+e (end of line)
         # and would swallow it
         Binding("ctrl+e", "export_settings", "Export settings", show=False, priority=True, id="export_settings"),
@@ -115,6 +134,8 @@ class MemtuiApp(App[None]):
         # the default screen, made now so what tests and scripts set before the app runs reaches it
         self.search_screen = MainScreen(self.default_params, judgements, self.default_params)
         self.crash_report = ""  # what stderr says after an unexpected error ended the app (_fatal_error)
+        self.switch_to: str | None = None  # the agent picked in Switch agent: the app ends and launch.py opens it
+        self._openclaw_stamp: tuple[int, int, int] | None = None  # OpenClaw's config as last seen (with an agent)
         self.syncs = SyncControl(self)  # the launch check, syncs, their progress and the watcher
         keys = cfg.tui.keys
         self._key_errors: list[str] = []
@@ -194,6 +215,9 @@ class MemtuiApp(App[None]):
             self.notify(safe(notice, False), severity="warning", markup=False, timeout=10)
         if self.enable_watch:
             self.syncs.start_watcher()
+        if self.agent is not None:  # `memtui connect` in another terminal, memory search turned off: said here too
+            self._openclaw_stamp = openclaw_config_stamp()
+            self.set_interval(OPENCLAW_CONFIG_CHECK_S, self._check_openclaw_config)
         # the search screen, once composed, focuses the query and starts the launch check (search_screen.py)
 
     @work(thread=True, exclusive=True, group="model", exit_on_error=False)
@@ -202,6 +226,33 @@ class MemtuiApp(App[None]):
         results do not wait at all). Not at a lower priority: on a busy machine the OS left such a thread
         holding the GIL unscheduled, and the event loop and the search waited behind it."""
         self.index.warm_up_model()
+
+    # -- OpenClaw's config, read again when it changes ---------------------------------------------------
+    def _check_openclaw_config(self) -> None:
+        """A stat of OpenClaw's config every few seconds (microseconds); the agent is read again, in a worker,
+        only when the file changed."""
+        stamp = openclaw_config_stamp()
+        if stamp != self._openclaw_stamp:
+            self._openclaw_stamp = stamp
+            self._reread_agent()
+
+    @work(thread=True, exclusive=True, group="agent", exit_on_error=False)
+    def _reread_agent(self) -> None:
+        from ..interop.agents import reread_agent
+
+        if self.agent is not None:
+            self.post_message(AgentReread(reread_agent(self.agent)))
+
+    def on_agent_reread(self, message: AgentReread) -> None:
+        """The agent as OpenClaw's config says it now: the header says it, and an open status screen reads again."""
+        if message.agent == self.agent:
+            return
+        self.agent = message.agent
+        self._show_workspace(self.size.width)  # "[connected to OpenClaw]", "[OpenClaw memory search off]"
+        for screen in self.screen_stack:
+            if isinstance(screen, SyncScreen) and screen.agent != message.agent:
+                screen.agent = message.agent
+                screen.load_status()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.refresh_working()
@@ -251,7 +302,7 @@ class MemtuiApp(App[None]):
         search screen's keys answer on its widgets too, so each of its widgets is checked with them."""
         home = list(MainScreen.BINDINGS)
         return [list(cls.BINDINGS) for cls in (SyncScreen, FileScreen, HelpScreen, SuggestScreen, AgentSearchesScreen,
-                                                ConfirmQuitScreen)] + [home + list(cls.BINDINGS) for cls in
+                                                ConfirmQuitScreen, AgentPickerScreen)] + [home + list(cls.BINDINGS) for cls in
                                                                        (ResultList, Slider, HistoryInput)]
 
     def _binding_ids(self) -> set[str]:
@@ -353,6 +404,35 @@ class MemtuiApp(App[None]):
         else:
             open_help(self)
 
+    def action_switch_agent(self, how: str = "") -> None:
+        """Switch agent: pick another OpenClaw agent; its index and settings then open in this app's place."""
+        focused = self.focused
+        if how == "key" and isinstance(focused, Input) and (focused.id != "query" or focused.value):
+            raise SkipAction()  # ":" goes on to the text box
+        if any(isinstance(s, AgentPickerScreen) for s in self.screen_stack):
+            return
+        self.push_screen(AgentPickerScreen(self.agent.id if self.agent is not None else None), self._agent_picked)
+
+    def _agent_picked(self, agent_id: str | None) -> None:
+        if agent_id is None:
+            return
+        if self.agent is not None and agent_id == self.agent.id:
+            self.notify(f"Agent {safe(agent_id, one_line=True)} is open already", markup=False, timeout=3)
+            return
+        if self.sync_state.running:  # its writes would go on under a closed index
+            self.notify(f"A sync is running: wait for it, or cancel it ({self.key_for('cancel_sync')}), then switch",
+                        severity="warning", markup=False, timeout=6)
+            return
+        from .screens.confirm_quit import unsaved_changes
+
+        search = self.search_screen
+        if unsaved_changes(search.judging.saved_params, search.params):  # switching would drop them
+            self.notify("Ranking settings applied but not saved: save them (palette: Save settings) or Reset them, "
+                        "then switch", severity="warning", markup=False, timeout=8)
+            return
+        self.switch_to = agent_id
+        self.exit()
+
     def action_sync_screen(self) -> None:
         """Open the status screen at once; it reads its counts in a worker as it mounts (~25 ms at 1M
         chunks), so the read and the screen's compose overlap instead of running one after the other."""
@@ -376,6 +456,8 @@ class MemtuiApp(App[None]):
                             self.action_cancel_sync)
         yield SystemCommand("Sync status", keyed("Index, provider, watcher and skipped files", "sync_screen"),
                             self.action_sync_screen)
+        yield SystemCommand("Switch agent", keyed("Open another OpenClaw agent's memory, as `memtui agents` lists them",
+                                                  "switch_agent"), self.action_switch_agent)
         yield from self.search_screen.system_commands()  # presets, settings, agent searches, copy
 
     def keyed_help(self, text: str, binding_id: str) -> str:

@@ -8,7 +8,7 @@ them never queues up behind a key press.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 from textual.message import Message
@@ -18,8 +18,11 @@ from ..engine.search.browse import BrowseEntry
 from ..engine.search.rank import Pool, Result
 from ..engine.tuning.judgements import Loaded
 from ..engine.tuning.tuner import JudgedSet, NeedMore, Suggestion
-from .screens.file_view import FileBody
 from .state import MetricView
+
+if TYPE_CHECKING:  # annotations only: the screens import these messages
+    from ..interop.agents import Agent
+    from .screens.file_view import FileBody
 
 
 @dataclass
@@ -123,3 +126,11 @@ class BrowseLoaded(Message):
     offset: int
     entries: list[BrowseEntry]
     error: str = ""
+
+
+@dataclass
+class AgentReread(Message):
+    """The OpenClaw agent as its config describes it now (read again after the config changed, or with the
+    status screen's read): connected to memtui, or its memory search turned off, since the app started."""
+
+    agent: Agent

@@ -1,6 +1,6 @@
 """Agent searches: the queries the OpenClaw agent itself ran, newest first; Enter runs one on the main screen.
 
-The app reads the searches in a worker (`interop.recalls`) and hands this screen the answer; picking a
+The search screen reads the searches in a worker (`interop.recalls`) and hands this screen the answer; picking a
 query dismisses the screen with its text, and the app searches it with OpenClaw's own hits marked.
 """
 
@@ -30,8 +30,9 @@ def when(ms: float) -> str:
         return "unknown time"
 
 
-def recall_row(recall: Recall, width: int) -> Text:
-    """Two lines: the query; how often, when, how many hits OpenClaw returned."""
+def recall_row(recall: Recall, width: int, titles: dict[str, str] | None = None) -> Text:
+    """Two lines: the query; how often, when, how many hits OpenClaw returned. A third names the conversation
+    it was asked in by its first user line (`titles`: session id → title), not by its session's UUID."""
     head = Text(cut_middle(safe(recall.query, one_line=True), max(10, width)), style="bold")
     times = f"{len(recall.events)}× · last {when(recall.last_ms)}" if len(recall.events) > 1 else when(recall.last_ms)
     inside = [h for h in recall.hits if not h.outside]
@@ -44,7 +45,13 @@ def recall_row(recall: Recall, width: int) -> Text:
                 + (f" ({len(recall.hits) - len(inside)} outside the workspace)" if len(inside) < len(recall.hits) else ""),
                 style="dim")
     tail.truncate(width, overflow="ellipsis")
-    return Text("\n").join([head, tail])
+    session = recall.events[0].session if recall.events else ""
+    title = (titles or {}).get(session, "")
+    if not title:
+        return Text("\n").join([head, tail])
+    asked = Text(f"    asked in “{safe(title, one_line=True)}”", style="dim")  # a third line: the title reads whole
+    asked.truncate(width, overflow="ellipsis")
+    return Text("\n").join([head, tail, asked])
 
 
 class AgentSearchesScreen(ModalScreen[str | None]):
@@ -59,11 +66,13 @@ class AgentSearchesScreen(ModalScreen[str | None]):
     AgentSearchesScreen OptionList { height: 1fr; }
     """
 
-    def __init__(self, agent_id: str, found: RecallSet | None, judge_keys: str = "+ / -") -> None:
+    def __init__(self, agent_id: str, found: RecallSet | None, judge_keys: str = "+ / -",
+                 titles: dict[str, str] | None = None) -> None:
         super().__init__()
         self.agent_id = agent_id
         self.found = found
         self.judge_keys = judge_keys
+        self.titles = titles or {}  # session id → the first user line of the conversation a search was asked in
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -89,17 +98,19 @@ class AgentSearchesScreen(ModalScreen[str | None]):
                 f"{self.judge_keys}. Escape closes.{notes}")
 
     def on_mount(self) -> None:
-        self.show(self.found)
+        self.show(self.found, self.titles)
 
-    def show(self, found: RecallSet | None) -> None:
-        """The app's answer (or a newer one after a sync)."""
+    def show(self, found: RecallSet | None, titles: dict[str, str] | None = None) -> None:
+        """The searches read (or read again after a sync), with the titles of the conversations they were asked in."""
         self.found = found
+        if titles is not None:
+            self.titles = titles
         self.query_one("#searches-about", Static).update(self._about())
         listing = self.query_one("#searches", OptionList)
         listing.clear_options()
         width = max(20, (listing.scrollable_content_region.width or self.size.width - 8) - 1)
         if found is not None:
-            listing.add_options([Option(recall_row(r, width), id=str(n)) for n, r in enumerate(found.recalls)])
+            listing.add_options([Option(recall_row(r, width, self.titles), id=str(n)) for n, r in enumerate(found.recalls)])
         if found is not None and found.recalls:
             listing.highlighted = 0
             listing.focus()

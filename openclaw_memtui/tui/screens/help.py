@@ -20,7 +20,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..widgets.context_footer import ContextFooter
+from ..widgets.context_footer import ContextFooter, lead_order
 
 if TYPE_CHECKING:
     from ..app import MemtuiApp
@@ -154,6 +154,8 @@ def open_help(app: MemtuiApp) -> None:
     if app.screen is app.screen_stack[0]:  # the search screen: the app's keys (sync), then its own (tuning), then the box's
         chain = sorted(chain, key=lambda entry: (entry[0] is not app, entry[0] is not app.screen))
     bindings = [b for _, keys in chain for _, b in keys]
+    if app.screen is app.screen_stack[0]:  # the keys the footer leads with (Quit, Help, Tuning, Sync…) first, in its order
+        bindings.sort(key=lead_order)
     with contextlib.suppress(NoMatches):
         bindings += [b for _, b in app.query_one(ResultList)._bindings]
     key = app.key_for

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -26,6 +26,7 @@ from textual.widgets import Header, Static
 from ...engine.index import MemoryIndex
 from ...render import safe
 from ..keys import key_for
+from ..messages import AgentReread
 from ..state import SyncState, format_rate_eta, phase_unit
 from ..widgets.context_footer import ContextFooter
 from ..widgets.progress_line import ProgressLine
@@ -147,13 +148,11 @@ class SyncScreen(Screen[None]):
         self.post_message(StatusLoaded(generation, read_status(self.index, self.agent)))
 
     def _take_agent(self, agent: Agent | None) -> None:
-        """The agent read again with the status: the app's header and the Agent searches use it from now on."""
+        """The agent read again with the status: said to the app, whose header and Agent searches use it."""
         if agent is None or agent == self.agent:
             return
         self.agent = agent
-        app: Any = self.app
-        app.agent = agent
-        app._show_workspace(app.size.width)  # "[connected to OpenClaw]", "[OpenClaw memory search off]"
+        self.post_message(AgentReread(agent))  # bubbles up to the app
 
     def on_status_loaded(self, message: StatusLoaded) -> None:
         message.stop()

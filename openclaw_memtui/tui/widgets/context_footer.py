@@ -28,6 +28,12 @@ def lead_rank(binding: Binding) -> int | None:
     """Where `binding` stands in LEAD, None when it is not one of those keys."""
     name = binding.id or binding.action
     return LEAD.index(name) if name in LEAD else None
+
+
+def lead_order(binding: Binding) -> int:
+    """A sort key: the LEAD keys in LEAD's order, every other key after them."""
+    rank = lead_rank(binding)
+    return len(LEAD) if rank is None else rank
 PALETTE_ROOM = 13  # the palette key docked at the right edge ("▏^p palette ")
 
 

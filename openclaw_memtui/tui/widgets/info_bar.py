@@ -21,7 +21,8 @@ MODE_NAMES = {"hybrid": "hybrid", "keyword": "keywords only", "vector": "vectors
 # the working indicator: what each worker group is doing
 WORKING_LABELS = {"model": "loading the model", "search": "searching", "vectors": "loading vectors",
                   "judged": "retrieving judged questions", "index-check": "checking the index", "browse": "listing",
-                  "file": "reading a file", "recalls": "reading the agent's searches", "status": "reading the status"}
+                  "file": "reading a file", "recalls": "reading the agent's searches", "status": "reading the status",
+                  "agent": "reading OpenClaw's config"}
 QUIET_GROUPS = {"sync", "metric"}  # the sync has its own progress on the line; the metric its own box
 
 

@@ -16,8 +16,8 @@ from ...render import safe
 
 class QueryInput(Input):
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        if character == "?" and not self.value:
-            return False  # the app's `?` binding (help) answers
+        if character in ("?", ":") and not self.value:
+            return False  # the app's `?` (help) and `:` (switch agent) bindings answer
         return super().check_consume_key(key, character)
 
 
