@@ -102,10 +102,15 @@ def test_the_launcher_opens_the_picked_agent_and_falls_back_to_the_open_one_when
         opened.append((self.agent.id, str(self.index.settings.workspace), list(self.index.notices)))
         self.switch_to = next(picks)
 
+    from openclaw_memtui.tui import quit as quitting
+
+    ended: list[int] = []
     monkeypatch.setattr(MemtuiApp, "run", run)
+    monkeypatch.setattr(quitting, "end_process", ended.append)  # the real one ends the process (the test's too)
     args = argparse.Namespace(now=None, config=None, agent="main", provider="none", db=None, workspace=None,
                               workspace_arg=None, demo=False, model=None)
     assert launch.run_tui(args, load_config(None)) == 0
+    assert ended == [0]  # once, when the last app ended: not at a switch
     assert [(agent, Path(ws).name) for agent, ws, _ in opened] == [("main", "ws-main"), ("research", "ws-research"),
                                                                   ("research", "ws-research")]
     assert not opened[1][2] and any("Agent ghost not opened" in n for n in opened[2][2])
