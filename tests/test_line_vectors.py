@@ -1,5 +1,5 @@
 """Line vectors (`chunking.lineVectors`): each line of a chunk embedded on its own, a chunk's cosine raised to its
-best line's; made, kept current and dropped by the sync; off by default."""
+best line's; made, kept current and dropped by the sync; on by default up to LINE_VECTORS_MAX_CHUNKS chunks."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def test_best_line_cosines_reads_the_best_stored_line_of_each_text(tmp_path):
     assert lv.stored_hashes(conn, "m", [lv.line_hash(x) for x in "abc"]) == {lv.line_hash("a")}
 
 
-def test_the_setting_is_off_by_default_and_checked():
-    assert index_settings(validate({}), __import__("pathlib").Path("/tmp")).line_vectors is False
+def test_the_setting_is_on_by_default_and_checked():
+    assert index_settings(validate({}), __import__("pathlib").Path("/tmp")).line_vectors is True
     assert validate({"chunking": {"lineVectors": True}}).chunking.line_vectors is True
     with pytest.raises(ConfigError, match="chunking.lineVectors"):
         validate({"chunking": {"lineVectors": "yes"}})
@@ -194,4 +194,21 @@ def test_lines_a_sync_stopped_before_embedding_are_embedded_by_the_next_one(tmp_
     provider.embed_batch = real_batch
     assert on.sync().lines_embedded >= len(lv.vector_lines(NOTE))  # nothing changed on disk: done all the same
     assert lv.line_hash(SENSOR_LINE) in lv.stored_hashes(on.reads().conn, provider.model, [lv.line_hash(SENSOR_LINE)])
+    on.close()
+
+
+def test_an_index_past_the_chunk_cap_goes_without_line_vectors_and_says_so(tmp_path, workspace, monkeypatch):
+    (workspace / "memory" / "2026-09-14.md").write_text(NOTE, encoding="utf-8")
+    on = _index(tmp_path, workspace, on=True)
+    on.sync()
+    model = on.provider.model
+    assert lv.has_line_vectors(on.reads().conn, model)
+    chunks = on.status(check_dirty=False).chunks
+    monkeypatch.setattr(lv, "LINE_VECTORS_MAX_CHUNKS", chunks - 1)  # one chunk over the cap
+    report = on.sync(force=True)
+    assert report.lines_embedded == 0 and f"{chunks:,} chunks" in report.line_vectors_off
+    assert not lv.has_line_vectors(on.reads().conn, model)
+    monkeypatch.setattr(lv, "LINE_VECTORS_MAX_CHUNKS", chunks)  # at the cap: made again
+    report = on.sync(force=True)
+    assert report.lines_embedded > 0 and report.line_vectors_off == ""
     on.close()

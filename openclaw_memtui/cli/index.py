@@ -95,6 +95,8 @@ def _index(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) 
                   f"fetched {report.embeddings_fetched} from {safe(status.provider, one_line=True)}")
         if report.lines_embedded:
             print(f"  line vectors: {report.lines_embedded} new (chunking.lineVectors)")
+        if report.line_vectors_off:
+            print(f"  line vectors: none, {report.line_vectors_off} (chunking.lineVectors)")
         if report.vectors_reset:
             print(f"  vectors: {safe(report.vectors_reset, one_line=True)}")
         if report.embed_error:

@@ -58,6 +58,7 @@ class SyncReport:
     openclaw_cache_reused: int = 0  # vectors taken from the agent's OpenClaw embedding cache (no API call)
     embeddings_fetched: int = 0  # texts sent to the provider
     lines_embedded: int = 0  # line vectors made (`chunking.lineVectors`)
+    line_vectors_off: str = ""  # why an index the setting asks line vectors of goes without (too many chunks)
     full_rebuild: bool = False
     rebuild_reason: str = ""
     cancelled: bool = False

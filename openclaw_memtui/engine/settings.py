@@ -79,8 +79,9 @@ class IndexSettings:
     chunk_overlap: int = 80
     max_file_bytes: int = 10 * 1024 * 1024
     # each line of a chunk embedded too, a chunk scored by its best line's cosine (engine/vectors/line_vectors.py):
-    # off by default, it embeds the text twice and stores ~8 vectors per chunk (docs/ranking.md "Line vectors")
-    line_vectors: bool = False
+    # what lets a question find a note in another language (docs/ranking.md "Line vectors"); it embeds the text
+    # twice and stores ~7 vectors a chunk, so an index of more than LINE_VECTORS_MAX_CHUNKS chunks goes without
+    line_vectors: bool = True
     cjk_segmentation: CjkSegmentation = "bigram"
     stemming: Stemming = "porter"
     cache_enabled: bool = True

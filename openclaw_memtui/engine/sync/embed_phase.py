@@ -160,7 +160,12 @@ class EmbeddingPhase(SyncerState):
         store, conn = self.store, self.store.conn
         done_for = store.get_meta(line_vectors.LINE_VECTORS_KEY) or ""
         writer = IndexWriter(conn)
-        if not self.settings.line_vectors or self.provider is None:
+        wanted = self.settings.line_vectors and self.provider is not None
+        if wanted and (chunks := IndexReader(conn).count_chunks()) > line_vectors.LINE_VECTORS_MAX_CHUNKS:
+            wanted = False
+            report.line_vectors_off = (f"{chunks:,} chunks, more than the {line_vectors.LINE_VECTORS_MAX_CHUNKS:,} "
+                                       "line vectors are made for")
+        if not wanted:
             if done_for or store.get_meta(line_vectors.LINES_PENDING_KEY) or line_vectors.has_line_vectors(conn, self.model):
                 writer.begin()
                 conn.execute("DELETE FROM line_vectors")

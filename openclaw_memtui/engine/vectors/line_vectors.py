@@ -1,5 +1,5 @@
-"""Line vectors (`chunking.lineVectors`, off by default): each non-empty line of a chunk embedded on its own, so
-a chunk is scored by the best of its own cosine and its lines'.
+"""Line vectors (`chunking.lineVectors`, on by default up to LINE_VECTORS_MAX_CHUNKS chunks): each non-empty line
+of a chunk embedded on its own, so a chunk is scored by the best of its own cosine and its lines'.
 
 A daily note is a list of unrelated bullets; its one vector is the average of four topics and sits far from a
 question about one of them, above all in another language, where no keyword can help (docs/ranking.md "Line
@@ -20,6 +20,9 @@ from ..textutil import sha256_hex
 if TYPE_CHECKING:
     import numpy as np
 
+# Above this many chunks an index goes without line vectors, whatever the setting: ~7 lines a chunk at ~1 KB a
+# vector (512 float16 values) is ~350 MB here, gigabytes at a million chunks, and a first index embeds twice the text
+LINE_VECTORS_MAX_CHUNKS = 50_000
 LINE_VECTORS_KEY = "memtui_line_vectors"  # meta: the model whose line vectors are complete for every chunk
 LINES_PENDING_KEY = "memtui_lines_pending"  # meta: chunk vectors were written whose lines may have none yet
 _IN_BATCH = 500  # hashes per `IN (...)`: well under SQLite's variable limit
