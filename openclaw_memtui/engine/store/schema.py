@@ -90,6 +90,10 @@ CREATE TRIGGER IF NOT EXISTS file_counts_update AFTER UPDATE OF source ON files 
 END;
 """
 
+# the triggers above, by name (a rebuild's temp file drops them while it is written: swap.open_temp_beside)
+COUNT_TRIGGERS = ("chunk_counts_insert", "chunk_counts_delete", "chunk_counts_update",
+                  "file_counts_insert", "file_counts_delete", "file_counts_update")
+
 # an index written before the count tables: one scan fills them, then the triggers keep them
 FILL_COUNTS_SQL = """
 DELETE FROM chunk_counts;
