@@ -130,7 +130,8 @@ def test_a_rebuild_writes_without_the_count_triggers_and_swaps_in_a_file_with_co
 
     def open_temp(live):
         temp = real_open_temp(live)
-        seen["triggers while written"] = temp.conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()[0]
+        (seen["triggers while written"],) = temp.conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()
         return temp
 
     def replace(src, dst):

@@ -6,8 +6,8 @@ import contextlib
 import os
 
 from .connection import Store
-from .schema import COUNT_TRIGGERS, COUNTS_SQL, FILL_COUNTS_SQL
 from .files import fsync_path, make_private, remove_side_files, temp_path_beside
+from .schema import COUNT_TRIGGERS, COUNTS_SQL, FILL_COUNTS_SQL
 
 
 def open_temp_beside(live: Store) -> Store:
