@@ -144,8 +144,8 @@ def outdated_schema(conn: Any) -> str:
     writes (`lines_fts` held a copy of its text before version 2, and rows cannot be deleted from it
     the way they are now), so a sync rebuilds it beside the live file once, as for a new model."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
-    if row is None or int(row[0]) >= SCHEMA_VERSION:
-        return ""
+    if row is None or not str(row[0]).isdigit() or int(row[0]) >= SCHEMA_VERSION:
+        return ""  # not ours to judge here: opening refuses a version it does not know (`holds_index`)
     return f"schema version {row[0]} (this memtui writes {SCHEMA_VERSION})"
 
 
