@@ -298,7 +298,7 @@ def test_an_index_of_the_previous_schema_is_read_as_it_is_and_rebuilt_by_its_nex
     assert reopened.store.get_meta(SCHEMA_KEY) == "1"  # opened, not moved aside
     assert [(c.path, c.text_score, c.line_score) for c in reopened.retrieve("pottery museum").candidates] == before
     report = reopened.sync()
-    assert report.full_rebuild and report.rebuild_reason == f"schema version 1 (this memtui writes {SCHEMA_VERSION})"
+    assert report.full_rebuild and report.rebuild_reason == f"schema version 1, this memtui writes {SCHEMA_VERSION}"
     assert reopened.store.get_meta(SCHEMA_KEY) == str(SCHEMA_VERSION)
     (sql,) = reopened.store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'lines_fts'").fetchone()
     assert "content = ''" in sql

@@ -146,7 +146,7 @@ def outdated_schema(conn: Any) -> str:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
     if row is None or not str(row[0]).isdigit() or int(row[0]) >= SCHEMA_VERSION:
         return ""  # not ours to judge here: opening refuses a version it does not know (`holds_index`)
-    return f"schema version {row[0]} (this memtui writes {SCHEMA_VERSION})"
+    return f"schema version {row[0]}, this memtui writes {SCHEMA_VERSION}"
 
 
 def quick_check_tables(conn: Any) -> str:
