@@ -106,3 +106,48 @@ def test_a_large_index_joins_keyword_rows_only_when_counts_disagree(tmp_path, ma
                  " VALUES (999, 'ghost', 'gone', 'memory/x.md', 'memory', 'fts-only', 1, 1)")
     report = integrity.check_integrity(conn, None)
     assert report["deep"] is True and report["orphan_fts_rows"] == 1 and not report["ok"]
+
+
+
+def test_a_rebuild_writes_without_the_count_triggers_and_swaps_in_a_file_with_counts_and_triggers(
+        tmp_path, make_settings, monkeypatch):
+    """The rebuild's temp file drops the triggers (`COUNT_TRIGGERS` names every one) and fills the counts in
+    one scan before the swap: the file renamed into place has both (read at the rename, before any reopen)."""
+    import os
+    import re
+    import types
+
+    from openclaw_memtui.engine.store import detect_backend, swap
+    from openclaw_memtui.engine.store.schema import COUNT_TRIGGERS, COUNTS_SQL
+
+    assert tuple(re.findall(r"CREATE TRIGGER IF NOT EXISTS (\w+)", COUNTS_SQL)) == COUNT_TRIGGERS
+    ws = tmp_path / "ws"
+    for i in range(30):
+        write(ws / "memory" / f"2026-01-{1 + i % 28:02d}-n{i}.md", f"# Note {i}\nwords {i}\n")
+    write(ws / "MEMORY.md", "- evergreen fact\n")
+    seen: dict = {}
+    real_open_temp = swap.open_temp_beside
+
+    def open_temp(live):
+        temp = real_open_temp(live)
+        (seen["triggers while written"],) = temp.conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()
+        return temp
+
+    def replace(src, dst):
+        raw = detect_backend().module.connect(str(src))
+        try:
+            seen["triggers"] = {n for (n,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+            seen["counts"] = (kept(raw), truth(raw))
+        finally:
+            raw.close()
+        os.replace(src, dst)
+
+    import openclaw_memtui.engine.sync.runner as runner
+
+    monkeypatch.setattr(runner, "open_temp_beside", open_temp)
+    monkeypatch.setattr(swap, "os", types.SimpleNamespace(replace=replace))
+    MemoryIndex(make_settings(ws), provider_name="none").sync()
+    assert seen["triggers while written"] == 0
+    assert seen["triggers"] == set(COUNT_TRIGGERS)
+    assert seen["counts"][0] == seen["counts"][1] and seen["counts"][1]["chunks"] == 31

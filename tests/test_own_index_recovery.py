@@ -91,7 +91,7 @@ def test_the_app_session_recovers_its_own_damaged_index(workspace, capsys):
     overwrite(db, GARBAGE, whole=True)
     options = SessionOptions(workspace=str(workspace), provider="none")
     with open_session(options, load_config(), repair=True) as session:
-        assert session.index.store.get_meta("memtui_schema_version") == "1"
+        assert session.index.store.get_meta("memtui_schema_version") == "2"
         notices = session.index.notices
     assert any("was not trusted" in n and "moved it to" in n for n in notices)
 

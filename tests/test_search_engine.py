@@ -241,12 +241,84 @@ def test_an_index_from_before_lines_gets_them_on_its_next_sync(tmp_path, make_se
     write(ws / "memory" / "b.md", ONE_LINE)
     index = keyword_index(ws, make_settings)
     conn = index.store.conn
-    conn.execute("DELETE FROM lines_fts")
+    conn.execute("INSERT INTO lines_fts(lines_fts) VALUES ('delete-all')")
     conn.execute("DELETE FROM meta WHERE key = 'memtui_lines_filled'")  # what an older index looks like
     assert all(c.line_score == 0 for c in index.retrieve("pottery museum").candidates)
     index.sync()
     assert lines_of(index) == nonempty_lines(index)
     assert max(c.line_score for c in index.retrieve("pottery museum").candidates) > 0
+
+
+def line_rowids(index, match: str) -> list[int]:
+    """The line rows whose indexed terms match (rowids only: a contentless table can list them, and a
+    term left behind by a wrong 'delete' would still point at its row)."""
+    return [r for (r,) in index.store.conn.execute("SELECT rowid FROM lines_fts WHERE lines_fts MATCH ?", (match,))]
+
+
+def test_the_lines_of_an_edited_or_deleted_cjk_note_leave_no_term_behind(tmp_path, make_settings):
+    """`lines_fts` keeps no copy of its text: each line is deleted by the text it was indexed as (CJK
+    bigrams here). Deleted by the raw text instead, the bigram terms would stay behind, still matching."""
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "评审结论：API鉴权方案改为 OAuth 2.0。\n第二行：部署流程。\n")
+    write(ws / "memory" / "b.md", "今天讨论了部署流程。\n")
+    index = keyword_index(ws, make_settings)
+    assert len(line_rowids(index, '"鉴权"')) == 1 and len(line_rowids(index, '"部署"')) == 2
+    write(ws / "memory" / "a.md", "评审结论：改用 OAuth。\n")  # edited: its old lines go, the new one comes
+    index.sync()
+    assert line_rowids(index, '"鉴权"') == [] and len(line_rowids(index, '"部署"')) == 1
+    assert len(line_rowids(index, '"评审"')) == 1
+    (ws / "memory" / "a.md").unlink()
+    index.sync()
+    assert line_rowids(index, '"评审"') == [] and len(line_rowids(index, "OAuth")) == 0
+    assert lines_of(index) == nonempty_lines(index) == 1
+    pool = index.retrieve("部署流程")
+    assert [c.path for c in pool.candidates if c.line_score > 0] == ["memory/b.md"]
+
+
+def test_an_index_of_the_previous_schema_is_read_as_it_is_and_rebuilt_by_its_next_sync(tmp_path, make_settings):
+    """Schema 1 kept a copy of every line in `lines_fts`; such an index still answers a search, and its
+    next sync rebuilds it once (beside the live file) into the contentless table of schema 2."""
+    from openclaw_memtui.engine.store import SCHEMA_KEY, SCHEMA_VERSION
+    from openclaw_memtui.engine.store.writer import line_rows
+    from openclaw_memtui.engine.textutil import segment_cjk_for_index
+
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "b.md", ONE_LINE)
+    write(ws / "memory" / "c.md", SPREAD)
+    index = keyword_index(ws, make_settings)
+    before = [(c.path, c.text_score, c.line_score) for c in index.retrieve("pottery museum").candidates]
+    conn = index.store.conn
+    conn.execute("DROP TABLE lines_fts")  # what schema 1 wrote: lines_fts with its own copy of the text
+    conn.execute("CREATE VIRTUAL TABLE lines_fts USING fts5(text, tokenize = 'porter unicode61')")
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = '1'", (SCHEMA_KEY,))
+    for rowid, text in conn.execute("SELECT rowid, text FROM chunks").fetchall():
+        conn.executemany("INSERT INTO lines_fts(rowid, text) VALUES (?, ?)", line_rows(rowid, segment_cjk_for_index(text)))
+    index.close()
+    reopened = MemoryIndex(make_settings(ws), provider_name="none")
+    assert reopened.store.get_meta(SCHEMA_KEY) == "1"  # opened, not moved aside
+    assert [(c.path, c.text_score, c.line_score) for c in reopened.retrieve("pottery museum").candidates] == before
+    report = reopened.sync()
+    assert report.full_rebuild and report.rebuild_reason == f"schema version 1, this memtui writes {SCHEMA_VERSION}"
+    assert reopened.store.get_meta(SCHEMA_KEY) == str(SCHEMA_VERSION)
+    (sql,) = reopened.store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'lines_fts'").fetchone()
+    assert "content = ''" in sql
+    assert [(c.path, c.text_score, c.line_score) for c in reopened.retrieve("pottery museum").candidates] == before
+    again = reopened.sync()
+    assert not again.full_rebuild and again.rebuild_reason == ""
+
+
+def test_an_index_of_a_newer_schema_is_refused(tmp_path, make_settings):
+    from openclaw_memtui.engine.store import SCHEMA_KEY, SCHEMA_VERSION, InvalidIndex
+    from openclaw_memtui.engine.store.schema import holds_index
+
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "b.md", ONE_LINE)
+    index = keyword_index(ws, make_settings)
+    index.store.set_meta(SCHEMA_KEY, str(SCHEMA_VERSION + 1))
+    db = index.settings.db_path
+    index.close()
+    with pytest.raises(InvalidIndex, match=f"schema version {SCHEMA_VERSION + 1}"):
+        holds_index(db)
 
 
 # -- overlapping chunks ---------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def test_first_sync_indexes_every_source(workspace, make_settings):
     assert chunk_rows(index, "sessions/s1.jsonl")[0][:2] == (2, 3)
     meta = index.store.get_identity()
     assert meta["model"] == "fts-only" and meta["chunkTokens"] == 400
-    assert index.store.get_meta(SCHEMA_KEY) == "1"
+    assert index.store.get_meta(SCHEMA_KEY) == "2"
 
 
 def test_noop_edit_and_delete(workspace, make_settings):

@@ -8,7 +8,10 @@ from typing import Any
 from ..errors import MemtuiError
 from .backend import detect_backend, ro_uri
 
-SCHEMA_VERSION = 1
+# 2: `lines_fts` is contentless (its lines are not stored a second time; deleted with FTS5's 'delete'
+# command). An index of an older version is still read as it is, and its next sync rebuilds it
+# (`outdated_schema`); a newer version than this memtui knows is refused.
+SCHEMA_VERSION = 2
 META_KEY = "memory_index_meta_v1"  # OpenClaw's key, so its tools recognise the identity row
 SCHEMA_KEY = "memtui_schema_version"
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -87,6 +90,10 @@ CREATE TRIGGER IF NOT EXISTS file_counts_update AFTER UPDATE OF source ON files 
 END;
 """
 
+# the triggers above, by name (a rebuild's temp file drops them while it is written: swap.open_temp_beside)
+COUNT_TRIGGERS = ("chunk_counts_insert", "chunk_counts_delete", "chunk_counts_update",
+                  "file_counts_insert", "file_counts_delete", "file_counts_update")
+
 # an index written before the count tables: one scan fills them, then the triggers keep them
 FILL_COUNTS_SQL = """
 DELETE FROM chunk_counts;
@@ -98,11 +105,15 @@ INSERT INTO file_counts SELECT source, count(*) FROM files GROUP BY source;
 # One keyword row per non-empty line of each chunk, so a chunk can be scored by its best-matching line
 # (a question usually targets one turn or one bullet of a 1,600-character chunk). Row ids encode the
 # chunk: line row id = chunk rowid << LINE_BITS | line number within the chunk, so a chunk's lines are
-# one rowid range (fast to delete) and no chunk column is needed. (Not contentless: SQLite 3.40 cannot
-# delete from a contentless table without the original text.)
+# one rowid range and no chunk column is needed. Contentless (`content = ''`): the lines are the chunk's
+# text, kept in `chunks` already, and a second copy cost a fifth of this table's insert time in a first
+# index (docs/first-index.md). A search reads only rowids and bm25 (the sizes FTS5 keeps), never a
+# line's text. Rows are deleted with FTS5's 'delete' command, given the same lines they were inserted
+# with (`writer.line_rows` of the chunk's text), which every SQLite with FTS5 supports (a plain DELETE
+# would need `contentless_delete`, SQLite 3.43; the standard library's is older on many systems).
 LINE_BITS = 12
 LINES_FTS_SQL = """
-CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(text, tokenize = '{tokenize}');
+CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(text, content = '', tokenize = '{tokenize}');
 """
 LINES_KEY = "memtui_lines_filled"  # meta: lines_fts holds the lines of every chunk (older indexes fill it on sync)
 
@@ -134,6 +145,18 @@ def schema_script(tokenize: str) -> str:
     """Every CREATE the schema needs; `tokenize` only matters for newly created FTS tables."""
     return (SCHEMA_SQL + FTS_SQL.format(tokenize=tokenize) + LINES_FTS_SQL.format(tokenize=tokenize) + COUNTS_SQL
             + CHANGES_SQL + LINE_VECTORS_SQL)
+
+
+def outdated_schema(conn: Any) -> str:
+    """Why an index written by an older memtui must be rebuilt before it is written to ("" when current).
+
+    Such an index reads as it is (a search of it works), but its tables differ from what this memtui
+    writes (`lines_fts` held a copy of its text before version 2, and rows cannot be deleted from it
+    the way they are now), so a sync rebuilds it beside the live file once, as for a new model."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
+    if row is None or not str(row[0]).isdigit() or int(row[0]) >= SCHEMA_VERSION:
+        return ""  # not ours to judge here: opening refuses a version it does not know (`holds_index`)
+    return f"schema version {row[0]}, this memtui writes {SCHEMA_VERSION}"
 
 
 def quick_check_tables(conn: Any) -> str:
@@ -186,7 +209,8 @@ def holds_index(path: Path) -> bool:
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
         if row is None:
             raise InvalidIndex("it has no memtui schema version (an OpenClaw or foreign index?)")
-        if int(row[0]) != SCHEMA_VERSION:
+        if not str(row[0]).isdigit() or not 1 <= int(row[0]) <= SCHEMA_VERSION:
+            # a newer memtui's index: this one cannot know how to write it
             raise InvalidIndex(f"it uses schema version {row[0]}, this memtui uses {SCHEMA_VERSION}")
     finally:
         conn.close()

@@ -50,6 +50,9 @@ class PendingChunk(NamedTuple):
 
 
 _INSERT_LINE = "INSERT INTO lines_fts(rowid, text) VALUES (?, ?)"
+# lines_fts is contentless (schema.LINES_FTS_SQL): a row goes by FTS5's 'delete' command, given the text it was
+# inserted with, so the terms it added are the ones taken out
+_DELETE_LINE = "INSERT INTO lines_fts(lines_fts, rowid, text) VALUES ('delete', ?, ?)"
 _INSERT_FTS = ("INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line)"
                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
@@ -135,16 +138,18 @@ class IndexWriter:
         """Record a new stat for a file whose content did not change."""
         self.conn.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ?", (mtime_ms, size, path))
 
-    def delete_file(self, path: str, *, has_vec_table: bool) -> None:
-        """Remove a file with its chunks, their keyword rows and (when the vec table exists) their vectors."""
+    def delete_file(self, path: str, *, has_vec_table: bool, fts_text: Callable[[str], str]) -> None:
+        """Remove a file with its chunks, their keyword rows and (when the vec table exists) their vectors.
+
+        `fts_text`: what the sync indexes a chunk's text as (CJK segmented or not), so each line row
+        is deleted with the text it was inserted with (`lines_fts` keeps no copy to delete by)."""
         self._changed = True
         if has_vec_table:
             self.conn.execute("DELETE FROM chunks_vec WHERE id IN (SELECT id FROM chunks WHERE path = ?)", (path,))
         self.conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE path = ?)", (path,))
-        rowids = self.conn.execute("SELECT rowid FROM chunks WHERE path = ?", (path,)).fetchall()
-        self._touch(r for (r,) in rowids)
-        self.conn.executemany("DELETE FROM lines_fts WHERE rowid >= ? AND rowid < ?",
-                              [(r << LINE_BITS, (r + 1) << LINE_BITS) for (r,) in rowids])
+        rows = self.conn.execute("SELECT rowid, text FROM chunks WHERE path = ?", (path,)).fetchall()
+        self._touch(r for r, _ in rows)
+        self.conn.executemany(_DELETE_LINE, [line for rowid, text in rows for line in line_rows(rowid, fts_text(text))])
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
         self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
@@ -157,7 +162,7 @@ class IndexWriter:
     def refill_lines(self, fts_text: Callable[[str], str]) -> int:
         """Rewrite `lines_fts` from every chunk (an index written before it existed, or one whose
         keyword rows were repaired); returns how many chunks were written."""
-        self.conn.execute("DELETE FROM lines_fts")
+        self.conn.execute("INSERT INTO lines_fts(lines_fts) VALUES ('delete-all')")  # contentless: no DELETE
         n = 0
         for rowid, text in self.conn.execute("SELECT rowid, text FROM chunks").fetchall():
             self.conn.executemany(_INSERT_LINE, line_rows(rowid, fts_text(text)))

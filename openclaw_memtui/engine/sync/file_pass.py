@@ -99,6 +99,10 @@ def content_hash(sf: SourceFile, settings: IndexSettings) -> str | None:
 class FilePass(SyncerState):
     """The Syncer's keyword phase (a mixin: `Syncer` sets the state)."""
 
+    def _fts_text(self, text: str) -> str:
+        """What a chunk's text is indexed as in the keyword tables (CJK segmented into bigrams, or as it is)."""
+        return segment_cjk_for_index(text) if self.settings.cjk_segmentation == "bigram" else text
+
     def _index_files(self, store: Store, report: SyncReport, force: bool) -> None:
         """Stat every file; read, chunk and write only those that changed.
 
@@ -182,7 +186,7 @@ class FilePass(SyncerState):
             batch = []
             self.progress(SyncProgress("index", total, total, ""))
             for path in known.keys() - listed:
-                writer.delete_file(path, has_vec_table=has_vec)
+                writer.delete_file(path, has_vec_table=has_vec, fts_text=self._fts_text)
                 report.files_removed += 1
             writer.replace_skipped(skipped)
             writer.commit()  # a new generation if any chunk changed, deleted ones of skipped files included
@@ -227,7 +231,7 @@ class FilePass(SyncerState):
             skipped.append(SkippedFile(sf.path, sf.source, str(exc)))
             report.files_skipped += 1
             if known is not None:
-                writer.delete_file(sf.path, has_vec_table=has_vec)
+                writer.delete_file(sf.path, has_vec_table=has_vec, fts_text=self._fts_text)
             return None
         except Deferred:
             report.files_deferred += 1
@@ -241,7 +245,6 @@ class FilePass(SyncerState):
             report.files_unchanged += 1
             return None
         now = int(time.time() * 1000)
-        segment = self.settings.cjk_segmentation == "bigram"
         hashes = [row.text_hash() for row in rows]  # once each: the id and the row both need it
         ids = chunk_ids(sf.source, sf.path, [row.chunk for row in rows], self.model, hashes)
         chunks = []
@@ -249,7 +252,7 @@ class FilePass(SyncerState):
             c = row.chunk
             chunks.append((NewChunk(cid, sf.path, sf.source, c.start_line, c.end_line, text_hash, self.model, c.text,
                                     now, row.ts, row.date_source),
-                           segment_cjk_for_index(c.text) if segment else c.text))
+                           self._fts_text(c.text)))
         return _FileWrite(FileRecord(digest, mtime_ms, st.st_size), sf, known is not None, chunks)
 
     def _write_batch(self, writer: IndexWriter, batch: list[_FileWrite], has_vec: bool, report: SyncReport,
@@ -264,7 +267,8 @@ class FilePass(SyncerState):
             for one in batch:
                 try:
                     with writer.savepoint("one_file"):
-                        writer.delete_file(one.source.path, has_vec_table=has_vec)  # whatever a half-known file left
+                        writer.delete_file(one.source.path, has_vec_table=has_vec,
+                                           fts_text=self._fts_text)  # whatever a half-known file left
                         self._write_files(writer, [one], has_vec)
                 except Exception as exc:
                     from ..errors import describe
@@ -278,11 +282,10 @@ class FilePass(SyncerState):
         report.files_indexed += len(batch)
         report.chunks_written += sum(len(one.chunks) for one in batch)
 
-    @staticmethod
-    def _write_files(writer: IndexWriter, batch: list[_FileWrite], has_vec: bool) -> None:
+    def _write_files(self, writer: IndexWriter, batch: list[_FileWrite], has_vec: bool) -> None:
         for one in batch:
             if one.known:
-                writer.delete_file(one.source.path, has_vec_table=has_vec)
+                writer.delete_file(one.source.path, has_vec_table=has_vec, fts_text=self._fts_text)
         writer.insert_chunks([chunk for one in batch for chunk in one.chunks])
         writer.upsert_files([(one.source.path, one.source.source, one.record.hash, one.record.mtime_ms, one.record.size)
                              for one in batch])

@@ -22,6 +22,7 @@ from ..scrub import scrub
 from ..settings import IndexSettings
 from ..store import EmbeddingCache, IndexWriter, Store, discard, open_temp_beside, swap_in
 from ..store.reader import SkippedFile
+from ..store.schema import outdated_schema
 from .embed_phase import EmbeddingPhase
 from .file_pass import FilePass
 from .identity import FTS_ONLY_MODEL, compute_identity, rebuild_reason
@@ -57,7 +58,8 @@ class Syncer(FilePass, EmbeddingPhase):
         started = time.perf_counter()
         report = SyncReport()
         identity = compute_identity(self.settings, self.provider)
-        reason = "forced" if force else rebuild_reason(self.store.get_identity(), identity)
+        reason = "forced" if force else (outdated_schema(self.store.conn)
+                                          or rebuild_reason(self.store.get_identity(), identity))
         try:
             with roots_pinned(self.settings):  # the listing and each read judge files by the same roots
                 if reason:
