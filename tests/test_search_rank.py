@@ -91,7 +91,7 @@ def test_mmr_order_parity():
 
 def test_hybrid_merge_parity():
     # a keyword hit whose vector is far from the query (cosine 0); one with no vector at all is ranked on
-    # its keywords alone (#30, test_a_chunk_without_a_vector_is_ranked_on_its_keywords_not_as_a_zero)
+    # its keywords alone (test_a_chunk_without_a_vector_is_ranked_on_its_keywords_not_as_a_zero)
     pool = Pool("q", [cand(1, 0.9, 0.0, path="memory/a.md"), cand(2, 0.0, 1.0, path="memory/b.md")], NOW, "hybrid")
     res = rank(pool, openclaw(min_score=0))
     assert [(r.path, round(r.score, 6)) for r in res] == [("memory/a.md", 0.63), ("memory/b.md", 0.3)]
@@ -311,7 +311,7 @@ def test_rank_with_mmr_shows_the_same_results_as_a_full_mmr_order():
 
 
 def test_a_chunk_without_a_vector_is_ranked_on_its_keywords_not_as_a_zero():
-    """#30: while a first sync embeds, a strong keyword match without a vector yet must not sink below a
+    """While a first sync embeds, a strong keyword match without a vector yet must not sink below a
     weak one that happens to have a vector (the vector leg scored it 0, so the embedded few crowded the top)."""
     embedded_weak = cand(1, score_v=0.9, score_t=0.3, line=0.3)
     unembedded_strong = cand(2, score_v=None, score_t=0.8, line=0.8)

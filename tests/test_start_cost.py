@@ -51,7 +51,7 @@ def test_keyword_only_search_loads_no_numpy_textual_or_mcp(tmp_path):
 
 
 def test_keyword_only_first_index_loads_no_numpy(tmp_path):
-    # #30: `memtui index --provider none` paid ~0.1 s of numpy imports after its sync, only to look for
+    # `memtui index --provider none` paid ~0.1 s of numpy imports after its sync, only to look for
     # a vector matrix file that a keyword-only index never has (bench/first_index.py measures the time)
     report = probe(tmp_path / "index.sqlite", ["index", "--demo", "--provider", "none", "--json"])
     assert report["code"] == 0 and report["loaded"]["numpy"] is False

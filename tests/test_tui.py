@@ -275,7 +275,7 @@ async def test_launch_and_status_screen_read_the_index_off_the_event_loop(tmp_pa
 
 async def test_status_screen_opens_before_its_status_read_answers(tmp_path):
     """F2 shows the screen at once, saying it is reading; the counts follow when the worker answers
-    (issue #17: at 1M chunks the read used to run before the screen was even pushed)."""
+    (at 1M chunks the read used to run before the screen was even pushed)."""
     import threading
 
     app = make_app(copy_demo(tmp_path), tmp_path)

@@ -151,7 +151,7 @@ async def test_keyword_results_come_first_while_the_matrix_is_not_in_memory(tmp_
 
 
 def test_score_pane_says_a_result_had_no_vector_and_was_ranked_on_keywords():
-    """#30: the pane showed "× 0.40" for the vector leg of a chunk not yet embedded, as if it scored 0."""
+    """The pane showed "× 0.40" for the vector leg of a chunk not yet embedded, as if it scored 0."""
     from openclaw_memtui.engine.search.rank import Result, SearchParams
     from openclaw_memtui.tui.widgets.breakdown import breakdown_text
 

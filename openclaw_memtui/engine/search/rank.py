@@ -353,7 +353,7 @@ def rank(pool: Pool, params: SearchParams) -> list[Result]:
         txt = text
     # A chunk without a vector yet (a first sync still embedding) is scored as keyword-only search scores
     # it: its weights are renormalised over the keyword leg alone. Scoring it 0 on the vector leg let the
-    # few embedded chunks crowd the top while vectors filled in (#30, bench/fill_levels.py).
+    # few embedded chunks crowd the top while vectors filled in (bench/fill_levels.py).
     hybrid = [vw * v + tw * t if c.vector_score is not None or tw == 0 else t
               for c, v, t in zip(cands, vec, txt, strict=True)]
     say, led, covs = [1.0] * len(cands), [0.0] * len(cands), None

@@ -2,7 +2,7 @@
 
 Textual's ProgressBar composes three child widgets (bar, percentage, ETA clock) whose CSS is parsed
 the first time a screen mounts one; this single widget draws the same line with Rich's bar, so F2
-opens the status screen sooner (issue #17's goal for it: docs/benchmarks.md).
+opens the status screen sooner (its figure: docs/benchmarks.md).
 """
 
 from __future__ import annotations
