@@ -20,7 +20,7 @@ def run(*args, env=None):
 
 def test_defaults_follow_openclaw_names():
     cfg = validate({}).to_tree()
-    assert cfg["chunking"] == {"tokens": 400, "overlap": 80, "lineVectors": False}
+    assert cfg["chunking"] == {"tokens": 400, "overlap": 80, "lineVectors": True}
     assert cfg["query"]["maxResults"] == 6 and cfg["query"]["minScore"] == 0.35
     assert cfg["sync"]["watchDebounceMs"] == 1500
 

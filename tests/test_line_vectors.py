@@ -124,7 +124,9 @@ def test_memtui_index_says_how_many_line_vectors_it_made(tmp_path, workspace, ca
     assert "line vectors" not in capsys.readouterr().out
 
 
-def test_a_provider_changing_its_vector_size_gets_its_line_vectors_made_again(tmp_path, monkeypatch):
+def test_a_remote_provider_gets_no_line_vectors_and_the_sync_says_why(tmp_path, monkeypatch):
+    """Line vectors send every line's text to the provider again: with a remote one that doubles what it is sent
+    and what it bills, so only the local model makes them, and `memtui index` says why there are none."""
     from .fake_api import FakeAPI
     from .helpers import write
 
@@ -134,27 +136,16 @@ def test_a_provider_changing_its_vector_size_gets_its_line_vectors_made_again(tm
         ws = tmp_path / "ws"
         for i in range(3):
             write(ws / "memory" / f"n{i}.md", f"# note {i}\nmanatees graze at dawn {i}\nthey swim slowly {i}\n")
-        cfg = validate({"chunking": {"lineVectors": True}})
-        settings = index_settings(cfg, ws, tmp_path / "i.sqlite")
-
-        def sizes() -> set[int]:
-            return {n for (n,) in index.reads().conn.execute("SELECT DISTINCT length(embedding) FROM line_vectors")}
-
-        index = MemoryIndex(settings, provider_name="openai", remote={"baseUrl": api.url})
-        assert index.sync().lines_embedded == 9
-        old = sizes()
-        assert old == {2 * 8}  # float16
-        index.close()
-        api.dims = 16  # the same model, a new size
-        write(ws / "memory" / "n9.md", "# new\na note about dugongs\n")
+        settings = index_settings(validate({"chunking": {"lineVectors": True}}), ws, tmp_path / "i.sqlite")
         index = MemoryIndex(settings, provider_name="openai", remote={"baseUrl": api.url})
         report = index.sync()
-        assert report.vectors_reset and report.lines_embedded == 11
-        assert sizes() == {2 * 16} != old
+        assert report.chunks_embedded == 3 and report.lines_embedded == 0
+        assert "openai is a remote provider" in report.line_vectors_off
+        assert not lv.has_line_vectors(index.reads().conn, index.provider.model)
+        assert all(text != "manatees graze at dawn 0" for r in api.requests for text in r["body"]["input"])  # no line sent
         index.close()
     finally:
         api.close()
-
 
 def test_after_a_complete_pass_a_sync_reads_only_the_lines_of_the_chunks_it_embedded(tmp_path, workspace, monkeypatch):
     """An agent's server syncs at every turn: the line pass must not read every chunk of a large index each time."""

@@ -161,6 +161,9 @@ class EmbeddingPhase(SyncerState):
         done_for = store.get_meta(line_vectors.LINE_VECTORS_KEY) or ""
         writer = IndexWriter(conn)
         wanted = self.settings.line_vectors and self.provider is not None
+        if wanted and self.provider is not None and self.provider.id != "local":
+            wanted = False  # the local model's only: a remote provider would be sent (and bill) every text twice
+            report.line_vectors_off = f"{self.provider.id} is a remote provider (it would be sent every note's text again)"
         if wanted and (chunks := IndexReader(conn).count_chunks()) > line_vectors.LINE_VECTORS_MAX_CHUNKS:
             wanted = False
             report.line_vectors_off = (f"{chunks:,} chunks, more than the {line_vectors.LINE_VECTORS_MAX_CHUNKS:,} "
