@@ -161,7 +161,8 @@ def main() -> int:
     ap.add_argument("--queries", type=Path, default=HERE / "crosslingual.jsonl")
     ap.add_argument("--db-dir", type=Path, default=Path("/tmp/memtui-crosslingual"))
     ap.add_argument("--name", default="crosslingual")
-    ap.add_argument("--line-vectors", action="store_true", help="index with chunking.lineVectors on")
+    ap.add_argument("--line-vectors", action=argparse.BooleanOptionalAction, default=True,
+                    help="index with chunking.lineVectors, as memtui does by default (--no-line-vectors: chunk vectors only)")
     args = ap.parse_args()
     if not sorted(args.seeds.glob("*.zh.txt")):
         raise SystemExit(f"no *.zh.txt seeds in {args.seeds} (pass --seeds)")

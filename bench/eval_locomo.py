@@ -55,7 +55,8 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=400)
     ap.add_argument("--overlap", type=int, default=80)
     ap.add_argument("--stemming", default="porter", choices=["porter", "none"])
-    ap.add_argument("--line-vectors", action="store_true", help="index with chunking.lineVectors on")
+    ap.add_argument("--line-vectors", action=argparse.BooleanOptionalAction, default=True,
+                    help="index with chunking.lineVectors, as memtui does by default (--no-line-vectors: chunk vectors only)")
     args = ap.parse_args()
     root = Path(args.root)
     if args.model:

@@ -69,7 +69,8 @@ def main() -> int:
     ap.add_argument("--root", type=Path, default=Path("/tmp/locomo-dev"))
     ap.add_argument("--db-dir", type=Path, default=Path("/tmp/memtui-fusion-cv"))
     ap.add_argument("--seeds", type=Path, default=xl.HERE.parent.parent.parent / "shared" / "seeds")
-    ap.add_argument("--line-vectors", action="store_true", help="index with chunking.lineVectors on")
+    ap.add_argument("--line-vectors", action=argparse.BooleanOptionalAction, default=True,
+                    help="index with chunking.lineVectors, as memtui does by default (--no-line-vectors: chunk vectors only)")
     args = ap.parse_args()
     args.db_dir.mkdir(parents=True, exist_ok=True)
     facts = xl.load_facts()
