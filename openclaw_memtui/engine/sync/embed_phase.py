@@ -205,7 +205,8 @@ class EmbeddingPhase(SyncerState):
                 line_vectors.prune(conn, self.model, seen)
             store.delete_meta(line_vectors.LINES_PENDING_KEY)
             store.set_meta(line_vectors.LINE_VECTORS_KEY, self.model)
-            store.bump_generation(set())  # a cached pool scored without these line vectors is stale
+            if wrote or full:  # a cached pool scored without these line vectors is stale; none made: nothing is
+                store.bump_generation(set())
             writer.commit()
             report.lines_embedded += wrote
         except EmbeddingError as exc:
