@@ -40,6 +40,8 @@ class EmbeddingPhase(SyncerState):
     def _embed_missing(self, report: SyncReport) -> None:
         """Embed every chunk without a vector; when the provider's vector size changed for the same
         model, drop every vector of the old size and embed all chunks again (once per sync)."""
+        # read before this sync's embedding marks it: an earlier sync stopped between chunk vectors and their lines
+        self._lines_left_pending = bool(self.store.get_meta(line_vectors.LINES_PENDING_KEY))
         try:
             self._check_vector_size()
             self._embed_pass(report)
@@ -107,10 +109,9 @@ class EmbeddingPhase(SyncerState):
             return
         scope = self._cache_scope(provider)
         reused_before = report.openclaw_cache_reused
-        if self.settings.line_vectors:
+        if self._lines_refused() is None:
             # marked before any chunk vector is written, cleared by the line pass that gives their lines one:
             # a sync cut short in between leaves it, and the next line pass then reads every chunk
-            self._lines_left_pending = self._lines_left_pending or bool(store.get_meta(line_vectors.LINES_PENDING_KEY))
             store.set_meta(line_vectors.LINES_PENDING_KEY, "1")
         self._openclaw_vectors = OpenClawVectors(self.settings.transcripts_db, provider) if self.settings.cache_enabled else None
         batch_size = max(1, getattr(provider, "sync_batch_items", 32))  # one commit per batch: progress survives a crash
@@ -160,15 +161,9 @@ class EmbeddingPhase(SyncerState):
         store, conn = self.store, self.store.conn
         done_for = store.get_meta(line_vectors.LINE_VECTORS_KEY) or ""
         writer = IndexWriter(conn)
-        wanted = self.settings.line_vectors and self.provider is not None
-        if wanted and self.provider is not None and self.provider.id != "local":
-            wanted = False  # the local model's only: a remote provider would be sent (and bill) every text twice
-            report.line_vectors_off = f"{self.provider.id} is a remote provider (it would be sent every note's text again)"
-        if wanted and (chunks := IndexReader(conn).count_chunks()) > line_vectors.LINE_VECTORS_MAX_CHUNKS:
-            wanted = False
-            report.line_vectors_off = (f"{chunks:,} chunks, more than the {line_vectors.LINE_VECTORS_MAX_CHUNKS:,} "
-                                       "line vectors are made for")
-        if not wanted:
+        refused = self._lines_refused()
+        if refused is not None:
+            report.line_vectors_off = refused
             if done_for or store.get_meta(line_vectors.LINES_PENDING_KEY) or line_vectors.has_line_vectors(conn, self.model):
                 writer.begin()
                 conn.execute("DELETE FROM line_vectors")
@@ -177,13 +172,12 @@ class EmbeddingPhase(SyncerState):
                 store.bump_generation(set())  # a cached pool scored with line vectors is stale
                 writer.commit()
             return
-        pending = bool(store.get_meta(line_vectors.LINES_PENDING_KEY))
-        changed = report.chunks_written or report.chunks_embedded or report.files_removed or report.full_rebuild or pending
+        changed = (report.chunks_written or report.chunks_embedded or report.files_removed or report.full_rebuild
+                   or self._lines_left_pending)
         if report.embed_error or (done_for == self.model and not changed):
             return
-        # pending without a chunk embedded now: an earlier sync's, whose chunks this one cannot name
-        full = (done_for != self.model or report.full_rebuild or self._lines_left_pending
-                or (pending and not self._embedded_rowids))
+        # an earlier sync's chunks left without line vectors cannot be named: read them all
+        full = done_for != self.model or report.full_rebuild or self._lines_left_pending
         seen: set[str] = set()
         wrote = 0
         try:
@@ -215,6 +209,19 @@ class EmbeddingPhase(SyncerState):
         finally:
             if writer.in_transaction:
                 writer.rollback()
+
+    def _lines_refused(self) -> str | None:
+        """None when this sync makes line vectors; else why not: "" when the setting is off (or there is no
+        provider), a line for `memtui index` when the index or the provider is not one they are made for."""
+        provider = self.provider
+        if not self.settings.line_vectors or provider is None:
+            return ""
+        if provider.id != "local":  # the local model's only: a remote provider would be sent (and bill) every text twice
+            return f"{provider.id} is a remote provider (it would be sent every note's text again)"
+        chunks = IndexReader(self.store.conn).count_chunks()
+        if chunks > line_vectors.LINE_VECTORS_MAX_CHUNKS:
+            return f"{chunks:,} chunks, more than the {line_vectors.LINE_VECTORS_MAX_CHUNKS:,} line vectors are made for"
+        return None
 
     def _embed_lines_of(self, texts: list[str], seen: set[str], wrote: int, writer: IndexWriter) -> int:
         """Embed the lines of these chunk texts that have no vector yet (`seen`: lines already handled in
