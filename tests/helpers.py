@@ -36,6 +36,15 @@ def env_for_subprocess() -> dict[str, str]:
     return env
 
 
+def use_openclaw_state(fixture: Path, tmp_path: Path, monkeypatch) -> Path:
+    """A private copy of a state the real OpenClaw wrote (copy_openclaw_state, at tmp/oc), made the one this
+    test's memtui and OpenClaw read: OPENCLAW_STATE_DIR at it, HOME inside the test's folder."""
+    root = copy_openclaw_state(fixture, tmp_path / "oc")
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return root
+
+
 def copy_openclaw_state(fixture: Path, root: Path) -> Path:
     """A private copy at `root` of a state the real OpenClaw wrote: its `{ROOT}` paths pointed at `root`,
     openclaw.json 0600 as OpenClaw creates it (it holds the gateway token), the agents' session folders made."""

@@ -19,7 +19,7 @@ import pytest
 from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.store import detect_backend
 
-from .helpers import copy_openclaw_state
+from .helpers import use_openclaw_state
 
 # OpenClaw's triggers call octet_length() (SQLite 3.43+): write to its database with the same modern
 # SQLite binding memtui uses, not whatever the interpreter was built with
@@ -33,10 +33,7 @@ SESSION_MAIN = "sessions/main/c2b41606-f542-483b-b12e-c1ee957fd8c0.jsonl"
 @pytest.fixture
 def oc(tmp_path, monkeypatch) -> Path:
     """A private copy of the real state, with its absolute paths pointed at this test's folder."""
-    root = copy_openclaw_state(FIXTURE, tmp_path / "oc")
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    return root
+    return use_openclaw_state(FIXTURE, tmp_path, monkeypatch)
 
 
 def expected(value: object, root: Path) -> object:

@@ -15,7 +15,7 @@ from openclaw_memtui.cli.main import main as memtui_main
 from openclaw_memtui.engine.store import detect_backend
 from openclaw_memtui.interop.recalls import workspace_keys
 
-from .helpers import copy_openclaw_state
+from .helpers import use_openclaw_state
 
 sqlite = detect_backend().module  # OpenClaw's triggers need a modern SQLite
 FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6-recalls"
@@ -27,7 +27,7 @@ STATE_DB = Path("state") / "state" / "openclaw.sqlite"
 def oc(tmp_path, monkeypatch) -> Path:
     """A private copy of the real state, its paths pointed at this test's folder and its events filed
     under this folder's workspace keys, as OpenClaw would have filed them here."""
-    root = copy_openclaw_state(FIXTURE, tmp_path / "oc")
+    root = use_openclaw_state(FIXTURE, tmp_path, monkeypatch)
     conn = sqlite.connect(root / STATE_DB)
     for agent, old in EXPECTED["workspace_keys"].items():
         new = workspace_keys(root / f"ws-{agent}")[0]
@@ -35,8 +35,6 @@ def oc(tmp_path, monkeypatch) -> Path:
                      (new, len(old) + 1, f"{old}:%"))
     conn.commit()
     conn.close()
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     return root
 
 

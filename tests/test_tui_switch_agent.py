@@ -18,17 +18,14 @@ from openclaw_memtui.tui.app import MemtuiApp
 from openclaw_memtui.tui.screens.agent_picker import AgentPickerScreen
 
 from .app_helpers import wait_for
-from .helpers import copy_openclaw_state
+from .helpers import use_openclaw_state
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6-recalls"
 
 
 @pytest.fixture
 def oc(tmp_path, monkeypatch) -> Path:
-    root = copy_openclaw_state(FIXTURE, tmp_path / "oc")
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(root / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    return root
+    return use_openclaw_state(FIXTURE, tmp_path, monkeypatch)
 
 
 def picker_rows(app) -> list[str]:
