@@ -211,11 +211,9 @@ class Gate:
 
     def _file_text(self, path: str, source: str, texts: dict[str, str | None]) -> str | None:
         """The file a chunk was cut from, as it is now (None when it cannot be read)."""
-        from ..engine.ingest.reading import read_indexed_file
-
         if path not in texts:
             try:
-                texts[path] = read_indexed_file(self.settings, path, source)
+                texts[path] = self.index.read_file(path, source)
             except (OSError, ValueError):
                 texts[path] = None
         return texts[path]
@@ -271,7 +269,6 @@ class Gate:
         database's transcripts read in one consistent read (one private copy at most while OpenClaw
         has WAL frames, not one per hit)."""
         from ..engine.ingest.openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-        from ..engine.ingest.reading import read_indexed_file
         from ..interop.session_store import db_stamp
         from .provenance import message_origins
 
@@ -299,7 +296,7 @@ class Gate:
                     self._origins[path] = (stamp, out[path])
         for path in paths - out.keys():  # a JSONL file in the sessions folder (an archive, the older layout)
             try:
-                out[path] = message_origins(read_indexed_file(self.settings, path, "sessions"))
+                out[path] = message_origins(self.index.read_file(path, "sessions"))
             except OSError:
                 out[path] = {}
         if len(self._origins) > 256:  # bounded: the newest answers' transcripts
