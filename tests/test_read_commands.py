@@ -203,3 +203,53 @@ def test_search_says_when_the_index_is_out_of_date_and_leaves_it_as_it_is(tmp_pa
     assert main(["index", *common]) == 0 and main(["search", "quokka", *common]) == 0
     out, err = capsys.readouterr()
     assert "memory/2026-11-03.md" in out and "out of date" not in err
+
+
+def test_search_of_an_index_another_process_is_building_waits_for_it(tmp_path, capsys):
+    """`memtui search` of an index never built, while another process (an agent's server started at the same
+    moment) builds it: the search answered "No matches." from the empty file, without a word. It now waits for
+    that sync, saying so at once, and answers from the index built."""
+    import json
+    import textwrap
+    import threading
+    import time
+
+    ws, db = tmp_path / "ws", tmp_path / "i.sqlite"
+    for i in range(40):
+        write(ws / "memory" / f"n{i:02d}.md", f"# Note {i}\nkestrel sighting {i}\n")
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from openclaw_memtui.core.config import index_settings, validate
+        from openclaw_memtui.engine.index import MemoryIndex
+        index = MemoryIndex(index_settings(validate({{}}), Path({str(ws)!r}), Path({str(db)!r})), provider_name="none")
+        def progress(p):
+            if p.phase == "index" and p.done == 20:
+                print("MIDWAY", flush=True)
+                sys.stdin.readline()  # holds the sync lock until the test lets it go on
+        index.sync(progress=progress)
+    """)
+    builder = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               env=env_for_subprocess(), text=True)
+    err = ""
+    try:
+        assert builder.stdout.readline().strip() == "MIDWAY"
+        done: list[int] = []
+        search = threading.Thread(target=lambda: done.append(main(["search", "kestrel sighting", "--workspace", str(ws),
+                                                                   "--db", str(db), "--provider", "none", "--json"])))
+        search.start()
+        deadline = time.monotonic() + 60
+        while "another process is syncing this index" not in err:  # said at once, before it waits
+            assert time.monotonic() < deadline and search.is_alive(), (done, err)
+            err += capsys.readouterr().err
+            time.sleep(0.02)
+        assert not done  # waiting, not answering from the empty file
+        builder.stdin.write("\n")
+        builder.stdin.flush()
+        search.join(120)
+        assert done == [0]
+    finally:
+        if builder.poll() is None:
+            builder.kill()
+        builder.wait()
+    assert len(json.loads(capsys.readouterr().out)["results"]) > 0

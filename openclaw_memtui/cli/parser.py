@@ -172,6 +172,7 @@ def _export_settings_parser(sub: Any) -> None:
 def _search_parser(sub: Any) -> None:
     p = sub.add_parser("search", help=COMMAND_HELP["search"])
     _common(p)
+    add_wait_flag(p)  # only for an index never built, which another process may be building
     p.add_argument("query")
     p.add_argument("--json", action="store_true")
     p.add_argument("--now", metavar="ISO", help="fixed 'now' for ages and time windows (default: real time)")

@@ -31,8 +31,12 @@ def _search(args: argparse.Namespace, session: Session, started: float) -> int:
     params = params_from(args, cfg)
     stale = False
     if index.is_empty() and not index.syncing and not index.read_only:
-        # a workspace searched before it was ever indexed: build it first (None: another process is)
-        report = index.sync(wait=False)
+        # a workspace searched before it was ever indexed: build it first, or wait for the process building it
+        # (an agent's server started at the same moment; said at once, bounded by --wait) rather than answer
+        # "No matches." from the empty file
+        from .wait import lock_wait
+
+        report = index.sync(**lock_wait(args))
         no_files = report is not None and report.files_total == 0
     else:
         # Search reads the index as it is: a sync here could be a rebuild (`--provider none` on a vector
