@@ -1,4 +1,4 @@
-"""`--wait SECONDS` of the commands that sync (index, eval, tune): how long they wait for another
+"""`--wait SECONDS` of the commands that sync (index, eval, tune; search, of an index never built): how long they wait for another
 process's sync of the same index, what they say meanwhile, and the exit code when they give up."""
 
 from __future__ import annotations
