@@ -62,3 +62,58 @@ def test_a_sync_resolves_the_roots_once_and_only_its_own_thread_sees_them_pinned
     assert len(resolved) == 1  # once for the whole pass, not once per file read
     access.settings_roots(settings)
     assert len(resolved) == 2  # the pin ends with the sync
+
+
+def _swap_folder_after_listing(monkeypatch, folder, outside):
+    """Replace `folder` with a link to `outside` once the sync has listed the files in it."""
+    from openclaw_memtui.engine.sync import file_pass
+
+    real_list = file_pass.list_sources
+
+    def listed_then_swapped(*args, **kwargs):
+        files = real_list(*args, **kwargs)
+        folder.rename(folder.with_name(folder.name + "-moved"))
+        os.symlink(outside, folder)
+        return files
+
+    monkeypatch.setattr(file_pass, "list_sources", listed_then_swapped)
+
+
+def test_a_folder_swapped_for_a_link_outside_after_the_listing_is_not_read(tmp_path, workspace, make_settings,
+                                                                            monkeypatch):
+    """The sync opens a note beneath its folder's descriptor: a folder replaced by a link to elsewhere
+    between the listing and the reads puts nothing from elsewhere in the index, links followed or not."""
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    for follow in (False, True):
+        root = tmp_path / f"follow-{follow}"
+        outside = root / "outside"
+        write(outside / "a.md", "kestrel secret from outside\n")
+        ws = root / "ws"
+        write(ws / "memory" / "sub" / "a.md", "kestrel inside note\n")
+        _swap_folder_after_listing(monkeypatch, ws / "memory" / "sub", outside)
+        index = MemoryIndex(make_settings(ws, db=root / "i.sqlite", follow_symlinks=follow), provider_name="none")
+        report = index.sync()
+        texts = [text for (text,) in index.store.conn.execute("SELECT text FROM chunks")]
+        assert not any("secret" in text for text in texts), (follow, texts)
+        assert report.files_indexed == 0
+        index.close()
+        monkeypatch.undo()
+
+
+def test_a_sync_judges_each_folder_once_not_each_note(tmp_path, make_settings, monkeypatch):
+    """Reading 40 notes of one folder looks up where that folder really is once (the /proc look-up
+    per note was a third of a first index's reading); a note of another folder looks it up again."""
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.ingest import access
+
+    ws = tmp_path / "ws"
+    for i in range(40):
+        write(ws / "memory" / f"2026-01-{i % 28 + 1:02d}-n{i}.md", f"kestrel note {i}\n")
+    write(ws / "memory" / "deeper" / "one.md", "kestrel deeper\n")
+    looked_up: list[str] = []
+    real = access._opened_path
+    monkeypatch.setattr(access, "_opened_path", lambda fd, path: looked_up.append(path) or real(fd, path))
+    report = MemoryIndex(make_settings(ws), provider_name="none").sync()
+    assert report.files_indexed == 41
+    assert sorted(looked_up) == sorted([str(ws / "memory"), str(ws / "memory" / "deeper")])

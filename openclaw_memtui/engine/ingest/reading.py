@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .access import OutsideRoots, open_memory_file, settings_roots
 from .openclaw_db import OpenClawDbError, read_consistent, read_session_jsonl
-from .regular_file import open_regular_fd
+from .regular_file import open_regular_stat
 from .sources import DB_SESSION_PREFIX, SourceFile, has_undecodable_name
 from .transcripts import FlatSession, flatten_session
 
@@ -87,11 +87,11 @@ def read_file_text(path: str, roots: list[str] | None, follow_symlinks: bool, ma
     """
     if has_undecodable_name(path):
         raise NameNotUtf8()
-    fd = open_regular_fd(path) if roots is None else open_memory_file(path, roots, follow_symlinks)
-    # stat'ed and read through the descriptor, not the path: what was opened is what is measured, and a first
-    # index of 10,000 notes spent a fifth of its reading in two path lookups and a file object per note
+    fd, opened = open_regular_stat(path) if roots is None else open_memory_file(path, roots, follow_symlinks)
+    # stat'ed (once, as it was opened) and read through the descriptor, not the path: what was opened is what
+    # is measured, and a first index of 10,000 notes spent a fifth of its reading in two path lookups and a
+    # file object per note
     try:
-        opened = os.fstat(fd)
         if max_bytes is not None and opened.st_size > max_bytes:
             raise TooLarge(max_bytes)
         # ask for what the file holds (+1 to notice growth), never for the limit itself (maxFileBytes = 1e11
