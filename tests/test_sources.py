@@ -112,6 +112,10 @@ def test_note_dates_and_evergreen():
     assert note_date_ms("memory/archive/2026-02-10.md") == 1770681600000.0
     assert note_date_ms("memory/2026-02-30.md") is None
     assert note_date_ms("notes/2026-02-10.md") is None
+    # UTC midnight on either side of 1970 and at the ends of the calendar
+    assert note_date_ms("memory/1969-12-31.md") == -86_400_000.0
+    assert note_date_ms("memory/0001-01-01.md") == -62_135_596_800_000.0
+    assert note_date_ms("memory/2024-02-29-leap.md") == 1709164800000.0
     assert is_evergreen("MEMORY.md", "memory") and is_evergreen("memory/projects.md", "memory")
     assert not is_evergreen("memory/2026-02-10.md", "memory")
     assert not is_evergreen("sessions/a.jsonl", "sessions")

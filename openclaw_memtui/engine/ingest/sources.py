@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from datetime import UTC, datetime
+from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
@@ -128,10 +128,13 @@ def note_date_ms(path: str) -> float | None:
     if not m:
         return None
     try:
-        dt = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=UTC)
+        days = date(int(m.group(1)), int(m.group(2)), int(m.group(3))).toordinal() - _EPOCH_ORDINAL
     except ValueError:
         return None
-    return dt.timestamp() * 1000.0
+    return days * 86_400_000.0  # UTC midnight: a third of an aware datetime's timestamp() (once per note)
+
+
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
 def is_evergreen(path: str, source: str) -> bool:
