@@ -106,7 +106,10 @@ def test_cli_json_outputs_escape_every_character(hostile_ws, tmp_path, capsys):
 
 def test_progress_line_escapes_osc_and_ansi_in_file_names(hostile_ws, tmp_path, capsys, monkeypatch):
     write(hostile_ws / "memory" / "osc\x1b]0;pwned\x07\x1b[31m.md", "text\n")
+    from openclaw_memtui.cli.index import _ProgressLine
+
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the progress line only draws on a terminal
+    monkeypatch.setattr(_ProgressLine, "REDRAW_S", 0.0)  # every file drawn, not one each 50 ms
     code, _, err = run(capsys, "index", "--workspace", str(hostile_ws), "--db", str(tmp_path / "i.sqlite"),
                        "--provider", "none")
     assert code == 0

@@ -18,17 +18,30 @@ if TYPE_CHECKING:
 
 
 class _ProgressLine:
-    """A one-line progress display on a terminal's stderr; silent when piped."""
+    """A one-line progress display on a terminal's stderr; silent when piped.
+
+    Called once per file: a line is drawn at most every REDRAW_S (and at each change of phase), since
+    no one reads 10,000 lines a second and each draw cost more than indexing a note."""
+
+    REDRAW_S = 0.05
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.last = ""
+        self.last_phase = ""
+        self.drawn_at = 0.0
 
     def __call__(self, p) -> None:
-        from ..render import safe
-
         if not self.enabled:
             return
+        import time
+
+        from ..render import safe
+
+        now = time.monotonic()
+        if p.phase == self.last_phase and now - self.drawn_at < self.REDRAW_S and p.done != p.total:
+            return
+        self.last_phase, self.drawn_at = p.phase, now
         if p.total:
             width = 30
             filled = int(width * p.done / max(p.total, 1))
@@ -78,7 +91,9 @@ def _index(args: argparse.Namespace, session: Session, waiting: dict[str, Any]) 
         print("memtui: interrupted while saving the vector matrix; the index is complete and the app "
               "builds the matrix at launch (or run `memtui index` again)", file=sys.stderr)
         return 130
-    status = index.status(check_dirty=False)
+    # the text report shows no integrity line: its join of keyword rows with chunks (every row of a
+    # small index) is left to --json and `memtui status`
+    status = index.status(check_dirty=False, check_integrity=args.json)
     if args.json:
         print(dumps_json({"report": report.to_dict(), "status": status.to_dict(), "vector_file": vector_file}, indent=2))
     else:

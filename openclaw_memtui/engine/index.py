@@ -300,15 +300,18 @@ class MemoryIndex:
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, check_dirty: bool = True, dirty_budget_s: float | None = None,
-               check_hashes: bool = False) -> Status:
+               check_hashes: bool = False, check_integrity: bool = True) -> Status:
         """What the index holds; `check_dirty` compares it with the files on disk, all of them, or with
         `dirty_budget_s` those stat-ed within that time (see check_dirty: `dirty` may then be None);
-        `check_hashes` reads every file and compares its content hash too."""
+        `check_hashes` reads every file and compares its content hash too. Without `check_integrity`
+        the keyword rows are not compared with the chunks (`integrity` is empty): up to 10,000 chunks
+        that join reads every row, for a caller that does not show it."""
         reads = self.reads()
         dirty = self.check_dirty(dirty_budget_s, hashes=check_hashes) if check_dirty else None
         provider = self.provider
         dims = reads.meta("vectorDims")
-        integrity = self._integrity.report(reads.conn, self.store_generation(), int(dims) if dims else None)
+        integrity = (self._integrity.report(reads.conn, self.store_generation(), int(dims) if dims else None)
+                     if check_integrity else {})
         unembedded = self.unembedded() if provider is not None and not self.store.missing else 0
         return index_status(reads, self.store, self.settings, provider, dirty, unembedded, integrity,
                             self.provider_error, self.fallback, self.watcher_state, self.notices)
