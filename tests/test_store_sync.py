@@ -260,3 +260,27 @@ def test_needs_sync_is_empty_dirty_or_unembedded(tmp_path, make_settings):
     assert index.needs_sync()  # a new file
     index.sync()
     assert not index.needs_sync()
+
+
+def test_keyword_rows_match_their_chunks_whether_copied_in_sqlite_or_segmented(tmp_path, make_settings):
+    """A batch whose keyword text is the chunks' own is copied inside SQLite; one with CJK text is bound
+    segmented: either way each keyword row carries its chunk's id, path, lines and indexed text."""
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.textutil import segment_cjk_for_index
+
+    ws = tmp_path / "ws"
+    write(ws / "memory" / "a.md", "Plain English note about kestrels.\n")
+    index = MemoryIndex(make_settings(ws, db=tmp_path / "one.sqlite"), provider_name="none")
+    index.sync()  # every text as it is: the copied batch
+    write(ws / "memory" / "b.md", "鉴权方案 uses tokens.\n")
+    write(ws / "memory" / "c.md", "Another plain note.\n")
+    index.sync()  # a batch with CJK: bound row by row
+    conn = index.store.conn
+    chunks = conn.execute("SELECT rowid, id, path, source, model, start_line, end_line, text FROM chunks").fetchall()
+    fts = {row[0]: row[1:] for row in conn.execute(
+        "SELECT rowid, id, path, source, model, start_line, end_line, text FROM chunks_fts")}
+    assert len(chunks) == len(fts) == 3
+    for rowid, *columns, text in chunks:
+        assert fts[rowid] == (*columns, segment_cjk_for_index(text))
+    assert conn.execute("SELECT path FROM chunks_fts WHERE chunks_fts MATCH '鉴权'").fetchall() == [("memory/b.md",)]
+    index.close()

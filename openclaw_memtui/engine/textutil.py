@@ -6,8 +6,10 @@ so parity needs the same measure.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+from collections.abc import Callable
 
 WORD_RE = re.compile(r"\w+")  # Python's \w on str == [\p{L}\p{N}_] (marks are separators)
 
@@ -56,9 +58,15 @@ def has_lone_surrogate(value: object) -> bool:
     return False
 
 
+def _compiled_at_first_use(source: str) -> Callable[[], re.Pattern[str]]:
+    """The pattern, compiled when first asked for: the character classes below took 3 ms to compile at
+    every start of every command, and text that is all ASCII (checked first everywhere) never needs them."""
+    return functools.cache(lambda: re.compile(source))
+
+
 # the chunker measures every line: these counts run in C (regex), not a Python loop per character
-_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
-_CJK_WEIGHTED_RE = re.compile("[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
+_ASTRAL_RE = _compiled_at_first_use("[\U00010000-\U0010ffff]")
+_CJK_WEIGHTED_RE = _compiled_at_first_use("[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
 
 
 def _count(pattern: re.Pattern[str], text: str) -> int:
@@ -68,7 +76,7 @@ def _count(pattern: re.Pattern[str], text: str) -> int:
 def utf16_len(text: str) -> int:
     if text.isascii():
         return len(text)
-    return len(text) + _count(_ASTRAL_RE, text)
+    return len(text) + _count(_ASTRAL_RE(), text)
 
 
 def utf16_prefix(text: str, limit: int) -> str:
@@ -87,9 +95,9 @@ def weighted_len(text: str) -> int:
     """OpenClaw's `estimateStringChars`: CJK counts 4, astral CJK counts 4, other astral counts 2."""
     if text.isascii():
         return len(text)
-    cjk = _count(_CJK_WEIGHTED_RE, text)  # astral CJK included: 1 + 3
-    astral = _count(_ASTRAL_RE, text)
-    astral_cjk = _count(_ASTRAL_CJK_RE, text)
+    cjk = _count(_CJK_WEIGHTED_RE(), text)  # astral CJK included: 1 + 3
+    astral = _count(_ASTRAL_RE(), text)
+    astral_cjk = _count(_ASTRAL_CJK_RE(), text)
     return len(text) + 3 * cjk + (astral - astral_cjk)
 
 
@@ -109,7 +117,7 @@ def is_cjk_char(ch: str) -> bool:
 
 
 def contains_cjk(text: str) -> bool:
-    return not text.isascii() and _CJK_RUN_RE.search(text) is not None
+    return not text.isascii() and _CJK_RUN_RE().search(text) is not None
 
 
 def cjk_bigrams(run: str) -> list[str]:
@@ -119,8 +127,8 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-_ASTRAL_CJK_RE = re.compile("[\U00020000-\U0002fa1f]")
-_CJK_RUN_RE = re.compile(
+_ASTRAL_CJK_RE = _compiled_at_first_use("[\U00020000-\U0002fa1f]")
+_CJK_RUN_RE = _compiled_at_first_use(
     "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u1100-\u11ff\u3131-\u3163\uf900-\ufaff"
     "\U00020000-\U0002fa1f]+"
 )
@@ -134,8 +142,8 @@ def segment_cjk_for_index(text: str) -> str:
     """
     if not contains_cjk(text):
         return text
-    return _CJK_RUN_RE.sub(lambda m: " " + " ".join(cjk_bigrams(m.group(0))) + " ", text)
+    return _CJK_RUN_RE().sub(lambda m: " " + " ".join(cjk_bigrams(m.group(0))) + " ", text)
 
 
 def cjk_runs(text: str) -> list[str]:
-    return _CJK_RUN_RE.findall(text)
+    return _CJK_RUN_RE().findall(text)

@@ -55,6 +55,8 @@ _INSERT_LINE = "INSERT INTO lines_fts(rowid, text) VALUES (?, ?)"
 _DELETE_LINE = "INSERT INTO lines_fts(lines_fts, rowid, text) VALUES ('delete', ?, ?)"
 _INSERT_FTS = ("INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line)"
                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+_COPY_FTS = ("INSERT INTO chunks_fts(rowid, text, id, path, source, model, start_line, end_line)"
+             " SELECT rowid, text, id, path, source, model, start_line, end_line FROM chunks WHERE rowid BETWEEN ? AND ?")
 
 
 def line_rows(chunk_rowid: int, fts_text: str) -> list[tuple[int, str]]:
@@ -183,8 +185,13 @@ class IndexWriter:
             "INSERT INTO chunks(rowid, id, path, source, start_line, end_line, hash, model, text, embedding,"
             " updated_at, ts, date_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?, ?)",
             [(rowid, *chunk) for rowid, (chunk, _) in zip(rowids, chunks, strict=True)])
-        self.conn.executemany(_INSERT_FTS, [(rowid, fts_text, c.id, c.path, c.source, c.model, c.start_line, c.end_line)
-                                            for rowid, (c, fts_text) in zip(rowids, chunks, strict=True)])
+        if all(fts_text is c.text for c, fts_text in chunks):
+            # each keyword row indexes its chunk's own text (nothing CJK-segmented): copied inside SQLite from
+            # the rows just written, not bound again from Python (0.007 s of 10,000 notes' 0.08 s)
+            self.conn.execute(_COPY_FTS, (rowids.start, rowids.stop - 1))
+        else:
+            self.conn.executemany(_INSERT_FTS, [(rowid, fts_text, c.id, c.path, c.source, c.model, c.start_line,
+                                                 c.end_line) for rowid, (c, fts_text) in zip(rowids, chunks, strict=True)])
         self.conn.executemany(_INSERT_LINE, [line for rowid, (_, fts_text) in zip(rowids, chunks, strict=True)
                                              for line in line_rows(rowid, fts_text)])
 
