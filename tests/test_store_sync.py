@@ -284,3 +284,30 @@ def test_keyword_rows_match_their_chunks_whether_copied_in_sqlite_or_segmented(t
         assert fts[rowid] == (*columns, segment_cjk_for_index(text))
     assert conn.execute("SELECT path FROM chunks_fts WHERE chunks_fts MATCH '鉴权'").fetchall() == [("memory/b.md",)]
     index.close()
+
+
+def test_a_rebuild_lists_without_a_stat_per_note_and_stamps_each_from_its_read(tmp_path, make_settings, monkeypatch):
+    """A rebuild reads every note, so its listing takes no stat of each (10,000 system calls for nothing
+    in a first index); the file rows still carry each note's mtime and size, and the next sync finds
+    every note unchanged without reading one."""
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.ingest import listing
+    from openclaw_memtui.engine.sync import file_pass
+
+    ws = tmp_path / "ws"
+    for i in range(12):
+        write(ws / "memory" / "sub" / f"n{i}.md", f"kestrel note {i}\n" * (i + 1))
+    write(ws / "MEMORY.md", "# Memory\nkestrel root\n")
+    listed: list[list] = []
+    real = listing.list_sources
+    monkeypatch.setattr(file_pass, "list_sources", lambda *a, **k: listed.append(real(*a, **k)) or listed[-1])
+    index = MemoryIndex(make_settings(ws), provider_name="none")
+    assert index.sync().full_rebuild
+    assert [sf.stamp for sf in listed[0] if "/sub/" in sf.path] == [None] * 12
+    for path, mtime, size in index.store.conn.execute("SELECT path, mtime, size FROM files"):
+        st = os.stat(ws / path)
+        assert (mtime, size) == (st.st_mtime_ns / 1e6, st.st_size)
+    report = index.sync()
+    assert not report.full_rebuild and report.files_unchanged == 13 and report.files_indexed == 0
+    assert all(sf.stamp is not None for sf in listed[1])  # an ordinary sync compares stamps: it has them
+    index.close()

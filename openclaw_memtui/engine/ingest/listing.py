@@ -15,14 +15,16 @@ if TYPE_CHECKING:
 def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
                  known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
                  unreadable: list[Unreadable] | None = None,
-                 kept: dict[str, tuple[float, int]] | None = None) -> list[SourceFile]:
+                 kept: dict[str, tuple[float, int]] | None = None, stamped: bool = True) -> list[SourceFile]:
     """Every file the index should hold, each with its stamp; with a `budget` perhaps only some of them
     (`budget.exhausted` then says so). With `known` and `unchanged` (a re-sync), a memory file whose
     stamp is known may be left out of the list and only named in `unchanged` (see list_memory_files):
     the list and `unchanged` together name every file. Folders that cannot be read go to `unreadable`.
     `kept` (default `known`): what the live index holds, listed again for transcripts that cannot be
     listed now (an agent database or its tombstones unreadable), so a sync keeps them; a rebuild or
-    `--check-files` lists without `known` but must keep them just the same."""
+    `--check-files` lists without `known` but must keep them just the same. Without `stamped` the notes
+    under folders carry no stamp (`SourceFile.stamp` None): a rebuild reads each and stamps it from the
+    descriptor it reads through, and the walk's stat of each was 10,000 system calls for nothing."""
     kept = known if kept is None else kept
     files: list[SourceFile] = []
     # a bounded listing takes the transcripts first: they are fewer than notes and the likeliest to have grown
@@ -32,7 +34,7 @@ def list_sources(settings: IndexSettings, budget: ListingBudget | None = None,
     if "memory" in settings.sources and not (budget is not None and budget.spent()):
         files.extend(list_memory_files(settings.workspace, settings.extra_paths, settings.follow_symlinks,
                                        settings.root_files, settings.extra_path_patterns, budget, known, unchanged,
-                                       unreadable))
+                                       unreadable, stamped))
     if "sessions" in settings.sources and not sessions_first:
         files.extend(_list_transcripts(settings, budget, kept, unreadable))
     if settings.follow_symlinks:  # without followed links nothing listed can resolve elsewhere

@@ -31,8 +31,10 @@ def _is_md(name: str) -> bool:
 
 def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: ListingBudget | None = None,
                    known: dict[str, tuple[float, int]] | None = None, unchanged: list[str] | None = None,
-                   unreadable: list[Unreadable] | None = None, roots: list[str] | None = None) -> list[SourceFile]:
-    """Every .md file below the normalised folder `root`, sorted by path, each with its stat.
+                   unreadable: list[Unreadable] | None = None, roots: list[str] | None = None,
+                   stamped: bool = True) -> list[SourceFile]:
+    """Every .md file below the normalised folder `root`, sorted by path, each with its stat (without
+    `stamped`, none: a rebuild reads every file and stamps it from the descriptor it reads through).
 
     The stat is taken here, from the folder entry, so a re-sync lists and stats in one pass, and
     the workspace-relative path is the folder's (computed once per folder) plus the name. This runs
@@ -81,11 +83,13 @@ def _walk_markdown(root: str, follow_symlinks: bool, workspace: str, budget: Lis
                     name = entry.name
                     try:
                         if name.endswith(".md") and entry.is_file(follow_symlinks=follow_symlinks):
-                            try:
-                                st = entry.stat()  # follows a link, as reading the file does
-                                stamp: tuple[float, int] | None = (st.st_mtime_ns / 1e6, st.st_size)
-                            except OSError:
-                                stamp = None  # whoever needs it stats the file again
+                            stamp: tuple[float, int] | None = None  # None: whoever needs it stats the file again
+                            if stamped:
+                                try:
+                                    st = entry.stat()  # follows a link, as reading the file does
+                                    stamp = (st.st_mtime_ns / 1e6, st.st_size)
+                                except OSError:
+                                    pass
                             path = prefix + name
                             if not path.isascii():
                                 path = display_path(path)
@@ -185,12 +189,13 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
                       patterns: tuple[tuple[str, str], ...] = (),
                       budget: ListingBudget | None = None, known: dict[str, tuple[float, int]] | None = None,
                       unchanged: list[str] | None = None, unreadable: list[Unreadable] | None = None,
-                      ) -> list[SourceFile]:
+                      stamped: bool = True) -> list[SourceFile]:
     """The memory files of `workspace`. `patterns` limits a folder of `extra_paths` to the files
     matching one of its globs (OpenClaw 2026.9's `{path, pattern}` entries). With a `budget` the list
     may be partial (see ListingBudget). `known` and `unchanged` (see _walk_markdown) apply to memory/
     when no extra paths or followed links need the files compared by real path first: a file it
-    leaves out is only named in `unchanged`; every other file is listed."""
+    leaves out is only named in `unchanged`; every other file is listed. Without `stamped`, the files
+    under folders carry no stamp (a rebuild's listing: see _walk_markdown)."""
     globs: dict[str, list[str]] = {}
     for path, pattern in patterns:
         globs.setdefault(path.strip(), []).append(pattern)
@@ -211,7 +216,8 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
     if os.path.isdir(mem_dir) and not linked_out:
         if extra or follow_symlinks:
             known = unchanged = None  # every file listed: the same file may be found twice, by real path below
-        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget, known, unchanged, unreadable, roots))
+        candidates.extend(_walk_markdown(mem_dir, follow_symlinks, ws, budget, known, unchanged, unreadable, roots,
+                                        stamped))
     if not extra and not follow_symlinks:
         return candidates  # root files and memory/ cannot name one file twice
     for raw in extra:
@@ -223,7 +229,8 @@ def list_memory_files(workspace: Path, extra_paths: list[str] | tuple[str, ...] 
             continue
         if p.is_dir():
             root = os.path.normpath(p)  # walked from its normalised path: every path found below is normalised
-            found = _walk_markdown(root, follow_symlinks, ws, budget, unreadable=unreadable, roots=roots)
+            found = _walk_markdown(root, follow_symlinks, ws, budget, unreadable=unreadable, roots=roots,
+                                   stamped=stamped)
             if raw in globs:
                 keep = _pattern_filter(Path(root), globs[raw])
                 found = [f for f in found if keep(f.abs_path)]

@@ -128,7 +128,7 @@ class FilePass(SyncerState):
         # cannot be listed now are listed as they were, read, fail, and keep the live index (runner.py)
         kept = known if store is self.store else IndexWriter(self.store.conn).file_stamps()
         files = list_sources(self.settings, known=None if force or self.check_files else known,
-                             unchanged=unchanged, unreadable=unreadable, kept=kept)
+                             unchanged=unchanged, unreadable=unreadable, kept=kept, stamped=not force)
         report.files_total = len(files) + len(unchanged)
         skipped = [SkippedFile(u.path, u.source, f"folder cannot be read ({u.reason}); the files in it are not indexed")
                    for u in unreadable]
