@@ -49,7 +49,7 @@ class _Pin:
         self.folder: str | None = None  # the path of the folder open at folder_fd (None: none yet)
         self.folder_fd: int | None = None  # None: that folder could not be opened (files are opened by path)
         self.folder_real = ""
-        self.folder_inside = False  # the folder itself is inside a root, so each of its entries is
+        self.folder_inside = False  # the folder itself lies inside a root, and so does each of its entries
 
     def open_beneath(self, path: str) -> tuple[int, os.stat_result] | None:
         """The regular file at `path` opened beneath its folder's descriptor without following a link,
