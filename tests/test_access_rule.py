@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from .helpers import write
 
 
@@ -101,19 +103,69 @@ def test_a_folder_swapped_for_a_link_outside_after_the_listing_is_not_read(tmp_p
         monkeypatch.undo()
 
 
-def test_a_sync_judges_each_folder_once_not_each_note(tmp_path, make_settings, monkeypatch):
-    """Reading 40 notes of one folder looks up where that folder really is once (the /proc look-up
-    per note was a third of a first index's reading); a note of another folder looks it up again."""
-    from openclaw_memtui.engine.index import MemoryIndex
-    from openclaw_memtui.engine.ingest import access
+def _read_one_then(monkeypatch, name, act):
+    """Run `act` right after the sync has read the note called `name`."""
+    from openclaw_memtui.engine.ingest.reading import read_source as real_read
+    from openclaw_memtui.engine.sync import file_pass
 
+    def read_then_act(sf, *args, **kwargs):
+        got = real_read(sf, *args, **kwargs)
+        if sf.path.endswith(name):
+            act()
+        return got
+
+    monkeypatch.setattr(file_pass, "read_source", read_then_act)
+
+
+@pytest.mark.parametrize("openat2", [True, False], ids=["openat2", "proc"])
+def test_a_folder_renamed_out_of_the_workspace_while_read_gives_nothing_from_outside(tmp_path, make_settings,
+                                                                                     monkeypatch, openat2):
+    """Between two notes of one folder the folder leaves the workspace and an outside file takes the
+    second note's name: its real path is outside now, so it is not indexed (links followed or not, with
+    openat2 or judged through /proc)."""
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.ingest import no_links
+
+    if openat2 and not no_links.available():
+        pytest.skip("openat2 is not available here")
+    if not openat2:
+        monkeypatch.setitem(no_links._state, "off", True)
+    for follow in (False, True):
+        root = tmp_path / f"follow-{follow}"
+        ws, outside = root / "ws", root / "outside"
+        write(ws / "memory" / "sub" / "a.md", "kestrel inside a\n")
+        write(ws / "memory" / "sub" / "b.md", "kestrel inside b\n")
+        write(outside / "secret.md", "kestrel secret from outside\n")
+
+        def away(ws=ws, outside=outside):
+            (ws / "memory" / "sub").rename(outside / "sub")
+            (outside / "secret.md").replace(outside / "sub" / "b.md")
+
+        _read_one_then(monkeypatch, "sub/a.md", away)
+        index = MemoryIndex(make_settings(ws, db=root / "i.sqlite", follow_symlinks=follow), provider_name="none")
+        index.sync()
+        texts = [text for (text,) in index.store.conn.execute("SELECT text FROM chunks")]
+        assert texts == ["kestrel inside a\n"], (follow, texts)
+        index.close()
+
+
+def test_a_sync_reads_notes_without_a_proc_look_up_of_each(tmp_path, make_settings, monkeypatch):
+    """With openat2, a note opened by its real path through no link is inside by that path: no note needs
+    the /proc look-up of where it really is (a third of a first index's reading)."""
+    from openclaw_memtui.engine.index import MemoryIndex
+    from openclaw_memtui.engine.ingest import access, no_links
+
+    if not no_links.available():
+        pytest.skip("openat2 is not available here")
     ws = tmp_path / "ws"
     for i in range(40):
         write(ws / "memory" / f"2026-01-{i % 28 + 1:02d}-n{i}.md", f"kestrel note {i}\n")
     write(ws / "memory" / "deeper" / "one.md", "kestrel deeper\n")
+    write(ws / "kept" / "linked.md", "kestrel linked\n")
+    os.symlink(ws / "kept" / "linked.md", ws / "memory" / "link.md")  # a link, followed inside: judged through /proc
     looked_up: list[str] = []
     real = access._opened_path
     monkeypatch.setattr(access, "_opened_path", lambda fd, path: looked_up.append(path) or real(fd, path))
-    report = MemoryIndex(make_settings(ws), provider_name="none").sync()
-    assert report.files_indexed == 41
-    assert sorted(looked_up) == sorted([str(ws / "memory"), str(ws / "memory" / "deeper")])
+    report = MemoryIndex(make_settings(ws, follow_symlinks=True), provider_name="none").sync()
+    assert report.files_indexed == 42
+    assert looked_up == [str(ws / "memory" / "link.md")]

@@ -12,93 +12,81 @@ returned the text of files `memory_get` refused.
 
 from __future__ import annotations
 
-import errno
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .no_links import open_no_links
+
 if TYPE_CHECKING:
     from ..settings import IndexSettings
+
+
+def _root_paths(workspace: Path | str, extra_paths: tuple[str, ...] | list[str] = (),
+                sessions_dir: Path | str | None = None) -> list[Path]:
+    """The roots as configured (not resolved): the workspace, each extra path, the sessions folder."""
+    ws = Path(workspace)
+    paths = [ws]
+    for raw in extra_paths:
+        if raw.strip():
+            p = Path(os.path.expanduser(raw.strip()))
+            paths.append(p if p.is_absolute() else ws / p)
+    if sessions_dir is not None:
+        paths.append(Path(sessions_dir))
+    return paths
 
 
 def allowed_roots(workspace: Path | str, extra_paths: tuple[str, ...] | list[str] = (),
                   sessions_dir: Path | str | None = None) -> list[str]:
     """Real paths of the folders (and single extra files) memory may come from."""
-    ws = Path(workspace)
-    roots = [os.path.realpath(ws)]
-    for raw in extra_paths:
-        if raw.strip():
-            p = Path(os.path.expanduser(raw.strip()))
-            roots.append(os.path.realpath(p if p.is_absolute() else ws / p))
-    if sessions_dir is not None:
-        roots.append(os.path.realpath(sessions_dir))
-    return roots
+    return [os.path.realpath(p) for p in _root_paths(workspace, extra_paths, sessions_dir)]
 
 
 class _Pin:
-    """What one sync pass judges files by: the roots resolved at its start and the folder it is reading
-    from, opened once (`open_beneath`)."""
+    """What one sync pass judges files by: the roots resolved at its start (`open_listed` opens a file
+    listed under one of them by its real path, through no link)."""
 
-    __slots__ = ("settings", "roots", "folder", "folder_fd", "folder_real", "folder_inside")
+    __slots__ = ("settings", "roots", "bases")
 
     def __init__(self, settings: IndexSettings, roots: tuple[str, ...]) -> None:
         self.settings, self.roots = settings, roots
-        self.folder: str | None = None  # the path of the folder open at folder_fd (None: none yet)
-        self.folder_fd: int | None = None  # None: that folder could not be opened (files are opened by path)
-        self.folder_real = ""
-        self.folder_inside = False  # the folder itself lies inside a root, and so does each of its entries
+        # (a root as the listing's paths start with it, its real path), longest first
+        listed = [os.path.normpath(p) for p in _root_paths(settings.workspace, settings.extra_paths,
+                                                           settings.sessions_dir)]
+        self.bases = sorted(zip(listed, roots, strict=True), key=lambda pair: -len(pair[0]))
 
-    def open_beneath(self, path: str) -> tuple[int, os.stat_result] | None:
-        """The regular file at `path` opened beneath its folder's descriptor without following a link,
-        with its stat, when that folder's real path puts the file inside the roots; None when the file
-        must be judged by the path it resolves to (the folder cannot be opened here, lies outside the
-        roots, or the file is a link).
-
-        Why: a file opened by name beneath a folder's descriptor, with O_NOFOLLOW, is that folder's
-        own entry, not a link; so its real path is the folder's real path and its name, and one
-        /proc look-up per folder replaces one per file (a third of a first index's reading; each
-        look-up builds the whole path in the kernel). The folder's descriptor is what was opened,
-        whatever is swapped in at its path later: a folder replaced by a link to elsewhere after it
-        was judged is not followed. Files are read in path order, so one folder is open at a time.
-        Raises the open's OSError (ELOOP for a link with links off, FileNotFoundError, ...).
-        """
-        from .regular_file import open_regular_stat
-
-        folder, _, name = path.rpartition(os.sep)
-        if folder != self.folder:
-            self.close_folder()
-            self.folder = folder
-            try:
-                self.folder_fd = os.open(folder, os.O_RDONLY | _O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
-                self.folder_real = _opened_path(self.folder_fd, folder)
-                self.folder_inside = inside(self.folder_real, list(self.roots))
-            except OSError:  # not readable as a folder (search-only permission, gone): each file by its path
-                self.close_folder()
-                self.folder = folder
-        if self.folder_fd is None or not name or name in (".", ".."):
+    def open_listed(self, path: str) -> tuple[int, os.stat_result] | None:
+        """The regular file listed at `path` and its stat, opened by its path under the real root it is
+        listed under with no link in any component (no_links.open_no_links): so its real path is that
+        path, inside the root, with no /proc look-up of its own. None when the file must be judged the
+        ordinary way: not under a root folder, a `..` in its path, a link anywhere in it (followed or
+        refused by the settings there), gone, not a regular file, or openat2 unavailable."""
+        for listed, root in self.bases:
+            if path.startswith(listed) and path[len(listed):len(listed) + 1] == os.sep:
+                relative = path[len(listed) + 1:]
+                real = root + os.sep + relative  # inside `root` by its very string: no link and no `..` in it
+                break
+        else:
             return None
-        # a folder outside every root may still hold a root itself (an extra path naming one file)
-        if not self.folder_inside and not inside(os.path.join(self.folder_real, name), list(self.roots)):
+        if ".." in relative and ".." in relative.split(os.sep):
+            return None
+        fd = open_no_links(real)
+        if fd is None:
             return None
         try:
-            return open_regular_stat(name, follow_symlinks=False, dir_fd=self.folder_fd)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP and self.settings.follow_symlinks:
-                return None  # a link, followed by the settings: judged by where it leads
-            raise
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            return None
+        if not stat.S_ISREG(st.st_mode):  # a FIFO, device or folder: the ordinary open says which
+            os.close(fd)
+            return None
+        return fd, st
 
-    def close_folder(self) -> None:
-        if self.folder_fd is not None:
-            os.close(self.folder_fd)
-        self.folder, self.folder_fd, self.folder_real, self.folder_inside = None, None, "", False
-
-
-# opening beneath a folder needs openat (dir_fd) and O_DIRECTORY; elsewhere every file is judged by its path
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_BENEATH = bool(_O_DIRECTORY) and os.open in os.supports_dir_fd
 
 # The roots one sync pass judges every file by (`roots_pinned`), per thread: the app's other threads
 # (memory_get, the file view) still resolve them at each call
@@ -117,14 +105,13 @@ def roots_pinned(settings: IndexSettings) -> Iterator[None]:
     """Within the block (in this thread), `settings_roots(settings)` gives the roots resolved at its
     start: a sync's listing and every read of it judge files by the same roots, and the roots' real
     paths are not resolved again for each of 10,000 files (a third of reading them). Reads under the
-    access rule with those roots open files beneath their folder's descriptor (`_Pin.open_beneath`)."""
+    access rule with those roots open a listed file by its real path through no link (`_Pin.open_listed`)."""
     pin = _Pin(settings, tuple(settings_roots(settings)))
     token = _PINNED.set(pin)
     try:
         yield
     finally:
         _PINNED.reset(token)
-        pin.close_folder()
 
 
 def inside(real: str, roots: list[str]) -> bool:
@@ -160,8 +147,8 @@ def open_memory_file(path: str, roots: list[str], follow_symlinks: bool) -> tupl
     from .regular_file import open_regular_stat
 
     pin = _PINNED.get()
-    if _BENEATH and pin is not None and pin.settings.follow_symlinks == follow_symlinks and pin.roots == tuple(roots):
-        opened = pin.open_beneath(path)
+    if pin is not None and pin.settings.follow_symlinks == follow_symlinks and pin.roots == tuple(roots):
+        opened = pin.open_listed(path)
         if opened is not None:
             return opened
     fd, st = open_regular_stat(path, follow_symlinks)
