@@ -1,3 +1,3 @@
-from openclaw_memtui.cli.main import main
+from openclaw_memtui.cli.main import run
 
-raise SystemExit(main())
+run()

@@ -66,3 +66,43 @@ def test_the_file_pass_holds_the_cyclic_collector_and_gives_it_back(tmp_path, wo
     MemoryIndex(make_settings(workspace), provider_name="none").sync()
     assert seen and not any(seen)  # held while the chunks are written (a batch of 5,000 files' tuples)
     assert gc.isenabled()
+
+
+_RUN = """
+import atexit, sys, threading, time
+from pathlib import Path
+marks = Path(sys.argv[1])
+atexit.register(lambda: (marks / "atexit").write_text("ran"))
+if sys.argv[2] == "thread":  # a thread the interpreter would wait for: the process must wait too
+    threading.Thread(target=lambda: (time.sleep(0.2), (marks / "thread").write_text("done"))).start()
+sys.stderr.write("a partial line")  # no newline: still in the buffer when the command ends
+sys.argv = ["memtui", *sys.argv[3:]]
+from openclaw_memtui.cli.main import run
+run()
+"""
+
+
+def test_the_command_ends_without_teardown_yet_keeps_its_output_exit_handlers_and_threads(tmp_path, workspace):
+    """`memtui` (run) ends the process once the command is done, skipping the interpreter's teardown: its
+    output still arrives whole through a pipe, atexit handlers still run, and a thread still running is
+    waited for, as an ordinary exit would."""
+    import subprocess
+    import sys
+
+    from .helpers import env_for_subprocess
+
+    argv = ["index", "--workspace", str(workspace), "--db", str(tmp_path / "i.sqlite"), "--provider", "none"]
+    for mode in ("plain", "thread"):
+        marks = tmp_path / mode
+        marks.mkdir()
+        done = subprocess.run([sys.executable, "-c", _RUN, str(marks), mode, *argv], capture_output=True, text=True,
+                              env=env_for_subprocess(), timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("Indexed ") and "  index: " in done.stdout  # the last line too
+        assert done.stderr.startswith("a partial line")
+        assert (marks / "atexit").read_text() == "ran"
+        assert (marks / "thread").exists() == (mode == "thread")
+    failed = subprocess.run([sys.executable, "-c", _RUN, str(tmp_path), "plain", "search", "x", "--db",
+                             str(tmp_path / "none" / "i.sqlite"), "--workspace", str(tmp_path / "missing")],
+                            capture_output=True, text=True, env=env_for_subprocess(), timeout=120)
+    assert failed.returncode == 2 and "is not a directory" in failed.stderr
