@@ -51,3 +51,37 @@ def test_status_read_on_another_thread_while_rebuilds_swap_the_file_in(tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     reads, failures = done.stdout.split(" ", 1)
     assert int(reads) > 0 and failures.strip() == "[]", done.stdout
+
+
+def test_closing_the_index_waits_for_a_sync_running_on_another_thread(tmp_path, workspace, make_settings):
+    """Closing the store's connection under a sync still writing through it crashed the process (a
+    segmentation fault in SQLite: a test closed the index while the app's launch sync ran); close() now
+    waits for that sync to end, and only then closes."""
+    import threading
+
+    from openclaw_memtui.engine.index import MemoryIndex
+
+    index = MemoryIndex(make_settings(workspace), provider_name="none")
+    in_sync, go_on = threading.Event(), threading.Event()
+    order: list[str] = []
+    reports: list[object] = []
+
+    def hold(p) -> None:
+        if p.phase == "index" and not in_sync.is_set():
+            in_sync.set()
+            go_on.wait(30)
+
+    def sync() -> None:
+        reports.append(index.sync(progress=hold))
+        order.append("sync ended")
+
+    syncing = threading.Thread(target=sync)
+    syncing.start()
+    assert in_sync.wait(30)
+    closing = threading.Thread(target=lambda: (index.close(), order.append("closed")))
+    closing.start()
+    go_on.set()
+    syncing.join(30)
+    closing.join(30)
+    assert order == ["sync ended", "closed"]
+    assert reports and reports[0].files_indexed >= 4

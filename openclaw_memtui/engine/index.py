@@ -28,6 +28,9 @@ from .store import InvalidIndex, Store, SyncLock, SyncLockTimeout
 from .store.reader import ChunkRow, IndexReader
 from .vectors.index_vectors import IndexVectors
 
+# how long close() waits for a sync running on another thread (see close)
+CLOSE_WAIT_S = 30.0
+
 if TYPE_CHECKING:
     from .ingest.transcripts import FlatSession
     from .search.browse import BrowseEntry, BrowseFilter
@@ -520,7 +523,19 @@ class MemoryIndex:
         return pool, rank(pool, params or DEFAULT_SEARCH_PARAMS)
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-        self.store.close()
+        """Close this thread's reader and the store. A sync running on another thread writes through the
+        store's connection, and closing it under that thread crashed the process (a segmentation fault in
+        SQLite, seen in the suite: a test closed the index while the app's launch sync still ran). So a
+        running sync is waited for, up to CLOSE_WAIT_S (its caller cancels it first: the servers' freshness
+        thread does; the app ends the process instead); past that the store is left open for the process's
+        end rather than closed under it."""
+        if not self._sync_lock.acquire(timeout=CLOSE_WAIT_S):
+            self._notice(f"index {self.store.path}: a sync still ran after {CLOSE_WAIT_S:g}s; left open, not closed under it")
+            return
+        try:
+            conn = getattr(self._local, "conn", None)
+            if conn is not None:
+                conn.close()
+            self.store.close()
+        finally:
+            self._sync_lock.release()
