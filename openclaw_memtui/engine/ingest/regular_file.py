@@ -31,16 +31,14 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular_stat(path: str | Path, follow_symlinks: bool = True, dir_fd: int | None = None,
-                      ) -> tuple[int, os.stat_result]:
-    """A read-only descriptor of the regular file at `path` (relative to the folder open at `dir_fd` when
-    given) and the stat of what it opened, never blocking on a FIFO; NotRegularFile when it is anything
-    else, the usual OSError (ELOOP for a link when `follow_symlinks` is off) when it cannot be opened.
-    The caller owns the descriptor."""
+def open_regular_stat(path: str | Path, follow_symlinks: bool = True) -> tuple[int, os.stat_result]:
+    """A read-only descriptor of the regular file at `path` and the stat of what it opened, never blocking
+    on a FIFO; NotRegularFile when it is anything else, the usual OSError (ELOOP for a link when
+    `follow_symlinks` is off) when it cannot be opened. The caller owns the descriptor."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, dir_fd=dir_fd)
+    fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
