@@ -170,14 +170,11 @@ def index_in_memory(settings: IndexSettings) -> str | None:
     written yet), would be taken for a note, or have a note written over it later.
     """
     db = os.path.realpath(settings.db_path)
-    ws = os.path.realpath(settings.workspace)
+    ws, *extras = (os.path.realpath(p) for p in _root_paths(settings.workspace, settings.extra_paths))
     folders = [os.path.join(ws, "memory")]
     files = [os.path.join(ws, name) for name in settings.root_files]
-    for raw in settings.extra_paths:
-        if raw.strip():
-            p = Path(os.path.expanduser(raw.strip()))
-            real = os.path.realpath(p if p.is_absolute() else Path(ws) / p)
-            (folders if not real.endswith(".md") or os.path.isdir(real) else files).append(real)
+    for real in extras:
+        (folders if not real.endswith(".md") or os.path.isdir(real) else files).append(real)
     if settings.sessions_dir is not None:
         folders.append(os.path.realpath(settings.sessions_dir))
     if db in files:
