@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -25,6 +24,7 @@ from ...errors import describe
 from ...interop.agents import Agent
 from ...render import safe
 from ..widgets.context_footer import ContextFooter
+from .list_modal import ListModal
 
 
 @dataclass
@@ -51,17 +51,9 @@ def agent_row(agent: Agent, current: str | None, width: int) -> Text:
     return Text("\n").join([head, *lines])
 
 
-class AgentPickerScreen(ModalScreen[str | None]):
+class AgentPickerScreen(ListModal):
     BINDINGS = [Binding("escape,q", "close", "Close", id="agent_picker.close")]
-    DEFAULT_CSS = """
-    AgentPickerScreen { align: center middle; }
-    AgentPickerScreen > Vertical {
-        width: 94%; max-width: 110; height: 80%; border: thick $primary; background: $surface; padding: 0 1;
-    }
-    AgentPickerScreen #agents-title { text-style: bold; }
-    AgentPickerScreen #agents-about { color: $text-muted; margin-bottom: 1; }
-    AgentPickerScreen OptionList { height: 1fr; }
-    """
+    DEFAULT_CSS = "AgentPickerScreen > Vertical { height: 80%; }"
 
     def __init__(self, current: str | None) -> None:
         super().__init__()
@@ -70,8 +62,8 @@ class AgentPickerScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("Switch agent", id="agents-title", markup=False)
-            yield Static("Reading OpenClaw's agents…", id="agents-about", markup=False)
+            yield Static("Switch agent", id="agents-title", classes="list-title", markup=False)
+            yield Static("Reading OpenClaw's agents…", id="agents-about", classes="list-about", markup=False)
             yield OptionList(id="agents", markup=False)
         yield ContextFooter()
 

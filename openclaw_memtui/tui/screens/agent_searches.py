@@ -12,13 +12,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...interop.recalls import Recall, RecallSet
 from ...render import safe
 from ..widgets.result_list import cut_middle
+from .list_modal import ListModal
 
 OPENCLAW_GLYPH = "◆"  # marks OpenClaw's own hits in the result list and here
 
@@ -54,17 +54,8 @@ def recall_row(recall: Recall, width: int, titles: dict[str, str] | None = None)
     return Text("\n").join([head, tail, asked])
 
 
-class AgentSearchesScreen(ModalScreen[str | None]):
+class AgentSearchesScreen(ListModal):
     BINDINGS = [Binding("escape,q", "close", "Close", id="agent_searches.close")]
-    DEFAULT_CSS = """
-    AgentSearchesScreen { align: center middle; }
-    AgentSearchesScreen > Vertical {
-        width: 94%; max-width: 110; height: 90%; border: thick $primary; background: $surface; padding: 0 1;
-    }
-    AgentSearchesScreen #searches-title { text-style: bold; }
-    AgentSearchesScreen #searches-about { color: $text-muted; margin-bottom: 1; }
-    AgentSearchesScreen OptionList { height: 1fr; }
-    """
 
     def __init__(self, agent_id: str, found: RecallSet | None, judge_keys: str = "+ / -",
                  titles: dict[str, str] | None = None) -> None:
@@ -77,8 +68,8 @@ class AgentSearchesScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Agent searches — agent {safe(self.agent_id, one_line=True)}", id="searches-title",
-                         markup=False)
-            yield Static(self._about(), id="searches-about", markup=False)
+                         classes="list-title", markup=False)
+            yield Static(self._about(), id="searches-about", classes="list-about", markup=False)
             yield OptionList(id="searches", markup=False)
 
     def _about(self) -> str:
